@@ -1,0 +1,1 @@
+"""One module per source behind one async protocol (see base.py)."""

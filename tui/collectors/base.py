@@ -1,0 +1,58 @@
+"""The collector protocol every source implements.
+
+A collector reads one source and returns an immutable snapshot; it never touches the UI. Blocking clients
+(openstacksdk, pymysql, pika) run in asyncio.to_thread. Failures of the source raise SourceError with one
+short human line naming what failed and the config key to fix.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Protocol, runtime_checkable
+
+from tui.models.finding import Finding
+
+
+class SourceError(Exception):
+    """A source could not be read. str(err) is one line fit for a pane border and a log."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+@runtime_checkable
+class Collector(Protocol):
+    name: str
+    interval: float
+    timeout: float
+
+    async def collect(self) -> Any:
+        """Read the source once and return a snapshot (frozen dataclass or plain JSON-able data)."""
+        ...
+
+    def findings(self, snapshot: Any, now: datetime) -> list[Finding]:
+        """Apply this source's pure rules to a snapshot."""
+        ...
+
+    async def aclose(self) -> None: ...
+
+
+class BaseCollector:
+    """Convenience base: subclasses set name/interval/timeout and implement collect (and findings)."""
+
+    name: str = "base"
+    interval: float = 10.0
+    timeout: float = 10.0
+
+    async def collect(self) -> Any:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def findings(self, snapshot: Any, now: datetime) -> list[Finding]:
+        return []
+
+    async def aclose(self) -> None:
+        return None

@@ -1,0 +1,156 @@
+"""One loop per collector: timeout, no overlap, last-good snapshot, backoff, staleness, quiet logs.
+
+The runner is the only place that calls Collector.collect. It publishes an Observation after every attempt
+through a callback (the app wraps it in a Textual message; the snapshot command just keeps it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+from tui.collectors.base import Collector, SourceError
+from tui.models.finding import Finding
+from tui.models.observation import Observation
+
+log = logging.getLogger("stacktop.runner")
+
+MAX_BACKOFF_S = 300.0
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    first = text[0] if text else ""
+    return first or type(exc).__name__
+
+
+class CollectorRunner:
+    def __init__(
+        self,
+        collector: Collector,
+        publish: Callable[[Observation], None] | None = None,
+        *,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.collector = collector
+        self.publish = publish or (lambda obs: None)
+        self.clock = clock
+        self.failures = 0
+        self.paused = False
+        self._forced = False
+        self._wake = asyncio.Event()
+        self._lock = asyncio.Lock()
+        self.observation = Observation(source=collector.name)
+
+    @property
+    def name(self) -> str:
+        return self.collector.name
+
+    def next_delay(self) -> float:
+        """The interval when healthy; doubling backoff after repeated failures, capped."""
+        interval = float(self.collector.interval)
+        if self.failures <= 1:
+            return interval
+        return min(interval * (2 ** (self.failures - 1)), max(MAX_BACKOFF_S, interval))
+
+    async def run_once(self) -> Observation:
+        """One attempt under the collector's timeout. Never raises (except cancellation)."""
+        async with self._lock:  # polls never overlap, even with "refresh now"
+            start = self.clock()
+            previous = self.observation
+            try:
+                snapshot = await asyncio.wait_for(self.collector.collect(), timeout=self.collector.timeout)
+            except asyncio.CancelledError:
+                raise
+            except TimeoutError:
+                error = f"timed out after {self.collector.timeout:g}s"
+                obs = self._failed(previous, error, start)
+            except SourceError as exc:
+                obs = self._failed(previous, exc.message, start)
+            except Exception as exc:  # a collector bug must not kill the loop
+                obs = self._failed(previous, f"{type(exc).__name__}: {_one_line(exc)}", start)
+            else:
+                now = self.clock()
+                findings = self._evaluate(snapshot, now)
+                if self.failures:
+                    log.info("%s: recovered after %d failed attempt(s)", self.name, self.failures)
+                self.failures = 0
+                obs = Observation(
+                    source=self.name,
+                    snapshot=snapshot,
+                    error=None,
+                    ok_at=now,
+                    tried_at=start,
+                    duration_s=now - start,
+                    findings=tuple(findings),
+                )
+            self.observation = obs
+            self.publish(obs)
+            return obs
+
+    def _evaluate(self, snapshot: object, now: float) -> list[Finding]:
+        try:
+            return list(self.collector.findings(snapshot, datetime.fromtimestamp(now, UTC)))
+        except Exception as exc:
+            log.exception("%s: rules failed on a snapshot", self.name)
+            return [
+                Finding(
+                    severity="warning",
+                    kind="stacktop.rules_failed",
+                    subject=self.name,
+                    summary=f"stacktop could not evaluate {self.name}: {type(exc).__name__}: {_one_line(exc)}",
+                    next_step="report this as a stacktop bug with the snapshot JSON",
+                    source=self.name,
+                )
+            ]
+
+    def _failed(self, previous: Observation, error: str, start: float) -> Observation:
+        self.failures += 1
+        if self.failures == 1:
+            log.warning("%s: failed: %s", self.name, error)
+        now = self.clock()
+        return Observation(
+            source=self.name,
+            snapshot=previous.snapshot,
+            error=error,
+            ok_at=previous.ok_at,
+            tried_at=start,
+            duration_s=now - start,
+            findings=previous.findings,
+        )
+
+    def refresh_now(self) -> None:
+        """Poll at once (also while paused: one refresh, then stay paused)."""
+        self._forced = True
+        self._wake.set()
+
+    def pause(self) -> None:
+        self.paused = True
+
+    def resume(self) -> None:
+        self.paused = False
+        self._wake.set()
+
+    async def _sleep(self, delay: float | None) -> None:
+        self._wake.clear()
+        try:
+            await asyncio.wait_for(self._wake.wait(), timeout=delay)
+        except TimeoutError:
+            pass
+
+    async def run(self) -> None:
+        """Poll forever; the next poll is scheduled only after the current one finished."""
+        try:
+            while True:
+                if not self.paused or self._forced:
+                    self._forced = False
+                    await self.run_once()
+                await self._sleep(None if self.paused else self.next_delay())
+        finally:
+            try:
+                await self.collector.aclose()
+            except Exception:
+                log.debug("%s: aclose failed", self.name, exc_info=True)
