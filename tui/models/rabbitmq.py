@@ -1,0 +1,109 @@
+"""RabbitMQ snapshot: queues, nodes and alarms as one poll saw them.
+
+Numbers the broker did not report are None ("unknown"), never 0: rows of fresh queues lack `messages` and
+`consumers` until the next statistics emission (facts.md). Field names follow the management API.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+
+@dataclass(frozen=True)
+class QueueInfo:
+    """One queue. The *_since / polls fields are history the collector keeps between polls.
+
+    stuck_since: first poll (collector clock, UTC) that saw messages > 0 and consumers == 0 without a break;
+    stuck_polls: how many consecutive polls saw it so. live_*: a passive AMQP queue_declare done right now
+    (None when not done); live_missing: that declare answered 404 (the queue is gone).
+    """
+
+    vhost: str
+    name: str
+    messages: int | None = None
+    messages_ready: int | None = None
+    messages_unacknowledged: int | None = None
+    consumers: int | None = None
+    x_expires_ms: int | None = None
+    idle_since: datetime | None = None
+    stuck_since: datetime | None = None
+    stuck_polls: int = 0
+    live_messages: int | None = None
+    live_consumers: int | None = None
+    live_missing: bool = False
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.vhost, self.name)
+
+    @property
+    def no_consumer_with_messages(self) -> bool:
+        """Known to hold messages with nobody consuming (False when either number is unknown)."""
+        return (self.messages is not None and self.messages > 0
+                and self.consumers is not None and self.consumers == 0)
+
+
+@dataclass(frozen=True)
+class NodeInfo:
+    """One cluster member from /api/nodes (or `cluster_status` for the CLI source)."""
+
+    name: str
+    running: bool | None = None
+    type: str | None = None
+    partitions: tuple[str, ...] = ()
+    mem_alarm: bool | None = None
+    disk_free_alarm: bool | None = None
+    mem_used: int | None = None
+    mem_limit: int | None = None
+    disk_free: int | None = None
+    disk_free_limit: int | None = None
+    fd_used: int | None = None
+    fd_total: int | None = None
+    sockets_used: int | None = None
+    sockets_total: int | None = None
+    uptime_ms: int | None = None
+
+
+@dataclass(frozen=True)
+class Alarm:
+    """A resource alarm in effect: resource is "memory" or "disk" (as the broker names it)."""
+
+    node: str
+    resource: str
+    via: str = "local-alarms"
+
+
+@dataclass(frozen=True)
+class RabbitSnapshot:
+    """What one RabbitMQ poll saw.
+
+    endpoint is the management URL (or the CLI prefix) without credentials. vhosts is the configured
+    filter (empty = all). alarms_checked says the live alarm check answered (local-alarms or cluster_status);
+    confirmation says how suspects were confirmed in this poll: "amqp", "second-sample" or None, and
+    confirm_error why an AMQP confirmation could not be done (the poll itself still succeeded).
+    """
+
+    endpoint: str
+    taken_at: datetime
+    queues: tuple[QueueInfo, ...] = ()
+    nodes: tuple[NodeInfo, ...] = ()
+    alarms: tuple[Alarm, ...] = ()
+    alarms_checked: bool = False
+    vhosts: tuple[str, ...] = ()
+    via: str = "management"
+    cluster_name: str | None = None
+    rabbitmq_version: str | None = None
+    node: str | None = None
+    object_totals: Mapping[str, Any] = field(default_factory=dict)
+    confirmation: str | None = None
+    confirm_error: str | None = None
+    fetch: Mapping[str, Any] = field(default_factory=dict)
+
+    def queue(self, name: str, vhost: str | None = None) -> QueueInfo | None:
+        for q in self.queues:
+            if q.name == name and (vhost is None or q.vhost == vhost):
+                return q
+        return None

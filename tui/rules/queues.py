@@ -1,0 +1,323 @@
+"""RabbitMQ rules: which service stopped listening, alarms, partitions, nodes down. Pure functions.
+
+Queue names follow oslo.messaging (facts.md): service topics (`scheduler`, `compute.<host>`,
+`cinder-volume.<host>@<backend>` ...), replies `reply_<hex>`, fanouts `<topic>_fanout_<hex>`, notifications
+`notifications.*` / `versioned_notifications.*`. A service topic with messages and 0 consumers means that
+service stopped listening (critical); notifications nobody reads grow without bound (warning); a reply or
+fanout queue left behind expires by itself after `x-expires` (info, with the time left). Anything else with
+messages and nobody consuming is a warning: stacktop cannot tell whose it is.
+
+Statistics lag 4-9 s, so a queue must be seen so for `min_polls` polls in a row, or be confirmed live over
+AMQP (a passive queue_declare in the same poll), before it is reported. A live answer also vetoes: when the
+declare sees a consumer, or no messages, or no queue at all, the management numbers were stale.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal
+
+from tui.models.finding import Finding, Severity
+from tui.models.rabbitmq import Alarm, NodeInfo, QueueInfo, RabbitSnapshot
+
+SOURCE = "rabbitmq"
+MIN_POLLS = 2
+
+QueueClass = Literal["service", "reply", "fanout", "notifications", "other"]
+
+# oslo.messaging topic -> the service that consumes it. Longest topic wins, so dotted topics work.
+SERVICE_TOPICS: dict[str, str] = {
+    # nova
+    "scheduler": "nova-scheduler",
+    "conductor": "nova-conductor",
+    "compute": "nova-compute",
+    "consoleauth": "nova-consoleauth",
+    "cert": "nova-cert",
+    "console": "nova-console",
+    # neutron (agents report their state to q-reports-plugin: nobody there = every agent looks down)
+    "q-plugin": "neutron-server",
+    "q-reports-plugin": "neutron-server",
+    "q-l3-plugin": "neutron-server",
+    "q-server-resource-versions": "neutron-server",
+    "q-metering-plugin": "neutron-server",
+    "q-firewall-plugin": "neutron-server",
+    "dhcp_agent": "neutron-dhcp-agent",
+    "l3_agent": "neutron-l3-agent",
+    "metering_agent": "neutron-metering-agent",
+    # cinder
+    "cinder-scheduler": "cinder-scheduler",
+    "cinder-volume": "cinder-volume",
+    "cinder-backup": "cinder-backup",
+    # others commonly on the same broker
+    "engine": "heat-engine",
+    "heat-engine-listener": "heat-engine",
+    "ironic.conductor_manager": "ironic-conductor",
+    "manila-scheduler": "manila-scheduler",
+    "manila-share": "manila-share",
+    "manila-data": "manila-data",
+    "magnum-conductor": "magnum-conductor",
+    "octavia_prov": "octavia-driver-agent",
+    "trove-taskmanager": "trove-taskmanager",
+    "trove-conductor": "trove-conductor",
+    "central": "designate-central",
+    "worker": "designate-worker",
+    "producer": "designate-producer",
+    "mdns": "designate-mdns",
+}
+_TOPICS_LONGEST_FIRST = sorted(SERVICE_TOPICS, key=len, reverse=True)
+
+_REPLY = re.compile(r"^reply_[0-9a-f]{8,}$")
+_FANOUT = re.compile(r"^(?P<topic>.+)_fanout_[0-9a-f]{8,}$")
+_NOTIFICATIONS = re.compile(r"^(versioned_)?notifications([._].*)?$")
+
+SEVERITY_BY_CLASS: dict[str, Severity] = {
+    "service": "critical",
+    "notifications": "warning",
+    "other": "warning",
+    "reply": "info",
+    "fanout": "info",
+}
+
+
+@dataclass(frozen=True)
+class QueueKind:
+    """What a queue name says: its class and, for service topics, the topic, service, host and backend."""
+
+    cls: QueueClass
+    topic: str | None = None
+    service: str | None = None
+    host: str | None = None
+    backend: str | None = None
+
+
+def classify_queue(name: str) -> QueueKind:
+    if _REPLY.match(name):
+        return QueueKind("reply")
+    m = _FANOUT.match(name)
+    if m:
+        topic = m.group("topic")
+        return QueueKind("fanout", topic=topic, service=_service_of(topic))
+    if _NOTIFICATIONS.match(name):
+        return QueueKind("notifications", topic=name)
+    for topic in _TOPICS_LONGEST_FIRST:
+        if name == topic:
+            return QueueKind("service", topic=topic, service=SERVICE_TOPICS[topic])
+        if name.startswith(topic + "."):
+            server = name[len(topic) + 1:]
+            if not server:
+                break
+            host, backend = server, None
+            if "@" in server:  # cinder-volume.<host>@<backend>
+                host, _, backend = server.partition("@")
+            return QueueKind("service", topic=topic, service=SERVICE_TOPICS[topic], host=host or None,
+                             backend=backend or None)
+    return QueueKind("other")
+
+
+def _service_of(topic: str) -> str | None:
+    for known in _TOPICS_LONGEST_FIRST:
+        if topic == known or topic.startswith(known + "."):
+            return SERVICE_TOPICS[known]
+    return None
+
+
+def queue_subject(q: QueueInfo) -> str:
+    """The finding subject: the queue name, qualified by its vhost unless that is the default "/"."""
+    return q.name if q.vhost == "/" else f"{q.vhost}/{q.name}"
+
+
+def is_suspect(q: QueueInfo) -> bool:
+    """Management numbers say: messages waiting, nobody consuming (unknown numbers are not suspect)."""
+    return q.no_consumer_with_messages
+
+
+def is_confirmed(q: QueueInfo, min_polls: int = MIN_POLLS) -> bool:
+    """Suspect for min_polls polls in a row, or confirmed live; a live answer that disagrees vetoes."""
+    if not is_suspect(q) or q.live_missing:
+        return False
+    if q.live_consumers is not None:
+        return q.live_consumers == 0 and (q.live_messages or 0) > 0
+    return q.stuck_polls >= min_polls
+
+
+def expires_in_s(q: QueueInfo, now: datetime) -> float | None:
+    """At most how many seconds before x-expires deletes this unused queue (None without x-expires).
+
+    x-expires counts from the last time the queue was used (consumer, basic.get, redeclare). The consumer
+    left no later than the first poll that saw 0 consumers, and no later than idle_since: the earlier of the
+    two bounds the start, so the result is an upper bound.
+    """
+    if q.x_expires_ms is None:
+        return None
+    starts = [t for t in (q.stuck_since, q.idle_since) if t is not None]
+    if not starts:
+        return q.x_expires_ms / 1000.0
+    unused_for = (now - min(starts)).total_seconds()
+    return max(0.0, q.x_expires_ms / 1000.0 - unused_for)
+
+
+def _fmt_duration(seconds: float) -> str:
+    seconds = int(max(0, seconds))
+    if seconds < 90:
+        return f"{seconds}s"
+    if seconds < 5400:
+        return f"{seconds // 60}m"
+    return f"{seconds // 3600}h{(seconds % 3600) // 60:02d}m"
+
+
+def queue_no_consumer_finding(q: QueueInfo, now: datetime, min_polls: int = MIN_POLLS) -> Finding | None:
+    if not is_confirmed(q, min_polls):
+        return None
+    kind = classify_queue(q.name)
+    severity = SEVERITY_BY_CLASS[kind.cls]
+    since_s = None if q.stuck_since is None else max(0.0, (now - q.stuck_since).total_seconds())
+    held = f"{q.messages} message{'s' if q.messages != 1 else ''}"
+    for_how_long = "" if since_s is None or q.stuck_polls < 2 else f" for {_fmt_duration(since_s)}"
+    evidence: dict[str, object] = {
+        "vhost": q.vhost,
+        "queue": q.name,
+        "class": kind.cls,
+        "messages": q.messages,
+        "messages_ready": q.messages_ready,
+        "messages_unacknowledged": q.messages_unacknowledged,
+        "consumers": q.consumers,
+        "polls": q.stuck_polls,
+        "since": q.stuck_since,
+        "for_s": None if since_s is None else round(since_s, 1),
+        "confirmed_live": q.live_consumers is not None,
+    }
+    if q.live_consumers is not None:
+        evidence["live_messages"] = q.live_messages
+        evidence["live_consumers"] = q.live_consumers
+    if kind.topic:
+        evidence["topic"] = kind.topic
+    if kind.service:
+        evidence["service"] = kind.service
+    if kind.host:
+        evidence["host"] = kind.host
+    if kind.backend:
+        evidence["backend"] = kind.backend
+
+    if kind.cls == "service":
+        service = kind.service or kind.topic
+        if kind.host:
+            where = f"{kind.host}@{kind.backend}" if kind.backend else kind.host
+            summary = (f"{service} on {where} stopped listening: queue {q.name} holds {held} with 0 "
+                       f"consumers{for_how_long}")
+            next_step = (f"on {kind.host}: is {service} running and connected to RabbitMQ? Read its log for "
+                         f"AMQP errors, then restart it")
+        else:
+            summary = (f"no {service} is listening: shared topic queue {q.name} holds {held} with 0 "
+                       f"consumers{for_how_long}")
+            next_step = f"check every {service}: are they running and connected to RabbitMQ? Read their logs"
+    elif kind.cls == "notifications":
+        summary = (f"nobody reads notifications: {q.name} holds {held} with 0 consumers{for_how_long} and "
+                   f"grows without bound")
+        next_step = ("start its consumer (e.g. ceilometer-agent-notification), or stop emitting "
+                     "([oslo_messaging_notifications] driver = noop) and purge the queue")
+    elif kind.cls in ("reply", "fanout"):
+        left = expires_in_s(q, now)
+        evidence["x_expires_s"] = None if q.x_expires_ms is None else q.x_expires_ms / 1000.0
+        evidence["expires_in_s_at_most"] = None if left is None else round(left, 1)
+        what = "reply queue" if kind.cls == "reply" else f"fanout queue of {kind.topic}"
+        expiry = ("no x-expires: it stays until deleted" if left is None
+                  else f"x-expires removes it in at most {_fmt_duration(left)}")
+        summary = f"{what} {q.name} holds {held} with 0 consumers{for_how_long}; {expiry}"
+        next_step = ("its client went away (a restarted service or a finished CLI call); nothing to do unless "
+                     "such queues keep piling up")
+        if left is None:
+            next_step = "its client went away and the queue has no x-expires: delete it once you are sure"
+    else:
+        summary = f"queue {q.name} holds {held} with 0 consumers{for_how_long} (not an OpenStack topic)"
+        next_step = "find the application that should consume it (rabbitmqctl list_queues name consumers)"
+    return Finding(severity=severity, kind="rabbitmq.queue_no_consumer", subject=queue_subject(q),
+                   summary=summary, evidence=evidence, next_step=next_step, source=SOURCE)
+
+
+def queue_findings(queues: Iterable[QueueInfo], now: datetime, min_polls: int = MIN_POLLS) -> list[Finding]:
+    out = []
+    for q in queues:
+        f = queue_no_consumer_finding(q, now, min_polls)
+        if f is not None:
+            out.append(f)
+    return out
+
+
+def alarm_findings(nodes: Iterable[NodeInfo], alarms: Iterable[Alarm]) -> list[Finding]:
+    """One critical per node with a memory or disk alarm, from the live check and/or /api/nodes."""
+    nodes_by_name = {n.name: n for n in nodes}
+    per_node: dict[str, dict[str, set[str]]] = {}
+    for a in alarms:
+        per_node.setdefault(a.node, {}).setdefault(a.resource, set()).add(a.via)
+    for n in nodes_by_name.values():
+        if n.mem_alarm:
+            per_node.setdefault(n.name, {}).setdefault("memory", set()).add("nodes")
+        if n.disk_free_alarm:
+            per_node.setdefault(n.name, {}).setdefault("disk", set()).add("nodes")
+    out = []
+    for node, resources in sorted(per_node.items()):
+        n = nodes_by_name.get(node)
+        evidence: dict[str, object] = {"node": node, "resources": sorted(resources),
+                                       "seen_by": sorted({v for vias in resources.values() for v in vias})}
+        steps = []
+        if "memory" in resources:
+            if n is not None:
+                evidence["mem_used"] = n.mem_used
+                evidence["mem_limit"] = n.mem_limit
+            steps.append("memory: see what holds it (rabbitmq-diagnostics memory_breakdown), drain or purge "
+                         "the biggest queues, or raise vm_memory_high_watermark")
+        if "disk" in resources:
+            if n is not None:
+                evidence["disk_free"] = n.disk_free
+                evidence["disk_free_limit"] = n.disk_free_limit
+            steps.append("disk: free space on the node's data volume (disk_free_limit)")
+        names = " and ".join(sorted(resources))
+        out.append(Finding(
+            severity="critical", kind="rabbitmq.alarm", subject=node,
+            summary=f"{names} alarm on {node}: publishers are blocked, RPC calls and service reports stall",
+            evidence=evidence, next_step="; ".join(steps) or "rabbitmqctl status (alarms section)",
+            source=SOURCE))
+    return out
+
+
+def partition_findings(nodes: Iterable[NodeInfo]) -> list[Finding]:
+    out = []
+    for n in nodes:
+        if n.partitions:
+            others = ", ".join(n.partitions)
+            out.append(Finding(
+                severity="critical", kind="rabbitmq.partition", subject=n.name,
+                summary=f"network partition: {n.name} cannot see {others}; both sides may look healthy",
+                evidence={"node": n.name, "partitions": list(n.partitions)},
+                next_step="rabbitmqctl cluster_status on each node; restart the minority side's nodes "
+                          "(or follow cluster_partition_handling) once the network is back",
+                source=SOURCE))
+    return out
+
+
+def node_down_findings(nodes: Iterable[NodeInfo]) -> list[Finding]:
+    out = []
+    for n in nodes:
+        if n.running is False:
+            out.append(Finding(
+                severity="critical", kind="rabbitmq.node_down", subject=n.name,
+                summary=f"cluster node {n.name} is not running; queues led there may be unavailable",
+                evidence={"node": n.name, "type": n.type},
+                next_step=f"on {n.name.partition('@')[2] or n.name}: systemctl status rabbitmq-server (or the "
+                          "container), then its log",
+                source=SOURCE))
+    return out
+
+
+def rabbitmq_findings(snapshot: RabbitSnapshot, now: datetime, min_polls: int = MIN_POLLS) -> list[Finding]:
+    return (alarm_findings(snapshot.nodes, snapshot.alarms) + partition_findings(snapshot.nodes)
+            + node_down_findings(snapshot.nodes) + queue_findings(snapshot.queues, now, min_polls))
+
+
+def queue_sort_key(q: QueueInfo) -> tuple[int, int, str, str]:
+    """Pane order: known zero-consumer queues first, fullest first, then by name."""
+    zero = 0 if q.consumers == 0 else 1
+    return (zero, -(q.messages or 0), q.vhost, q.name)
