@@ -1,0 +1,85 @@
+"""Live confirmation of suspect queues over AMQP: passive queue_declare only (read-only).
+
+A passive declare answers from the queue process itself (message_count = ready messages, consumer_count),
+so it is not behind the management statistics. A missing queue makes the broker close the channel with
+404: we note the queue as missing and open a fresh channel for the next one. Blocking (pika): call it
+through asyncio.to_thread. pika is imported here, lazily, never at stacktop start-up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+
+@dataclass(frozen=True)
+class LiveQueue:
+    messages: int | None
+    consumers: int | None
+    missing: bool = False
+
+
+class AmqpError(Exception):
+    """The AMQP confirmation could not be done; str() is one line naming the URL and the key to fix."""
+
+
+def endpoint(amqp_url: str) -> str:
+    """The URL without any path or query, for messages."""
+    parts = urlsplit(amqp_url)
+    return f"{parts.scheme}://{parts.hostname}{f':{parts.port}' if parts.port else ''}"
+
+
+def passive_check(amqp_url: str, user: str, password: str, queues: Iterable[tuple[str, str]],
+                  timeout: float = 5.0) -> dict[tuple[str, str], LiveQueue]:
+    """Passively declare each (vhost, name); one connection per vhost, closed before returning."""
+    import pika
+    import pika.exceptions
+
+    by_vhost: dict[str, list[str]] = {}
+    for vhost, name in queues:
+        by_vhost.setdefault(vhost, []).append(name)
+    where = endpoint(amqp_url)
+    result: dict[tuple[str, str], LiveQueue] = {}
+    for vhost, names in by_vhost.items():
+        params = pika.URLParameters(amqp_url)
+        params.credentials = pika.PlainCredentials(user, password)
+        params.virtual_host = vhost
+        params.connection_attempts = 1
+        params.socket_timeout = timeout
+        params.stack_timeout = timeout
+        params.blocked_connection_timeout = timeout
+        try:
+            conn = pika.BlockingConnection(params)
+        except pika.exceptions.ProbableAuthenticationError:
+            raise AmqpError(f"AMQP {where}: login refused for user '{user}' - check [rabbitmq] user and "
+                            "password") from None
+        except pika.exceptions.ProbableAccessDeniedError:
+            raise AmqpError(f"AMQP {where}: user '{user}' may not open vhost '{vhost}' - grant it "
+                            "(rabbitmqctl set_permissions) or fix [rabbitmq] vhosts") from None
+        except (pika.exceptions.AMQPError, OSError) as exc:
+            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise AmqpError(f"AMQP {where} unreachable ({reason}) - check [rabbitmq] amqp_url") from None
+        try:
+            channel = conn.channel()
+            for name in names:
+                try:
+                    ok = channel.queue_declare(queue=name, passive=True)
+                except pika.exceptions.ChannelClosedByBroker as exc:
+                    if exc.reply_code != 404:
+                        raise AmqpError(f"AMQP {where}: passive declare of {name!r} refused "
+                                        f"({exc.reply_code} {exc.reply_text})") from None
+                    result[(vhost, name)] = LiveQueue(None, None, missing=True)
+                    channel = conn.channel()
+                    continue
+                result[(vhost, name)] = LiveQueue(messages=ok.method.message_count,
+                                                  consumers=ok.method.consumer_count)
+        except (pika.exceptions.AMQPError, OSError) as exc:
+            raise AmqpError(f"AMQP {where}: connection lost during the check ({type(exc).__name__})") from None
+        finally:
+            try:
+                if conn.is_open:
+                    conn.close()
+            except Exception:
+                pass
+    return result

@@ -1,0 +1,145 @@
+"""Parse RabbitMQ payloads (management API JSON, `rabbitmqctl --formatter json`) into models.
+
+Real field names only. A key the broker left out stays None: fresh queue rows lack `messages` and
+`consumers` until the next statistics emission, and a stopped cluster node is listed with few keys.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from tui.models.rabbitmq import Alarm, NodeInfo, QueueInfo
+
+# What the collector asks /api/queues for (everything the rules and the pane use, nothing else).
+QUEUE_COLUMNS = ("name", "vhost", "messages", "messages_ready", "messages_unacknowledged", "consumers",
+                 "arguments", "idle_since")
+NODE_COLUMNS = ("name", "type", "running", "partitions", "mem_alarm", "disk_free_alarm", "mem_used",
+                "mem_limit", "disk_free", "disk_free_limit", "fd_used", "fd_total", "sockets_used",
+                "sockets_total", "uptime")
+OVERVIEW_COLUMNS = ("cluster_name", "rabbitmq_version", "management_version", "node", "object_totals")
+
+
+def _int(value: Any) -> int | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return int(value)
+
+
+def _bool(value: Any) -> bool | None:
+    return value if isinstance(value, bool) else None
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def parse_time(value: Any) -> datetime | None:
+    """idle_since: ISO 8601 with offset on 3.10+ ("2026-12-02T10:26:22.309+00:00"), "YYYY-MM-DD HH:MM:SS"
+    (UTC) on older brokers."""
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def _x_expires(arguments: Any) -> int | None:
+    if isinstance(arguments, Mapping):
+        return _int(arguments.get("x-expires"))
+    if isinstance(arguments, list):  # rabbitmqctl: [["x-expires", "signedint", 1800000], ...]
+        for item in arguments:
+            if isinstance(item, list) and len(item) == 3 and item[0] == "x-expires":
+                return _int(item[2])
+    return None
+
+
+def parse_queue(row: Mapping[str, Any], vhost: str | None = None) -> QueueInfo | None:
+    name = row.get("name")
+    vh = row.get("vhost", vhost)
+    if not isinstance(name, str) or not isinstance(vh, str):
+        return None
+    return QueueInfo(
+        vhost=vh,
+        name=name,
+        messages=_int(row.get("messages")),
+        messages_ready=_int(row.get("messages_ready")),
+        messages_unacknowledged=_int(row.get("messages_unacknowledged")),
+        consumers=_int(row.get("consumers")),
+        x_expires_ms=_x_expires(row.get("arguments")),
+        idle_since=parse_time(row.get("idle_since")),
+    )
+
+
+def parse_node(row: Mapping[str, Any]) -> NodeInfo | None:
+    name = row.get("name")
+    if not isinstance(name, str):
+        return None
+    parts = row.get("partitions")
+    return NodeInfo(
+        name=name,
+        running=_bool(row.get("running")),
+        type=_str(row.get("type")),
+        partitions=tuple(p for p in parts if isinstance(p, str)) if isinstance(parts, list) else (),
+        mem_alarm=_bool(row.get("mem_alarm")),
+        disk_free_alarm=_bool(row.get("disk_free_alarm")),
+        mem_used=_int(row.get("mem_used")),
+        mem_limit=_int(row.get("mem_limit")),
+        disk_free=_int(row.get("disk_free")),
+        disk_free_limit=_int(row.get("disk_free_limit")),
+        fd_used=_int(row.get("fd_used")),
+        fd_total=_int(row.get("fd_total")),
+        sockets_used=_int(row.get("sockets_used")),
+        sockets_total=_int(row.get("sockets_total")),
+        uptime_ms=_int(row.get("uptime")),
+    )
+
+
+def parse_alarms(payload: Any, via: str = "local-alarms") -> tuple[Alarm, ...]:
+    """/api/health/checks/local-alarms 503 body: {"status": "failed", "alarms": [{"node", "resource"}]}.
+
+    Also accepts cluster_status's "alarms" list ({"node", "resource"} items, or legacy strings).
+    """
+    items = payload.get("alarms") if isinstance(payload, Mapping) else payload
+    out = []
+    for item in items if isinstance(items, list) else ():
+        if isinstance(item, Mapping) and isinstance(item.get("node"), str):
+            resource = item.get("resource")
+            out.append(Alarm(node=item["node"], resource=str(resource or "unknown"), via=via))
+    return tuple(out)
+
+
+def parse_cluster_status(payload: Mapping[str, Any]) -> tuple[tuple[NodeInfo, ...], tuple[Alarm, ...]]:
+    """`rabbitmqctl cluster_status --formatter json`: disk_nodes/ram_nodes are members, running_nodes the
+    ones up, partitions {node: [nodes it cannot see]}, alarms [{node, resource}]."""
+    running = set(_strs(payload.get("running_nodes")))
+    disk = _strs(payload.get("disk_nodes"))
+    ram = _strs(payload.get("ram_nodes"))
+    partitions = payload.get("partitions") if isinstance(payload.get("partitions"), Mapping) else {}
+    alarms = parse_alarms(payload.get("alarms"), via="cluster_status")
+    nodes = []
+    for name, kind in [*((n, "disc") for n in disk), *((n, "ram") for n in ram)]:
+        mem = any(a.node == name and a.resource == "memory" for a in alarms)
+        disk_alarm = any(a.node == name and a.resource == "disk" for a in alarms)
+        nodes.append(NodeInfo(name=name, running=name in running, type=kind,
+                              partitions=tuple(_strs(partitions.get(name))),
+                              mem_alarm=mem if name in running else None,
+                              disk_free_alarm=disk_alarm if name in running else None))
+    return tuple(nodes), alarms
+
+
+def _strs(value: Any) -> list[str]:
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+
+def parse_queues(rows: Iterable[Any], vhost: str | None = None) -> list[QueueInfo]:
+    out = []
+    for row in rows:
+        if isinstance(row, Mapping):
+            parsed = parse_queue(row, vhost)
+            if parsed is not None:
+                out.append(parsed)
+    return out
