@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# usage: testcloud/openstack.sh up|down|status|reset   The OpenStack part of the test bed (see testcloud/README.md).
+#   up      install (or reuse) the venv, render config, set up once, start what is not running, wait until
+#           ready. A quick no-op when every recorded process is alive and the APIs say all is healthy.
+#   down    stop only the processes it started (recorded PIDs under $STACKTOP_TESTCLOUD_HOME/openstack/run).
+#   status  per-process PID and API health; exit 0 only when healthy.
+#   reset   make sure it is up, then delete every server, volume and leftover allocation; wait all up.
+set -euo pipefail
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+D="$HERE/openstack"
+source "$D/common.sh"
+READY_TIMEOUT="${STACKTOP_TESTCLOUD_READY_TIMEOUT:-300}"
+export OS_CLIENT_CONFIG_FILE="$CLOUDS_YAML" TESTCLOUD_ROOT="$B" \
+       TESTCLOUD_NOVA_MANAGE="$V/nova-manage --config-file $B/etc/nova/nova.conf"
+
+cloudctl() { "$V/python" "$D/py/cloudctl.py" "$@"; }
+
+all_running() {
+  local n u
+  for n in "${SERVICES[@]}"; do pid_alive "$n" || return 1; done
+  for u in "${API_URLS[@]}"; do http_ok "$u" || return 1; done
+}
+
+healthy() {
+  [ -f "$B/setup.stamp" ] && [ -f "$CLOUDS_YAML" ] && [ -x "$V/python" ] && all_running && cloudctl check >/dev/null
+}
+
+lock() { exec 9>"$B/.lock"; flock 9; }   # one up/down/reset at a time (parallel pytest sessions)
+
+bring_up() {
+  local t0=$SECONDS
+  "$D/install.sh"
+  "$D/setup.sh"
+  "$D/start.sh"
+  cloudctl ready --timeout "$READY_TIMEOUT"
+  log "up in $((SECONDS - t0)) s"
+}
+
+case "${1:-}" in
+  up)
+    lock
+    if healthy; then
+      log "up (already running, healthy)"
+    else
+      bring_up
+    fi
+    log "clouds.yaml: $CLOUDS_YAML (cloud $CLOUD_NAME)"
+    ;;
+  down)
+    lock
+    "$D/stop.sh"
+    log "down"
+    ;;
+  status)
+    rc=0
+    for n in "${SERVICES[@]}"; do
+      if pid_alive "$n"; then printf '  %-26s pid %s\n' "$n" "$(cat "$B/run/$n.pid")"
+      else printf '  %-26s not running\n' "$n"; rc=1; fi
+    done
+    for u in "${API_URLS[@]}"; do
+      if http_ok "$u"; then printf '  %-26s answers\n' "$u"; else printf '  %-26s DOES NOT ANSWER\n' "$u"; rc=1; fi
+    done
+    if [ $rc = 0 ] && [ -x "$V/python" ] && [ -f "$CLOUDS_YAML" ] && cloudctl check; then
+      log "up, healthy (clouds.yaml: $CLOUDS_YAML, cloud $CLOUD_NAME)"
+    else
+      log "not ready"; rc=1
+    fi
+    exit $rc
+    ;;
+  reset)
+    lock
+    healthy || bring_up
+    cloudctl reset --timeout "$READY_TIMEOUT"
+    ;;
+  *)
+    echo "usage: $0 up|down|status|reset" >&2; exit 2 ;;
+esac

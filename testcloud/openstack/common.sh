@@ -1,0 +1,27 @@
+# Sourced by the OpenStack test cloud scripts: paths and small helpers.
+OS_HOME="${STACKTOP_TESTCLOUD_HOME:-$HOME/.cache/stacktop/testcloud}"
+B="$OS_HOME/openstack"          # the cloud's state: venv, rendered etc/, logs, pids, data
+VENV="$B/venv"
+V="$VENV/bin"
+CLOUDS_YAML="$OS_HOME/clouds.yaml"
+CLOUD_NAME="stacktop-testcloud"
+DB_PREFIX="stacktop_os_"
+MYSQL=(mysql -S "${STACKTOP_MYSQL_SOCKET:-/run/mysqld/mysqld.sock}" -uroot)
+mkdir -p "$B"
+log() { echo "openstack: $*"; }
+http_ok() { curl -s -m 2 -o /dev/null "$1"; }
+# pid_alive NAME: run/NAME.pid holds a live PID whose working directory is $B (start_one.sh starts every
+# process there), so a reused PID is not taken for ours. (Not the command line: gunicorn rewrites its title.)
+pid_alive() {
+  local f="$B/run/$1.pid" p
+  [ -f "$f" ] || return 1
+  p="$(cat "$f")"
+  [ -n "$p" ] && kill -0 "$p" 2>/dev/null || return 1
+  [ "$(readlink "/proc/$p/cwd" 2>/dev/null)" = "$B" ]
+}
+# every process of the cloud, in start order; APIs are served by gunicorn
+SERVICES=(keystone placement-api glance-api nova-api neutron-server cinder-api
+          neutron-rpc-server neutron-agent-compute-01 neutron-agent-compute-02
+          cinder-scheduler cinder-volume nova-scheduler nova-conductor nova-compute-01 nova-compute-02)
+API_URLS=(http://127.0.0.1:5000/v3 http://127.0.0.1:8778 http://127.0.0.1:9292 http://127.0.0.1:8774
+          http://127.0.0.1:9696 http://127.0.0.1:8776)

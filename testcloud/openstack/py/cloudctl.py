@@ -1,0 +1,241 @@
+"""Admin tasks on the stacktop test cloud, run with the cloud's own venv (openstacksdk 4.22).
+
+usage: cloudctl.py keystone-setup | ready [--timeout S] | check | reset [--timeout S]
+
+  keystone-setup  service project, service users (admin + service roles), services and endpoints. Idempotent.
+  ready           wait until every service is up (4 nova binaries, 2 hypervisors, 2 placement providers,
+                  2 alive OVS agents, cinder scheduler + volume), then make sure flavors m1.tiny / x.huge,
+                  image `tiny` and network `provider` exist. Exit 1 with what is missing at the deadline.
+  check           one pass of the same checks, no waiting, no writes: exit 0 when all is healthy.
+  reset           delete every server, volume, leftover allocation and compute port, re-enable services,
+                  then `ready`.
+
+Env: OS_CLIENT_CONFIG_FILE (the generated clouds.yaml), STACKTOP_TESTCLOUD_CLOUD (default
+stacktop-testcloud), SERVICE_PASSWORD (keystone-setup only), TESTCLOUD_ROOT (the cloud's state folder),
+TESTCLOUD_NOVA_MANAGE (nova-manage command line for discover_hosts).
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import sys
+import time
+
+import openstack
+
+CLOUD = os.environ.get("STACKTOP_TESTCLOUD_CLOUD", "stacktop-testcloud")
+PLACEMENT_MV = {"OpenStack-API-Version": "placement 1.39"}
+NOVA_BINARIES = {"nova-scheduler": 1, "nova-conductor": 1, "nova-compute": 2}
+CINDER_BINARIES = {"cinder-scheduler", "cinder-volume"}
+HOSTS = ("compute-01", "compute-02")
+
+
+def log(msg: str) -> None:
+    print(f"openstack: {msg}", flush=True)
+
+
+def connect(timeout: float = 60.0) -> openstack.connection.Connection:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            conn = openstack.connect(cloud=CLOUD, compute_api_version="2.96")
+            conn.authorize()
+            return conn
+        except Exception as exc:  # keystone not answering yet
+            if time.monotonic() > deadline:
+                raise SystemExit(f"openstack: cannot authenticate to keystone: {exc}") from exc
+            time.sleep(1)
+
+
+def keystone_setup() -> None:
+    conn = connect()
+    idn = conn.identity
+    password = os.environ["SERVICE_PASSWORD"]
+    dom = idn.find_domain("default")
+    proj = idn.find_project("service", domain_id=dom.id) or idn.create_project(name="service", domain_id=dom.id)
+    roles = {r.name: r for r in idn.roles()}
+    if "service" not in roles:
+        roles["service"] = idn.create_role(name="service")
+    for name in ("placement", "nova", "glance", "neutron", "cinder"):
+        user = idn.find_user(name, domain_id=dom.id)
+        if user is None:
+            user = idn.create_user(name=name, password=password, domain_id=dom.id)
+        else:
+            idn.update_user(user, password=password)
+        for role in ("admin", "service"):
+            idn.assign_project_role_to_user(proj, user, roles[role])
+    for name, typ, url in [
+        ("placement", "placement", "http://127.0.0.1:8778"),
+        ("nova", "compute", "http://127.0.0.1:8774/v2.1"),
+        ("glance", "image", "http://127.0.0.1:9292"),
+        ("neutron", "network", "http://127.0.0.1:9696"),
+        ("cinderv3", "volumev3", "http://127.0.0.1:8776/v3/%(project_id)s"),
+    ]:
+        svc = idn.find_service(name) or idn.create_service(name=name, type=typ)
+        have = {e.interface for e in idn.endpoints(service_id=svc.id)}
+        for itf in ("public", "internal", "admin"):
+            if itf not in have:
+                idn.create_endpoint(service_id=svc.id, interface=itf, url=url, region_id="RegionOne")
+    log(f"keystone catalog: {sorted(s.name for s in idn.services())}")
+
+
+def problems(conn: openstack.connection.Connection) -> list[str]:
+    """What keeps the cloud from being ready (empty list = healthy)."""
+    out: list[str] = []
+    try:
+        services = list(conn.compute.services())
+        for binary, want in NOVA_BINARIES.items():
+            up = [s for s in services if s.binary == binary and s.state == "up" and s.status == "enabled"]
+            if len(up) < want:
+                out.append(f"{binary}: {len(up)}/{want} up and enabled")
+        hyps = list(conn.compute.hypervisors())
+        if len(hyps) < 2:
+            out.append(f"hypervisors: {len(hyps)}/2 (hosts not mapped to cell1 yet)")
+        rps = list(conn.placement.resource_providers())
+        if len(rps) < 2:
+            out.append(f"placement providers: {len(rps)}/2")
+        agents = [a for a in conn.network.agents() if a.agent_type == "Open vSwitch agent" and a.is_alive]
+        if {a.host for a in agents} < set(HOSTS):
+            out.append(f"OVS agents alive: {sorted(a.host for a in agents)}")
+        vol = {s.binary for s in conn.block_storage.services() if s.state == "up"}
+        if not CINDER_BINARIES <= vol:
+            out.append(f"cinder services up: {sorted(vol)}")
+    except Exception as exc:
+        out.append(f"API error: {type(exc).__name__}: {exc}")
+    return out
+
+
+def discover_hosts() -> None:
+    cmd = os.environ.get("TESTCLOUD_NOVA_MANAGE")
+    if cmd:
+        subprocess.run([*shlex.split(cmd), "cell_v2", "discover_hosts"], capture_output=True, check=False)
+
+
+def ensure_resources(conn: openstack.connection.Connection) -> None:
+    root = os.environ.get("TESTCLOUD_ROOT", ".")
+    if not conn.compute.find_flavor("m1.tiny"):
+        conn.compute.create_flavor(name="m1.tiny", ram=512, vcpus=1, disk=1, id="1")
+    if not conn.compute.find_flavor("x.huge"):
+        # more disk than any fake host has (600000 GB): the scheduler answers "No valid host was found"
+        conn.compute.create_flavor(name="x.huge", ram=512, vcpus=1, disk=10_000_000, id="99")
+    img = conn.image.find_image("tiny")
+    if img is None:
+        path = os.path.join(root, "data", "tiny.img")
+        with open(path, "wb") as fh:
+            fh.write(b"\0" * 1024 * 1024)
+        img = conn.create_image("tiny", filename=path, disk_format="raw", container_format="bare", wait=True,
+                                is_public=True)
+    net = conn.network.find_network("provider")
+    if net is None:
+        net = conn.network.create_network(name="provider", provider_network_type="flat",
+                                          provider_physical_network="physnet1", is_shared=True)
+    if not list(conn.network.subnets(network_id=net.id)):
+        conn.network.create_subnet(network_id=net.id, name="provider-v4", ip_version=4, cidr="192.0.2.0/24",
+                                   is_dhcp_enabled=False)
+
+
+def ready(timeout: float) -> int:
+    t0 = time.monotonic()
+    conn = connect(timeout)
+    last_discover = 0.0
+    while True:
+        missing = problems(conn)
+        if not missing:
+            break
+        if any(m.startswith("hypervisors") for m in missing) and time.monotonic() - last_discover > 5:
+            discover_hosts()
+            last_discover = time.monotonic()
+        if time.monotonic() - t0 > timeout:
+            log(f"NOT READY after {timeout:.0f} s: " + "; ".join(missing))
+            return 1
+        time.sleep(1)
+    ensure_resources(conn)
+    log(f"ready ({time.monotonic() - t0:.1f} s): 4 nova services up, 2 hypervisors, 2 providers, "
+        "2 OVS agents, cinder up; flavors m1.tiny x.huge, image tiny, network provider")
+    return 0
+
+
+def check() -> int:
+    try:
+        conn = openstack.connect(cloud=CLOUD, compute_api_version="2.96")
+        conn.authorize()
+    except Exception as exc:
+        log(f"keystone: {exc}")
+        return 1
+    missing = problems(conn)
+    for m in missing:
+        log(f"unhealthy: {m}")
+    return 1 if missing else 0
+
+
+def _wait(pred, timeout: float, what: str) -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while not pred():
+        if time.monotonic() > deadline:
+            raise SystemExit(f"openstack: reset: timed out waiting for {what}")
+        time.sleep(0.5)
+
+
+def reset(timeout: float) -> int:
+    t0 = time.monotonic()
+    conn = connect(timeout)
+    # services: re-enable and clear forced_down (a test may have disabled one)
+    for s in conn.compute.services():
+        if s.status != "enabled":
+            conn.compute.enable_service(s, s.host, s.binary)
+        if getattr(s, "is_forced_down", False):
+            conn.compute.update_service_forced_down(s, s.host, s.binary, False)
+    servers = list(conn.compute.servers(all_projects=True))
+    for srv in servers:
+        try:
+            if srv.status == "VERIFY_RESIZE":
+                conn.compute.revert_server_resize(srv)
+        except Exception:
+            pass
+        conn.compute.delete_server(srv, force=True)
+    _wait(lambda: not list(conn.compute.servers(all_projects=True)), timeout, "servers to be deleted")
+    vols = list(conn.block_storage.volumes(all_projects=True))
+    for vol in vols:
+        if vol.status not in ("available", "error"):
+            conn.block_storage.reset_volume_status(vol, status="available", attach_status="detached",
+                                                   migration_status=None)
+        conn.block_storage.delete_volume(vol, force=True)
+    _wait(lambda: not list(conn.block_storage.volumes(all_projects=True)), timeout, "volumes to be deleted")
+    # allocations left on the providers with no server behind them (orphans, migrations of dead servers)
+    consumers: set[str] = set()
+    for rp in conn.placement.resource_providers():
+        allocs = conn.placement.get(f"/resource_providers/{rp.id}/allocations", headers=PLACEMENT_MV).json()
+        consumers.update(allocs["allocations"])
+    for consumer in consumers:
+        conn.placement.delete(f"/allocations/{consumer}", headers=PLACEMENT_MV)
+    ports = [p for p in conn.network.ports() if (p.device_owner or "").startswith("compute:")]
+    for port in ports:
+        conn.network.delete_port(port)
+    log(f"reset: deleted {len(servers)} servers, {len(vols)} volumes, {len(consumers)} leftover allocations, "
+        f"{len(ports)} ports in {time.monotonic() - t0:.1f} s")
+    return ready(timeout)
+
+
+def main(argv: list[str]) -> int:
+    if not argv:
+        print(__doc__)
+        return 2
+    timeout = float(argv[argv.index("--timeout") + 1]) if "--timeout" in argv else 300.0
+    cmd = argv[0]
+    if cmd == "keystone-setup":
+        keystone_setup()
+        return 0
+    if cmd == "ready":
+        return ready(timeout)
+    if cmd == "check":
+        return check()
+    if cmd == "reset":
+        return reset(timeout)
+    print(__doc__)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# usage: start_one.sh NAME CMD...   Start CMD in its own session (setsid), record its PID in run/NAME.pid.
+# Does nothing if the recorded PID is alive and still ours (its command line names the cloud's folder).
+set -euo pipefail
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+source "$HERE/common.sh"
+name=$1; shift
+if pid_alive "$name"; then exit 0; fi
+mkdir -p "$B/run" "$B/logs"
+cd "$B"
+setsid nohup "$@" >> "$B/logs/$name.out" 2>&1 < /dev/null 9>&- &
+echo $! > "$B/run/$name.pid"
+log "started $name (pid $!)"
