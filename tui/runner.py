@@ -7,6 +7,7 @@ through a callback (the app wraps it in a Textual message; the snapshot command 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Callable
@@ -136,10 +137,8 @@ class CollectorRunner:
 
     async def _sleep(self, delay: float | None) -> None:
         self._wake.clear()
-        try:
+        with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._wake.wait(), timeout=delay)
-        except TimeoutError:
-            pass
 
     async def run(self) -> None:
         """Poll forever; the next poll is scheduled only after the current one finished."""

@@ -1,0 +1,134 @@
+"""The app shell, driven by Pilot: sizes, help, pause, quit, stale panes, filter."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.unit.fakes import ScriptedCollector
+from tui.app import StacktopApp
+from tui.config import Config
+from tui.screens.help import HelpScreen
+from tui.widgets.findings_pane import FindingsPane
+from tui.widgets.source_pane import SourcePane
+
+FROZEN = 1_790_000_000.0
+
+
+def visible_panes(app: StacktopApp) -> list[str]:
+    return [p.SOURCE for p in app.panes if p.display and p.region.width > 0]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48), (200, 60)])
+async def test_starts_at_size(size: tuple[int, int]) -> None:
+    app = StacktopApp(Config(), collectors=[])
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        assert app.size == size
+        shown = visible_panes(app)
+        if size == (80, 24):
+            assert shown == ["services"], "narrow terminals show one pane at a time"
+            await pilot.press("tab")
+            await pilot.pause()
+            assert visible_panes(app) == ["instances"]
+        else:
+            assert set(shown) == {"services", "instances", "rabbitmq", "galera", "findings"}
+
+
+async def test_question_mark_shows_help_and_escape_closes() -> None:
+    app = StacktopApp(Config(), collectors=[])
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        assert "pause / resume refresh" in str(app.screen.query_one("#help-text").render())
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, HelpScreen)
+
+
+async def test_q_quits() -> None:
+    app = StacktopApp(Config(), collectors=[])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("q")
+        await pilot.pause()
+    assert app.return_code == 0
+    assert not app.is_running
+
+
+async def test_q_quits_from_help() -> None:
+    app = StacktopApp(Config(), collectors=[])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("question_mark")
+        await pilot.press("q")
+        await pilot.pause()
+    assert not app.is_running
+
+
+async def test_p_pauses_polling_and_r_refreshes_once() -> None:
+    collector = ScriptedCollector("services", [1], interval=0.05)
+    app = StacktopApp(Config(), collectors=[collector])
+    async with app.run_test(size=(160, 48)) as pilot:
+        for _ in range(100):
+            if collector.calls >= 2:
+                break
+            await pilot.pause(0.02)
+        await pilot.press("p")
+        await pilot.pause(0.1)
+        assert app.paused and "PAUSED" in str(app.query_one("#topbar").render())
+        calls = collector.calls
+        await pilot.pause(0.3)
+        assert collector.calls == calls, "no polling while paused"
+        await pilot.press("r")
+        await pilot.pause(0.2)
+        assert collector.calls == calls + 1
+        await pilot.press("p")
+        await pilot.pause(0.3)
+        assert not app.paused and collector.calls > calls + 2
+
+
+async def test_failing_source_keeps_last_data_marked_error_others_unaffected() -> None:
+    bad = ScriptedCollector("rabbitmq", [1, "fail"], interval=0.05)
+    good = ScriptedCollector("galera", [5], interval=0.05, severity="warning")
+    app = StacktopApp(Config(), collectors=[bad, good])
+    async with app.run_test(size=(160, 48)) as pilot:
+        for _ in range(200):
+            if bad.calls >= 3 and good.calls >= 2:
+                break
+            await pilot.pause(0.02)
+        await pilot.pause(0.1)
+        rabbit = app.query_one("#pane-rabbitmq", SourcePane)
+        galera = app.query_one("#pane-galera", SourcePane)
+        assert rabbit.observation is not None and rabbit.observation.snapshot.value == 1
+        assert str(rabbit.border_subtitle).startswith("ERROR rabbitmq at http://example.invalid: 401")
+        assert "last ok" in str(rabbit.border_subtitle)
+        assert rabbit.has_class("-error")
+        assert str(galera.border_subtitle).startswith("ok ")
+        findings = app.query_one(FindingsPane)
+        assert findings.table is not None and findings.table.row_count == 1
+        assert "sources failing: rabbitmq" in str(findings.border_subtitle)
+
+
+async def test_slash_filters_focused_table() -> None:
+    collector = ScriptedCollector("x", [1], interval=0.05, severity="warning")
+    app = StacktopApp(Config(), collectors=[collector])
+    async with app.run_test(size=(160, 48)) as pilot:
+        for _ in range(100):
+            if collector.calls >= 1:
+                break
+            await pilot.pause(0.02)
+        await pilot.pause(0.1)
+        findings = app.query_one(FindingsPane)
+        assert findings.table is not None and findings.table.row_count == 1
+        app._activate(app.panes.index(findings))
+        await pilot.press("slash")
+        await pilot.press(*"nomatch")
+        await pilot.pause()
+        assert findings.table.row_count == 0
+        await pilot.press("escape")
+        await pilot.pause()
+        assert findings.table.row_count == 1
+
+
+def test_shell_snapshot(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    app = StacktopApp(Config(), collectors=[], clock=lambda: FROZEN)
+    assert snap_compare(app, terminal_size=(160, 48))

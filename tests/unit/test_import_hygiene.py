@@ -1,0 +1,40 @@
+"""The core (models, rules, collectors, config, runner, ...) must never import Textual."""
+
+from __future__ import annotations
+
+import pkgutil
+import subprocess
+import sys
+from pathlib import Path
+
+import tui
+
+UI_MODULES = ("tui.app", "tui.widgets", "tui.screens")
+
+
+def core_modules() -> list[str]:
+    names = []
+    for info in pkgutil.walk_packages(tui.__path__, "tui."):
+        if info.name.startswith(UI_MODULES) or info.name == "tui.__main__":
+            continue
+        names.append(info.name)
+    return names
+
+
+def test_core_modules_do_not_import_textual() -> None:
+    modules = core_modules()
+    assert {"tui.config", "tui.runner", "tui.models.finding", "tui.collectors.base", "tui.cli"} <= set(modules)
+    code = (
+        "import importlib, sys\n"
+        f"for name in {modules!r}:\n"
+        "    importlib.import_module(name)\n"
+        "bad = sorted(m for m in sys.modules if m == 'textual' or m.startswith('textual.'))\n"
+        "heavy = sorted(m for m in ('openstack', 'pika', 'pymysql') if m in sys.modules)\n"
+        "print(repr((bad[:3], heavy)))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         cwd=Path(__file__).resolve().parents[2])
+    assert out.returncode == 0, out.stderr
+    textual_modules, heavy = eval(out.stdout.strip())
+    assert textual_modules == [], f"textual imported by the core: {textual_modules}"
+    assert heavy == [], f"heavy clients imported at module import time (import them lazily): {heavy}"

@@ -1,0 +1,243 @@
+"""The Textual app: wiring, bindings, screens. It only renders what the runners publish."""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime
+from collections.abc import Callable
+from typing import ClassVar
+
+from textual import on
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Grid
+from textual.events import Resize
+from textual.message import Message
+from textual.widgets import DataTable, Footer, Input, Static
+
+from tui.collectors.base import Collector
+from tui.config import Config
+from tui.models.observation import Observation
+from tui.runner import CollectorRunner
+from tui.screens.help import HelpScreen
+from tui.widgets.findings_pane import FindingsPane
+from tui.widgets.panes import PANE_ORDER, pane_class
+from tui.widgets.source_pane import SourcePane
+
+NARROW_WIDTH = 120
+NARROW_HEIGHT = 34
+
+
+class ObservationMessage(Message):
+    """A runner's latest observation. A slow UI drops older ones of the same source."""
+
+    def __init__(self, observation: Observation) -> None:
+        super().__init__()
+        self.observation = observation
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, ObservationMessage) and message.observation.source == self.observation.source
+
+
+class TopBar(Static):
+    DEFAULT_CSS = "TopBar { height: 1; background: $panel; color: $text; padding: 0 1; }"
+
+
+class StacktopApp(App[None]):
+    CSS_PATH = "app.tcss"
+    TITLE = "stacktop"
+    ENABLE_COMMAND_PALETTE = True
+    AUTO_FOCUS = None
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("question_mark", "help", "Help"),
+        Binding("q", "quit", "Quit"),
+        Binding("p", "toggle_pause", "Pause"),
+        Binding("r", "refresh_now", "Refresh"),
+        Binding("slash", "filter", "Filter"),
+        Binding("tab", "next_pane", "Next pane", priority=True),
+        Binding("shift+tab", "previous_pane", "Prev pane", show=False, priority=True),
+        Binding("enter", "drill_down", "Drill down", show=False),
+        Binding("escape", "back", "Back", show=False),
+    ]
+
+    def __init__(
+        self,
+        config: Config | None = None,
+        *,
+        collectors: list[Collector] | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        super().__init__()
+        self.config = config or Config()
+        self._given_collectors = collectors
+        self.runners: dict[str, CollectorRunner] = {}
+        self.observations: dict[str, Observation] = {}
+        self.paused = False
+        self.active_index = 0
+        self.clock = clock
+
+    # ----- layout -------------------------------------------------------------------------------------
+    def _configured(self, source: str) -> tuple[bool, float]:
+        c = self.config
+        if self._given_collectors is not None:
+            intervals = {col.name: col.interval for col in self._given_collectors}
+            return source in intervals, intervals.get(source, 10.0)
+        if source in ("services", "instances"):
+            return bool(c.openstack.cloud), c.openstack.interval
+        if source == "rabbitmq":
+            return c.rabbitmq.configured, c.rabbitmq.interval
+        if source == "galera":
+            return c.galera.configured, c.galera.interval
+        return False, 10.0
+
+    def compose(self) -> ComposeResult:
+        yield TopBar(self._topbar_text(), id="topbar")
+        with Grid(id="panes"):
+            for source, title in PANE_ORDER:
+                configured, interval = self._configured(source)
+                cls = pane_class(source, title)
+                yield cls(interval=interval, configured=configured, id=f"pane-{source}")
+            yield FindingsPane(interval=10.0, configured=True, id="pane-findings")
+        yield Input(placeholder="filter: regex, !inverts, esc clears", id="filter")
+        yield Footer()
+
+    @property
+    def panes(self) -> list[SourcePane]:
+        return list(self.screen_stack[0].query(SourcePane))
+
+    def on_mount(self) -> None:
+        self._apply_size(self.size.width, self.size.height)
+        self._activate(0)
+        self.set_interval(1.0, self._tick)
+        self.call_after_refresh(self._start_sources)
+
+    def on_resize(self, event: Resize) -> None:
+        self._apply_size(event.size.width, event.size.height)
+
+    def _apply_size(self, width: int, height: int) -> None:
+        self.screen_stack[0].set_class(width < NARROW_WIDTH or height < NARROW_HEIGHT, "-narrow")
+
+    # ----- sources ------------------------------------------------------------------------------------
+    def _start_sources(self) -> None:
+        """After the first paint: build collectors (heavy imports happen here) and start one runner each."""
+        if self._given_collectors is not None:
+            collectors = self._given_collectors
+        else:
+            from tui.collectors.registry import build_collectors
+
+            collectors = build_collectors(self.config)
+        for collector in collectors:
+            runner = CollectorRunner(collector, self._publish)
+            runner.paused = self.paused
+            self.runners[collector.name] = runner
+            self.run_worker(runner.run(), name=collector.name, group=f"collector:{collector.name}",
+                            exclusive=True, exit_on_error=False)
+
+    def _publish(self, observation: Observation) -> None:
+        self.post_message(ObservationMessage(observation))
+
+    def on_observation_message(self, message: ObservationMessage) -> None:
+        obs = message.observation
+        self.observations[obs.source] = obs
+        for pane in self.panes:
+            if obs.source == pane.SOURCE:
+                pane.show(obs)
+        self.query_one(FindingsPane).show_all(self.observations)
+
+    def _tick(self) -> None:
+        """Once a second: ages only (no I/O here)."""
+        now = self.clock()
+        self.query_one("#topbar", TopBar).update(self._topbar_text())
+        for pane in self.panes:
+            pane.refresh_freshness(now)
+
+    def _topbar_text(self) -> str:
+        cloud = "demo (simulated cloud)" if self.config.demo else (self.config.openstack.cloud or "no cloud")
+        state = "[reverse] PAUSED [/]" if self.paused else "live"
+        clock = datetime.fromtimestamp(self.clock()).strftime("%H:%M:%S")
+        return f"[b]stacktop[/b]  cloud [b]{cloud}[/b]  {clock}  {state}  read-only"
+
+    # ----- actions ------------------------------------------------------------------------------------
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def action_toggle_pause(self) -> None:
+        self.paused = not self.paused
+        for runner in self.runners.values():
+            if self.paused:
+                runner.pause()
+            else:
+                runner.resume()
+        self.query_one("#topbar", TopBar).update(self._topbar_text())
+        self.notify("refresh paused: p resumes" if self.paused else "refresh resumed", timeout=2)
+
+    def action_refresh_now(self) -> None:
+        for runner in self.runners.values():
+            runner.refresh_now()
+
+    def _activate(self, index: int) -> None:
+        panes = self.panes
+        if not panes:
+            return
+        self.active_index = index % len(panes)
+        for i, pane in enumerate(panes):
+            pane.set_class(i == self.active_index, "-active")
+        active = panes[self.active_index]
+        if active.table is not None:
+            active.table.focus()
+        else:
+            self.screen_stack[0].set_focus(None)
+
+    def action_next_pane(self) -> None:
+        if len(self.screen_stack) > 1:
+            self.screen.focus_next()
+            return
+        self._activate(self.active_index + 1)
+
+    def action_previous_pane(self) -> None:
+        if len(self.screen_stack) > 1:
+            self.screen.focus_previous()
+            return
+        self._activate(self.active_index - 1)
+
+    def active_pane(self) -> SourcePane | None:
+        panes = self.panes
+        return panes[self.active_index] if panes else None
+
+    def action_filter(self) -> None:
+        box = self.query_one("#filter", Input)
+        box.add_class("-shown")
+        box.focus()
+
+    @on(Input.Changed, "#filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        pane = self.active_pane()
+        if pane is not None:
+            pane.apply_filter(event.value)
+
+    @on(Input.Submitted, "#filter")
+    def _filter_submitted(self, event: Input.Submitted) -> None:
+        self._activate(self.active_index)
+
+    def action_back(self) -> None:
+        if len(self.screen_stack) > 1:
+            self.pop_screen()
+            return
+        box = self.query_one("#filter", Input)
+        if box.has_class("-shown"):
+            box.value = ""
+            box.remove_class("-shown")
+            self._activate(self.active_index)
+
+    def action_drill_down(self) -> None:
+        pane = self.active_pane()
+        if pane is not None:
+            pane.drill_down()
+
+    @on(DataTable.RowSelected)
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        for pane in self.panes:
+            if pane.table is event.data_table:
+                pane.drill_down()

@@ -1,0 +1,136 @@
+"""Command line: `stacktop [--config F] [--demo]` opens the dashboard; `stacktop snapshot` reports once."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from tui import __version__
+from tui.config import Config, ConfigError, load_config
+from tui.snapshot import EXIT_UNKNOWN
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but usage errors are one line and exit 3 (UNKNOWN), like every other bad input."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        sys.stderr.write(f"stacktop: {message} - see stacktop --help\n")
+        raise SystemExit(EXIT_UNKNOWN)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="stacktop", description="A terminal dashboard for the on-call engineer of an "
+                     "OpenStack cloud. Read-only: it never changes the cloud.")
+    parser.add_argument("--version", action="version", version=f"stacktop {__version__}")
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--config", metavar="PATH",
+                        help="config file (default: $STACKTOP_CONFIG, then ~/.config/stacktop/config.toml)")
+    common.add_argument("--demo", action="store_true", help="use the built-in simulated cloud")
+    common.add_argument("--cloud", metavar="NAME", help="clouds.yaml entry (overrides [openstack] cloud)")
+    parser.add_argument("--config", metavar="PATH", help=argparse.SUPPRESS)
+    parser.add_argument("--demo", action="store_true", help="open on the built-in simulated cloud")
+    parser.add_argument("--cloud", metavar="NAME", help="clouds.yaml entry (overrides [openstack] cloud)")
+    sub = parser.add_subparsers(dest="command")
+    snap = sub.add_parser("snapshot", parents=[common], help="collect every source once and report",
+                          description="Collect every configured source once. Exit: 0 OK, 1 WARNING, "
+                          "2 CRITICAL, 3 UNKNOWN (a source could not be read, or a config error).")
+    snap.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    return parser
+
+
+def _with_cloud(config: Config, cloud: str | None) -> Config:
+    if not cloud:
+        return config
+    from dataclasses import replace
+
+    return replace(config, openstack=replace(config.openstack, cloud=cloud))
+
+
+def _log_to_file() -> None:
+    state = Path(os.environ.get("XDG_STATE_HOME", "~/.local/state")).expanduser() / "stacktop"
+    try:
+        state.mkdir(parents=True, exist_ok=True)
+        handler: logging.Handler = logging.FileHandler(state / "stacktop.log")
+    except OSError:
+        handler = logging.NullHandler()
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=logging.INFO, handlers=[handler], force=True)
+
+
+class _NoDemo:
+    """Until the simulated cloud is built: the shell with every pane saying no source is configured."""
+
+    def config(self) -> Config:
+        return Config(demo=True)
+
+    def stop(self) -> None:
+        return None
+
+
+def _start_demo():  # type: ignore[no-untyped-def]
+    import tui.sim
+
+    start = getattr(tui.sim, "start_demo", None)
+    return _NoDemo() if start is None else start()
+
+
+def _snapshot(args: argparse.Namespace) -> int:
+    from tui.collectors.registry import build_collectors
+    from tui.snapshot import collect_once, exit_code, render_text, to_report
+
+    logging.basicConfig(level=logging.CRITICAL, force=True)
+    demo = None
+    if args.demo:
+        demo = _start_demo()
+        config = demo.config()
+    else:
+        config = _with_cloud(load_config(args.config), args.cloud)
+    try:
+        observations = asyncio.run(collect_once(build_collectors(config)))
+    finally:
+        if demo is not None:
+            demo.stop()
+    if args.json:
+        sys.stdout.write(json.dumps(to_report(observations), indent=2) + "\n")
+    else:
+        from rich.console import Console
+
+        Console().print(render_text(observations))
+    return exit_code(observations)
+
+
+def _dashboard(args: argparse.Namespace) -> int:
+    demo = None
+    if args.demo:
+        demo = _start_demo()
+        config = demo.config()
+    else:
+        config = _with_cloud(load_config(args.config), args.cloud)
+    _log_to_file()
+    from tui.app import StacktopApp
+
+    try:
+        StacktopApp(config).run()
+    finally:
+        if demo is not None:
+            demo.stop()
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "snapshot":
+            return _snapshot(args)
+        return _dashboard(args)
+    except ConfigError as exc:
+        sys.stderr.write(f"{exc}\n")
+        return EXIT_UNKNOWN
+    except KeyboardInterrupt:
+        return 130

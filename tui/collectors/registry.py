@@ -1,0 +1,19 @@
+"""Which collectors a config asks for. Each source module exposes build(config) -> list[Collector]."""
+
+from __future__ import annotations
+
+import importlib
+
+from tui.collectors.base import Collector
+from tui.config import Config
+
+# Source modules under tui.collectors, in pane order. Each returns [] when its section is not configured.
+SOURCE_MODULES: tuple[str, ...] = ()
+
+
+def build_collectors(config: Config) -> list[Collector]:
+    collectors: list[Collector] = []
+    for module_name in SOURCE_MODULES:
+        module = importlib.import_module(f"tui.collectors.{module_name}")
+        collectors.extend(module.build(config))
+    return collectors

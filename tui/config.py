@@ -1,0 +1,327 @@
+"""TOML config -> frozen dataclasses. Every error is one line: `FILE: key: problem - fix`.
+
+Lookup: --config PATH, then $STACKTOP_CONFIG, then ~/.config/stacktop/config.toml (missing is fine: then
+only what the CLI and environment give is configured). Precedence for values: CLI > environment > file.
+Secrets are referenced (clouds.yaml, an env var name, a password file); a plain `password` is accepted only
+when the file is not readable by group or others.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import stat
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tui.rules.task_states import DEFAULT_STUCK_SECONDS, KNOWN_TASK_STATES
+
+DEFAULT_PATH = Path("~/.config/stacktop/config.toml")
+
+
+class ConfigError(Exception):
+    """A config problem: str() is the one line shown to the user."""
+
+    def __init__(self, file: str, key: str, problem: str, fix: str) -> None:
+        self.file, self.key, self.problem, self.fix = file, key, problem, fix
+        super().__init__(f"{file}: {key}: {problem} - {fix}")
+
+
+@dataclass(frozen=True)
+class Secret:
+    """A password and where it came from (never printed)."""
+
+    value: str | None = None
+    origin: str = "none"
+
+    def __repr__(self) -> str:
+        return f"Secret(origin={self.origin!r})"
+
+    __str__ = __repr__
+
+
+@dataclass(frozen=True)
+class OpenStackConfig:
+    cloud: str | None = None
+    clouds_file: str | None = None
+    interval: float = 10.0
+    timeout: float = 20.0
+
+
+@dataclass(frozen=True)
+class RabbitMQConfig:
+    management_url: str | None = None
+    user: str = "guest"
+    password: Secret = field(default_factory=Secret)
+    vhosts: tuple[str, ...] = ()
+    amqp_url: str | None = None
+    cli_command: str | None = None
+    interval: float = 15.0
+    timeout: float = 10.0
+
+    @property
+    def configured(self) -> bool:
+        return bool(self.management_url or self.cli_command)
+
+
+@dataclass(frozen=True)
+class GaleraConfig:
+    nodes: tuple[str, ...] = ()
+    user: str = "root"
+    password: Secret = field(default_factory=Secret)
+    expected_size: int | None = None
+    interval: float = 5.0
+    timeout: float = 5.0
+
+    @property
+    def configured(self) -> bool:
+        return bool(self.nodes)
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    service_down_time: float = 60.0
+    agent_down_time: float = 75.0
+    volume_service_down_time: float = 60.0
+    fleet_down_fraction: float = 0.5
+    stuck: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_STUCK_SECONDS))
+
+    def stuck_after(self, task_state: str) -> float:
+        return self.stuck.get(task_state, self.stuck["default"])
+
+
+@dataclass(frozen=True)
+class RecorderConfig:
+    dir: str = "~/.local/share/stacktop/recordings"
+
+
+@dataclass(frozen=True)
+class Config:
+    path: str | None = None
+    openstack: OpenStackConfig = field(default_factory=OpenStackConfig)
+    rabbitmq: RabbitMQConfig = field(default_factory=RabbitMQConfig)
+    galera: GaleraConfig = field(default_factory=GaleraConfig)
+    thresholds: Thresholds = field(default_factory=Thresholds)
+    recorder: RecorderConfig = field(default_factory=RecorderConfig)
+    demo: bool = False
+
+
+_SECTIONS: dict[str, set[str]] = {
+    "openstack": {"cloud", "clouds_file", "interval", "timeout"},
+    "rabbitmq": {
+        "management_url", "user", "password", "password_env", "password_file", "vhosts", "amqp_url",
+        "cli_command", "interval", "timeout",
+    },
+    "galera": {
+        "nodes", "user", "password", "password_env", "password_file", "expected_size", "interval", "timeout",
+    },
+    "thresholds": {
+        "service_down_time", "agent_down_time", "volume_service_down_time", "fleet_down_fraction", "stuck",
+    },
+    "recorder": {"dir"},
+}
+
+
+def _suggest(word: str, options: set[str] | list[str]) -> str:
+    match = difflib.get_close_matches(word, sorted(options), n=1, cutoff=0.6)
+    return f"did you mean '{match[0]}'?" if match else f"known keys: {', '.join(sorted(options))}"
+
+
+class _Reader:
+    def __init__(self, file: str, mode: int | None, env: dict[str, str]) -> None:
+        self.file = file
+        self.mode = mode
+        self.env = env
+
+    def err(self, key: str, problem: str, fix: str) -> ConfigError:
+        return ConfigError(self.file, key, problem, fix)
+
+    def table(self, data: dict[str, Any], section: str) -> dict[str, Any]:
+        value = data.get(section, {})
+        if not isinstance(value, dict):
+            raise self.err(section, f"must be a table, got {_typename(value)}", f"write it as [{section}]")
+        for key in value:
+            if key not in _SECTIONS[section]:
+                raise self.err(f"{section}.{key}", "unknown key", _suggest(key, _SECTIONS[section]))
+        return value
+
+    def string(self, sec: dict[str, Any], section: str, key: str, default: str | None) -> str | None:
+        value = sec.get(key, default)
+        if value is not None and not isinstance(value, str):
+            raise self.err(f"{section}.{key}", f"must be a string, got {_typename(value)}",
+                           f'quote it: {key} = "..."')
+        if isinstance(value, str) and not value.strip():
+            raise self.err(f"{section}.{key}", "is empty", "remove the key or give it a value")
+        return value
+
+    def number(self, sec: dict[str, Any], section: str, key: str, default: float, *, minimum: float = 0.0,
+               maximum: float | None = None) -> float:
+        value = sec.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise self.err(f"{section}.{key}", f"must be a number, got {_typename(value)}",
+                           f"write a number, e.g. {key} = {default:g}")
+        if value <= minimum or (maximum is not None and value > maximum):
+            rng = f"between {minimum:g} (excluded) and {maximum:g}" if maximum is not None else f"> {minimum:g}"
+            raise self.err(f"{section}.{key}", f"must be {rng}, got {value}", f"e.g. {key} = {default:g}")
+        return float(value)
+
+    def str_list(self, sec: dict[str, Any], section: str, key: str) -> tuple[str, ...]:
+        value = sec.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+            raise self.err(f"{section}.{key}", "must be a list of strings",
+                           f'write e.g. {key} = ["a", "b"]')
+        return tuple(value)
+
+    def url(self, sec: dict[str, Any], section: str, key: str, schemes: tuple[str, ...]) -> str | None:
+        value = self.string(sec, section, key, None)
+        if value is not None and not value.startswith(tuple(f"{s}://" for s in schemes)):
+            raise self.err(f"{section}.{key}", f"'{value}' is not a {'/'.join(schemes)} URL",
+                           f"write it as {schemes[0]}://host:port")
+        return value
+
+    def secret(self, sec: dict[str, Any], section: str) -> Secret:
+        given = [k for k in ("password", "password_env", "password_file") if k in sec]
+        if len(given) > 1:
+            raise self.err(f"{section}.{given[1]}", f"conflicts with {section}.{given[0]}",
+                           "keep only one of password, password_env, password_file")
+        if not given:
+            return Secret()
+        key = given[0]
+        value = self.string(sec, section, key, None)
+        assert value is not None
+        if key == "password":
+            if self.mode is not None and self.mode & (stat.S_IRGRP | stat.S_IROTH):
+                raise self.err(f"{section}.password",
+                               "plain password in a file readable by group or others",
+                               f"chmod 600 {self.file} or use password_env")
+            return Secret(value, "config file")
+        if key == "password_env":
+            if value not in self.env:
+                raise self.err(f"{section}.password_env", f"environment variable {value} is not set",
+                               f"export {value}=... before starting stacktop")
+            return Secret(self.env[value], f"${value}")
+        path = Path(value).expanduser()
+        try:
+            return Secret(path.read_text().rstrip("\r\n"), str(path))
+        except OSError as exc:
+            raise self.err(f"{section}.password_file", f"cannot read {path}: {exc.strerror}",
+                           "point it at a readable file holding only the password") from None
+
+
+def _typename(value: Any) -> str:
+    return {dict: "a table", list: "a list", str: "a string", bool: "a boolean", int: "an integer",
+            float: "a number"}.get(type(value), type(value).__name__)
+
+
+def find_config_path(cli_path: str | None, env: dict[str, str] | None = None) -> tuple[Path | None, bool]:
+    """Return (path, explicit). An explicit path (CLI or env) must exist; the default may be missing."""
+    env = os.environ if env is None else env
+    if cli_path:
+        return Path(cli_path).expanduser(), True
+    if env.get("STACKTOP_CONFIG"):
+        return Path(env["STACKTOP_CONFIG"]).expanduser(), True
+    default = DEFAULT_PATH.expanduser()
+    return (default, False) if default.exists() else (None, False)
+
+
+def load_config(cli_path: str | None = None, env: dict[str, str] | None = None) -> Config:
+    env = dict(os.environ) if env is None else env
+    path, explicit = find_config_path(cli_path, env)
+    if path is None:
+        return parse_config({}, file="(no config file)", mode=None, env=env)
+    name = str(path)
+    try:
+        st = path.stat()
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise ConfigError(name, "(file)", "does not exist",
+                          "create it from config.example.toml or fix --config / $STACKTOP_CONFIG") from None
+    except OSError as exc:
+        raise ConfigError(name, "(file)", f"cannot be read: {exc.strerror}", "check the path and permissions") \
+            from None
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ConfigError(name, "(file)", "is not UTF-8 text", "save it as UTF-8 TOML") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(name, "(syntax)", f"invalid TOML: {exc}", "fix the line it names") from None
+    del explicit
+    return parse_config(data, file=name, mode=stat.S_IMODE(st.st_mode), env=env)
+
+
+def parse_config(data: dict[str, Any], *, file: str, mode: int | None, env: dict[str, str]) -> Config:
+    r = _Reader(file, mode, env)
+    for key in data:
+        if key not in _SECTIONS:
+            raise r.err(key, "unknown section", _suggest(key, set(_SECTIONS)))
+
+    os_sec = r.table(data, "openstack")
+    openstack = OpenStackConfig(
+        cloud=r.string(os_sec, "openstack", "cloud", None) or env.get("OS_CLOUD") or None,
+        clouds_file=r.string(os_sec, "openstack", "clouds_file", None),
+        interval=r.number(os_sec, "openstack", "interval", 10.0),
+        timeout=r.number(os_sec, "openstack", "timeout", 20.0),
+    )
+    if openstack.clouds_file and not Path(openstack.clouds_file).expanduser().is_file():
+        raise r.err("openstack.clouds_file", f"{openstack.clouds_file} does not exist",
+                    "point it at your clouds.yaml or remove the key")
+
+    rq = r.table(data, "rabbitmq")
+    rabbitmq = RabbitMQConfig(
+        management_url=r.url(rq, "rabbitmq", "management_url", ("http", "https")),
+        user=r.string(rq, "rabbitmq", "user", "guest") or "guest",
+        password=r.secret(rq, "rabbitmq"),
+        vhosts=r.str_list(rq, "rabbitmq", "vhosts"),
+        amqp_url=r.url(rq, "rabbitmq", "amqp_url", ("amqp", "amqps")),
+        cli_command=r.string(rq, "rabbitmq", "cli_command", None),
+        interval=r.number(rq, "rabbitmq", "interval", 15.0),
+        timeout=r.number(rq, "rabbitmq", "timeout", 10.0),
+    )
+    if rabbitmq.amqp_url and "@" in rabbitmq.amqp_url.split("://", 1)[1].split("/", 1)[0]:
+        raise r.err("rabbitmq.amqp_url", "contains credentials",
+                    "drop user:password@ from the URL; stacktop uses [rabbitmq] user and password_env")
+
+    ga = r.table(data, "galera")
+    nodes = r.str_list(ga, "galera", "nodes")
+    for node in nodes:
+        host, _, port = node.rpartition(":")
+        if not host or not port.isdigit() or not 0 < int(port) < 65536:
+            raise r.err("galera.nodes", f"'{node}' is not host:port", 'write e.g. nodes = ["db1:3306"]')
+    expected = ga.get("expected_size", len(nodes) or None)
+    if expected is not None and (isinstance(expected, bool) or not isinstance(expected, int) or expected < 1):
+        raise r.err("galera.expected_size", f"must be a positive integer, got {expected!r}",
+                    "set it to the number of nodes the cluster should have")
+    galera = GaleraConfig(
+        nodes=nodes,
+        user=r.string(ga, "galera", "user", "root") or "root",
+        password=r.secret(ga, "galera"),
+        expected_size=expected,
+        interval=r.number(ga, "galera", "interval", 5.0),
+        timeout=r.number(ga, "galera", "timeout", 5.0),
+    )
+
+    th = r.table(data, "thresholds")
+    stuck_raw = th.get("stuck", {})
+    if not isinstance(stuck_raw, dict):
+        raise r.err("thresholds.stuck", f"must be a table, got {_typename(stuck_raw)}",
+                    "write it as [thresholds.stuck] with task_state = seconds")
+    stuck = dict(DEFAULT_STUCK_SECONDS)
+    for state, _seconds in stuck_raw.items():
+        if state not in stuck and state not in KNOWN_TASK_STATES:
+            raise r.err(f"thresholds.stuck.{state}", "unknown task_state",
+                        _suggest(state, set(KNOWN_TASK_STATES) | {"default"}))
+        stuck[state] = r.number(stuck_raw, "thresholds.stuck", state, stuck.get(state, stuck["default"]))
+    thresholds = Thresholds(
+        service_down_time=r.number(th, "thresholds", "service_down_time", 60.0),
+        agent_down_time=r.number(th, "thresholds", "agent_down_time", 75.0),
+        volume_service_down_time=r.number(th, "thresholds", "volume_service_down_time", 60.0),
+        fleet_down_fraction=r.number(th, "thresholds", "fleet_down_fraction", 0.5, maximum=1.0),
+        stuck=stuck,
+    )
+
+    rec = r.table(data, "recorder")
+    recorder = RecorderConfig(dir=r.string(rec, "recorder", "dir", RecorderConfig.dir) or RecorderConfig.dir)
+    return Config(path=None if mode is None else file, openstack=openstack, rabbitmq=rabbitmq, galera=galera,
+                  thresholds=thresholds, recorder=recorder)

@@ -1,0 +1,1 @@
+"""Pure functions: snapshots (+ `now`, thresholds) in, findings out. No I/O, no Textual."""

@@ -1,0 +1,1 @@
+"""Textual screens: help and drill-downs."""

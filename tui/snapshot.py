@@ -1,0 +1,99 @@
+"""`stacktop snapshot`: collect every configured source once, concurrently, and report.
+
+Exit codes follow the Nagios/Icinga plugin convention: 0 OK, 1 WARNING, 2 CRITICAL (the worst finding),
+3 UNKNOWN (a source could not be read, or a config/usage error).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+from tui.collectors.base import Collector
+from tui.jsonable import to_jsonable
+from tui.models.finding import Finding, sort_findings, worst_severity
+from tui.models.observation import Observation
+from tui.runner import CollectorRunner
+
+EXIT_OK, EXIT_WARNING, EXIT_CRITICAL, EXIT_UNKNOWN = 0, 1, 2, 3
+
+
+async def collect_once(collectors: list[Collector]) -> list[Observation]:
+    """One attempt per collector, all at once, each under its own timeout."""
+    for collector in collectors:
+        prepare = getattr(collector, "prepare_oneshot", None)
+        if callable(prepare):
+            prepare()
+    runners = [CollectorRunner(c) for c in collectors]
+    try:
+        return list(await asyncio.gather(*(r.run_once() for r in runners)))
+    finally:
+        await asyncio.gather(*(c.aclose() for c in collectors), return_exceptions=True)
+
+
+def all_findings(observations: list[Observation]) -> list[Finding]:
+    return sort_findings([f for obs in observations for f in obs.findings])
+
+
+def exit_code(observations: list[Observation]) -> int:
+    if not observations or any(not obs.ok for obs in observations):
+        return EXIT_UNKNOWN
+    worst = worst_severity(all_findings(observations))
+    return {"critical": EXIT_CRITICAL, "warning": EXIT_WARNING}.get(worst or "", EXIT_OK)
+
+
+def _iso(epoch: float | None) -> str | None:
+    return None if epoch is None else datetime.fromtimestamp(epoch, UTC).isoformat()
+
+
+def to_report(observations: list[Observation], generated_at: float | None = None) -> dict[str, Any]:
+    generated_at = time.time() if generated_at is None else generated_at
+    return {
+        "generated_at": _iso(generated_at),
+        "sources": {
+            obs.source: {
+                "ok": obs.ok,
+                "error": obs.error,
+                "last_ok": _iso(obs.ok_at),
+                "duration_s": None if obs.duration_s is None else round(obs.duration_s, 3),
+            }
+            for obs in observations
+        },
+        "findings": [f.to_dict() for f in all_findings(observations)],
+        "data": {obs.source: to_jsonable(obs.snapshot) for obs in observations},
+    }
+
+
+def render_text(observations: list[Observation]) -> Any:
+    """A rich renderable: one line per source, then the findings."""
+    from rich.console import Group
+    from rich.markup import escape
+    from rich.table import Table
+    from rich.text import Text
+
+    parts: list[Any] = []
+    if not observations:
+        parts.append(Text("No source is configured: see config.example.toml, or try --demo.", style="yellow"))
+    src = Table(title="Sources", show_edge=False, expand=False)
+    for col in ("source", "status", "took"):
+        src.add_column(col)
+    for obs in observations:
+        status = Text("ok", style="green") if obs.ok else Text(f"ERROR {obs.error}", style="bold red")
+        took = "" if obs.duration_s is None else f"{obs.duration_s:.2f}s"
+        src.add_row(obs.source, status, took)
+    parts.append(src)
+    findings = all_findings(observations)
+    if findings:
+        table = Table(title="Findings", show_edge=False, expand=True)
+        for col in ("severity", "kind", "subject", "summary", "next step"):
+            table.add_column(col, overflow="fold")
+        styles = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
+        for f in findings:
+            table.add_row(Text(f.severity.upper(), style=styles[f.severity]), f.kind, escape(f.subject),
+                          escape(f.summary), escape(f.next_step))
+        parts.append(table)
+    elif observations:
+        parts.append(Text("No findings.", style="green"))
+    return Group(*parts)

@@ -1,0 +1,1 @@
+"""Textual widgets: panes and keyed tables. Only the UI layer imports Textual."""

@@ -1,0 +1,84 @@
+"""A DataTable updated in place by key, keeping the cursor on the same row across polls."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from textual._two_way_dict import TwoWayDict
+from textual.widgets import DataTable
+from textual.widgets._data_table import RowKey
+
+from tui.tablediff import Row, RowFilter, diff_rows
+
+
+class KeyedTable(DataTable):
+    """DataTable fed with complete row lists; applies only the difference.
+
+    Re-ordering writes the row order the way DataTable.sort does (textual is pinned to 8.2.x for this).
+    """
+
+    DEFAULT_CSS = """
+    KeyedTable { height: 1fr; }
+    """
+
+    def __init__(self, columns: Sequence[str], **kwargs: Any) -> None:
+        kwargs.setdefault("cursor_type", "row")
+        kwargs.setdefault("zebra_stripes", False)
+        super().__init__(**kwargs)
+        self._column_labels = list(columns)
+        self._shown: dict[str, tuple[Any, ...]] = {}
+        self._all_rows: list[Row] = []
+        self.row_filter = RowFilter()
+
+    def on_mount(self) -> None:
+        for label in self._column_labels:
+            self.add_column(label, key=label)
+
+    @property
+    def shown_keys(self) -> list[str]:
+        return [str(k.value) for k in self._ordered_row_keys()]
+
+    def set_filter(self, text: str) -> None:
+        self.row_filter = RowFilter(text)
+        self.sync(self._all_rows)
+
+    def cursor_key(self) -> str | None:
+        if not self.row_count:
+            return None
+        try:
+            return str(self.coordinate_to_cell_key(self.cursor_coordinate).row_key.value)
+        except Exception:
+            return None
+
+    def sync(self, rows: Sequence[Row]) -> bool:
+        """Show exactly `rows` (after the filter). Returns True when anything changed."""
+        self._all_rows = list(rows)
+        wanted = self.row_filter.apply(rows)
+        order = [str(k.value) for k in self._ordered_row_keys()]
+        diff = diff_rows(self._shown, order, wanted)
+        if diff.empty:
+            return False
+        keep = self.cursor_key()
+        column_keys = list(self.columns)
+        with self.app.batch_update():
+            for key in diff.remove:
+                self.remove_row(key)
+                self._shown.pop(key, None)
+            for key, index, value in diff.update:
+                self.update_cell(key, column_keys[index], value)
+            for key, cells in diff.add:
+                self.add_row(*cells, key=key)
+            for key, cells in wanted:
+                self._shown[key] = tuple(cells)
+            if diff.order is not None:
+                self._row_locations = TwoWayDict({RowKey(key): i for i, key in enumerate(diff.order)})
+                self._update_count += 1
+                self.refresh()
+            if keep is not None and keep in self._shown:
+                self.move_cursor(row=self.get_row_index(keep), animate=False)
+        return True
+
+    def _ordered_row_keys(self) -> list[RowKey]:
+        locations = self._row_locations
+        return sorted(self.rows, key=lambda k: locations.get(k) or 0)

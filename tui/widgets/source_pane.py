@@ -1,0 +1,94 @@
+"""The base of every pane: one source, its latest Observation, freshness in the border.
+
+A pane never blanks on error: it keeps the last rows, dims them (class -stale) and says `STALE 47s` or
+`ERROR <reason> - last ok 2m ago` in its border. Subclasses implement render_snapshot() and usually own a
+KeyedTable (self.table) that `/` filters and `enter` drills into.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, ClassVar
+
+from rich.markup import escape
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Static
+
+from tui.freshness import freshness
+from tui.models.observation import Observation
+from tui.widgets.keyed_table import KeyedTable
+
+
+class SourcePane(Vertical, can_focus=False):
+    """Subclasses set SOURCE (collector name) and TITLE, and override compose_body/render_snapshot."""
+
+    SOURCE: ClassVar[str] = ""
+    TITLE: ClassVar[str] = ""
+    COLUMNS: ClassVar[tuple[str, ...]] = ()
+
+    DEFAULT_CSS = """
+    SourcePane { border: round $panel-lighten-2; height: 1fr; }
+    SourcePane:focus-within { border: round $accent; }
+    SourcePane.-stale KeyedTable, SourcePane.-error KeyedTable { opacity: 60%; }
+    SourcePane.-error { border: round $error; }
+    SourcePane > .pane-message { color: $text-muted; padding: 0 1; height: auto; }
+    """
+
+    def __init__(self, *, interval: float = 10.0, configured: bool = True, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.interval = interval
+        self.configured = configured
+        self.observation: Observation | None = None
+        self._rendered_snapshot: Any = None
+        self.border_title = self.TITLE or self.SOURCE
+        self.table: KeyedTable | None = None
+
+    def compose(self) -> ComposeResult:
+        message = "" if self.configured else self.not_configured_text()
+        yield Static(message, classes="pane-message", id=f"{self.SOURCE}-message")
+        yield from self.compose_body()
+
+    def compose_body(self) -> ComposeResult:
+        if self.COLUMNS:
+            self.table = KeyedTable(self.COLUMNS, id=f"{self.SOURCE}-table")
+            yield self.table
+
+    def not_configured_text(self) -> str:
+        return f"No {self.TITLE or self.SOURCE} source is configured (see config.example.toml, or try --demo)."
+
+    def _now(self) -> float:
+        clock = getattr(self.app, "clock", None)
+        return clock() if callable(clock) else time.time()
+
+    def on_mount(self) -> None:
+        self.refresh_freshness(self._now())
+
+    def set_message(self, text: str) -> None:
+        self.query_one(".pane-message", Static).update(text)
+
+    def show(self, obs: Observation) -> None:
+        """Take a new observation; re-render only when the snapshot itself changed."""
+        self.observation = obs
+        if obs.snapshot is not None and obs.snapshot is not self._rendered_snapshot:
+            self._rendered_snapshot = obs.snapshot
+            self.render_snapshot(obs.snapshot, obs)
+        self.refresh_freshness(self._now())
+
+    def render_snapshot(self, snapshot: Any, obs: Observation) -> None:
+        """Draw the snapshot. The base shows a one-line summary; real panes override this."""
+        self.set_message(escape(str(snapshot))[:200])
+
+    def refresh_freshness(self, now: float) -> None:
+        text, level = freshness(self.observation, now, self.interval, configured=self.configured)
+        self.border_subtitle = escape(text)
+        for name in ("ok", "stale", "error", "loading", "off"):
+            self.set_class(level == name, f"-{name}")
+
+    def apply_filter(self, text: str) -> None:
+        if self.table is not None:
+            self.table.set_filter(text)
+
+    def drill_down(self) -> None:
+        """Enter on a row. Panes with a drill-down screen override this."""
+        return None
