@@ -5,6 +5,8 @@
 #           http://127.0.0.1:15672/api/overview answers with guest/guest
 #   down    nothing: the broker and its plugin belong to the machine, we leave them as we found them
 #   status  exit 0 and print "rabbitmq: up" when the management API answers, else exit 1
+#   reset   up, then vm_memory_high_watermark back to 0.4 (clears a memory alarm left by a test)
+#   restore-watermark   only the latter (for a shell trap: `trap 'testcloud/rabbitmq.sh restore-watermark' EXIT`)
 # Env: STACKTOP_RABBITMQ_MGMT_URL (default http://127.0.0.1:15672), STACKTOP_RABBITMQ_USER/PASSWORD (guest),
 #      STACKTOP_RABBITMQ_WAIT (seconds, default 60).
 set -euo pipefail
@@ -56,9 +58,16 @@ case "${1:-}" in
     fi
     ;;
   reset)
-    exec "$0" up
+    # the known state for tests: management up, no memory alarm left by a test (watermark back to 0.4)
+    "$0" up
+    rabbitmqctl -q set_vm_memory_high_watermark 0.4 >/dev/null
+    echo "rabbitmq: vm_memory_high_watermark set to 0.4"
+    ;;
+  restore-watermark)
+    # for a shell trap around a test run: undo a memory alarm a killed test could not restore
+    rabbitmqctl -q set_vm_memory_high_watermark 0.4 >/dev/null
     ;;
   *)
-    echo "usage: $0 up|down|status|reset" >&2; exit 2
+    echo "usage: $0 up|down|status|reset|restore-watermark" >&2; exit 2
     ;;
 esac

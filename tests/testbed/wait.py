@@ -1,0 +1,27 @@
+"""Poll with a deadline: the servers show changes seconds later, a fixed sleep is either slow or flaky."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import TypeVar
+
+T = TypeVar("T")
+
+
+def wait_for(probe: Callable[[], T], *, timeout: float, what: str, interval: float = 0.5) -> T:
+    """Call probe() until it returns something truthy; return that. TimeoutError names `what` and the last
+    value (or exception) seen, so a failing test says what it was waiting for."""
+    deadline = time.monotonic() + timeout
+    last: object = None
+    while True:
+        try:
+            value = probe()
+            if value:
+                return value
+            last = value
+        except Exception as exc:  # a server restarting answers with errors for a while
+            last = f"{type(exc).__name__}: {exc}"
+        if time.monotonic() >= deadline:
+            raise TimeoutError(f"timed out after {timeout:.0f} s waiting for {what} (last: {last!r})")
+        time.sleep(interval)
