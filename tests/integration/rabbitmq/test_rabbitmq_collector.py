@@ -1,0 +1,296 @@
+"""The RabbitMQ collector against the machine's real RabbitMQ 3.10, one vhost per test.
+
+The management API shows changes 4-9 s late, so every wait is a poll with a deadline.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import uuid
+from datetime import UTC, datetime
+
+import pytest
+
+from tests.integration.rabbitmq.conftest import Amqp, Broker, create_vhost, delete_vhost, poll_until
+from tui.collectors.base import SourceError
+from tui.collectors.rabbitmq import RabbitMQCollector
+from tui.models.finding import Finding
+from tui.models.rabbitmq import RabbitSnapshot
+from tui.runner import CollectorRunner
+from tui.snapshot import collect_once
+
+pytestmark = pytest.mark.integration
+
+HEX = uuid.uuid4().hex
+OPENSTACK_QUEUES = ("scheduler", "conductor", "compute", "compute.compute-01", "compute.compute-02",
+                    f"scheduler_fanout_{HEX}")
+
+
+def make(broker: Broker, vhost: str, **kw) -> RabbitMQCollector:
+    return RabbitMQCollector(broker.mgmt_url, broker.user, broker.password, vhosts=[vhost], interval=1,
+                             timeout=10, **kw)
+
+
+class Poller:
+    """collect() + findings() in one call, keeping the last pair."""
+
+    def __init__(self, collector: RabbitMQCollector) -> None:
+        self.c = collector
+        self.findings: list[Finding] = []
+
+    async def __call__(self) -> tuple[RabbitSnapshot, list[Finding]]:
+        snap = await self.c.collect()
+        self.findings = self.c.findings(snap, datetime.now(UTC))
+        return snap, self.findings
+
+
+def suspect_seen(name: str):
+    def check(res) -> bool:
+        q = res[0].queue(name)
+        return q is not None and q.no_consumer_with_messages
+    return check
+
+
+def no_consumer(findings, subject_part: str = "") -> list[Finding]:
+    return [f for f in findings if f.kind == "rabbitmq.queue_no_consumer" and subject_part in f.subject]
+
+
+def openstack_like(amqp: Amqp) -> None:
+    amqp.declare(*OPENSTACK_QUEUES)
+    for name in OPENSTACK_QUEUES:
+        if name != "compute.compute-02":
+            amqp.consume(name)
+    amqp.publish("compute.compute-02", 3)
+
+
+async def test_stopped_compute_is_the_one_critical_and_clears(rabbitmq_broker, vhost, amqp):
+    openstack_like(amqp)
+    poll = Poller(make(rabbitmq_broker, vhost))
+    try:
+        # The first poll that sees the stuck queue must not page yet (stats lag): the rule wants 2 polls.
+        snap, findings = await poll_until(poll, suspect_seen("compute.compute-02"), what="compute-02 stuck")
+        assert snap.queue("compute.compute-02").stuck_polls == 1
+        assert no_consumer(findings) == []
+        snap, findings = await poll()
+        crit = [f for f in findings if f.severity == "critical"]
+        assert len(crit) == 1, findings
+        [f] = crit
+        assert f.kind == "rabbitmq.queue_no_consumer"
+        assert f.subject == f"{vhost}/compute.compute-02"
+        assert "compute-02" in f.summary and "nova-compute" in f.summary
+        assert f.evidence["class"] == "service" and f.evidence["host"] == "compute-02"
+        assert f.evidence["messages"] == 3 and f.evidence["polls"] == 2
+        # every other OpenStack queue has its consumer and is known to
+        others = [snap.queue(n) for n in OPENSTACK_QUEUES if n != "compute.compute-02"]
+        assert all(q is not None and q.consumers == 1 for q in others), others
+
+        amqp.consume("compute.compute-02")
+        snap, _ = await poll_until(poll, lambda res: not no_consumer(res[1]), what="compute-02 finding cleared")
+        assert snap.queue("compute.compute-02").consumers == 1
+    finally:
+        await poll.c.aclose()
+
+
+async def test_reply_and_notifications_are_info_and_warning(rabbitmq_broker, vhost, amqp):
+    reply = f"reply_{HEX}"
+    amqp.declare(reply, expires_ms=1_800_000)
+    amqp.declare("notifications.info")
+    amqp.publish(reply, 2)
+    amqp.publish("notifications.info", 5)
+    poll = Poller(make(rabbitmq_broker, vhost))
+    try:
+        await poll_until(poll, lambda res: len(no_consumer(res[1])) == 2, what="reply + notifications findings")
+        by_queue = {f.evidence["queue"]: f for f in no_consumer(poll.findings)}
+        assert by_queue[reply].severity == "info"
+        assert by_queue[reply].evidence["class"] == "reply"
+        assert by_queue[reply].evidence["x_expires_s"] == 1800
+        assert 0 < by_queue[reply].evidence["expires_in_s_at_most"] <= 1800
+        assert by_queue["notifications.info"].severity == "warning"
+        assert by_queue["notifications.info"].evidence["class"] == "notifications"
+        assert not [f for f in poll.findings if f.severity == "critical"]
+    finally:
+        await poll.c.aclose()
+
+
+async def test_oneshot_reaches_the_verdict_in_one_run_by_second_sample(rabbitmq_broker, vhost, amqp):
+    openstack_like(amqp)
+    probe = Poller(make(rabbitmq_broker, vhost))
+    try:
+        await poll_until(probe, suspect_seen("compute.compute-02"), what="compute-02 stuck")
+    finally:
+        await probe.c.aclose()
+    fresh = make(rabbitmq_broker, vhost)
+    [obs] = await collect_once([fresh])  # the real `stacktop snapshot` path, one run
+    assert obs.ok, obs.error
+    assert obs.snapshot.confirmation == "second-sample"
+    crit = [f for f in obs.findings if f.severity == "critical"]
+    assert [f.subject for f in crit] == [f"{vhost}/compute.compute-02"]
+    assert crit[0].evidence["polls"] == 2
+
+
+async def test_oneshot_and_veto_over_amqp(rabbitmq_broker, vhost, amqp):
+    openstack_like(amqp)
+    probe = Poller(make(rabbitmq_broker, vhost))
+    try:
+        await poll_until(probe, suspect_seen("compute.compute-02"), what="compute-02 stuck")
+    finally:
+        await probe.c.aclose()
+    fresh = make(rabbitmq_broker, vhost, amqp_url=rabbitmq_broker.amqp_url)
+    [obs] = await collect_once([fresh])
+    assert obs.ok, obs.error
+    assert obs.snapshot.confirmation == "amqp", obs.snapshot.confirm_error
+    assert obs.duration_s < 5  # no second sample was needed
+    [f] = [f for f in obs.findings if f.severity == "critical"]
+    assert f.evidence["confirmed_live"] is True and f.evidence["live_consumers"] == 0
+    assert f.evidence["live_messages"] == 3
+
+    # A consumer comes back: the management numbers still say 0 for a few seconds, the live check does not.
+    amqp.consume("compute.compute-02")
+    live = make(rabbitmq_broker, vhost, amqp_url=rabbitmq_broker.amqp_url, min_polls=1)
+    try:
+        snap = await live.collect()
+        q = snap.queue("compute.compute-02")
+        assert no_consumer(live.findings(snap, datetime.now(UTC))) == []
+        if q.consumers == 0:  # stale statistics (the usual case right after attaching)
+            assert q.live_consumers == 1
+    finally:
+        await live.aclose()
+
+
+async def test_amqp_failure_does_not_fail_the_poll(rabbitmq_broker, vhost, amqp):
+    amqp.declare("conductor")
+    amqp.publish("conductor")
+    poll = Poller(make(rabbitmq_broker, vhost, amqp_url="amqp://127.0.0.1:1", min_polls=1))
+    try:
+        snap, findings = await poll_until(poll, suspect_seen("conductor"), what="conductor stuck")
+        assert snap.confirm_error and "amqp://127.0.0.1:1" in snap.confirm_error
+        assert "[rabbitmq] amqp_url" in snap.confirm_error
+        assert [f.subject for f in no_consumer(findings)] == [f"{vhost}/conductor"]  # 2-poll rule applies
+    finally:
+        await poll.c.aclose()
+
+
+async def test_pagination_and_vhost_filter(rabbitmq_broker, vhost, amqp):
+    names = [f"q-{i:02d}" for i in range(7)]
+    amqp.declare(*names)
+    other = f"{vhost}-other"
+    create_vhost(rabbitmq_broker, other)
+    other_amqp = Amqp(rabbitmq_broker, other)
+    try:
+        other_amqp.declare("elsewhere")
+        c = make(rabbitmq_broker, vhost, page_size=3)
+        try:
+            snap = await c.collect()
+        finally:
+            await c.aclose()
+        assert sorted(q.name for q in snap.queues) == names
+        assert {q.vhost for q in snap.queues} == {vhost}
+        assert snap.fetch["queue_pages"] == 3
+        both = RabbitMQCollector(rabbitmq_broker.mgmt_url, rabbitmq_broker.user, rabbitmq_broker.password,
+                                 vhosts=[vhost, other], page_size=500)
+        try:
+            snap2 = await both.collect()
+        finally:
+            await both.aclose()
+        assert {(q.vhost, q.name) for q in snap2.queues} == {(vhost, n) for n in names} | {(other, "elsewhere")}
+    finally:
+        other_amqp.close()
+        delete_vhost(rabbitmq_broker, other)
+
+
+async def test_fresh_queue_numbers_are_unknown_not_zero(rabbitmq_broker, vhost, amqp):
+    c = make(rabbitmq_broker, vhost)
+    try:
+        amqp.declare("brand-new")
+        snap = await c.collect()
+        q = snap.queue("brand-new")
+        assert q is not None
+        # Right after the declare the row usually lacks the stats keys; if the emission already came, the
+        # numbers must be the real ones (0), never invented.
+        assert (q.messages, q.consumers) in {(None, None), (0, 0)}
+        assert q.stuck_polls == 0
+    finally:
+        await c.aclose()
+
+
+async def test_nodes_overview_and_live_alarm_check(rabbitmq_broker, vhost):
+    c = make(rabbitmq_broker, vhost)
+    try:
+        snap = await c.collect()
+    finally:
+        await c.aclose()
+    assert snap.alarms_checked and snap.alarms == ()
+    [node] = snap.nodes
+    assert node.running is True and node.partitions == () and node.mem_alarm is False
+    assert node.fd_used and node.fd_total and node.fd_used < node.fd_total
+    assert snap.rabbitmq_version and snap.rabbitmq_version.startswith("3.")
+    assert snap.node == node.name
+    assert snap.fetch["requests"] == 4 and snap.fetch["bytes"] > 0
+
+
+def _watermark() -> str:
+    out = subprocess.run(["rabbitmqctl", "eval", "vm_memory_monitor:get_vm_memory_high_watermark()."],
+                         capture_output=True, text=True, check=True).stdout.strip()
+    try:
+        float(out)
+    except ValueError:
+        return "0.4"
+    return out
+
+
+async def test_memory_alarm_within_one_poll(rabbitmq_broker, vhost):
+    c = make(rabbitmq_broker, vhost)
+    poll = Poller(c)
+    before = _watermark()
+    try:
+        snap, findings = await poll()
+        assert [f for f in findings if f.kind == "rabbitmq.alarm"] == []
+        subprocess.run(["rabbitmqctl", "set_vm_memory_high_watermark", "0.0001"], check=True,
+                       capture_output=True)
+        # The broker raises the alarm at its next memory check (~1 s); the first poll after that has it.
+        snap, findings = await poll_until(poll, lambda res: bool(res[0].alarms), deadline_s=15, every_s=0.5,
+                                          what="memory alarm in local-alarms")
+        [f] = [f for f in findings if f.kind == "rabbitmq.alarm"]
+        assert f.severity == "critical" and f.subject == snap.node
+        assert "memory" in f.evidence["resources"] and "local-alarms" in f.evidence["seen_by"]
+    finally:
+        subprocess.run(["rabbitmqctl", "set_vm_memory_high_watermark", before], check=True, capture_output=True)
+        await c.aclose()
+    c2 = Poller(make(rabbitmq_broker, vhost))
+    try:
+        await poll_until(c2, lambda res: not res[0].alarms, deadline_s=15, every_s=0.5, what="alarm cleared")
+    finally:
+        await c2.c.aclose()
+
+
+async def test_wrong_password_is_one_401_line(rabbitmq_broker, vhost):
+    c = RabbitMQCollector(rabbitmq_broker.mgmt_url, rabbitmq_broker.user, "not-the-password", vhosts=[vhost],
+                          password_key="[rabbitmq] password_env ($RABBIT_PW)")
+    try:
+        with pytest.raises(SourceError) as err:
+            await c.collect()
+        line = str(err.value)
+        assert "\n" not in line and "401" in line
+        assert rabbitmq_broker.mgmt_url in line
+        assert "[rabbitmq] user" in line and "[rabbitmq] password_env ($RABBIT_PW)" in line
+        assert "not-the-password" not in line
+        obs = await CollectorRunner(c).run_once()
+        assert obs.error == line and not obs.ok
+    finally:
+        await c.aclose()
+
+
+async def test_unreachable_and_unknown_vhost(rabbitmq_broker, vhost):
+    down = RabbitMQCollector("http://127.0.0.1:1", "guest", "guest")
+    try:
+        with pytest.raises(SourceError, match=r"http://127\.0\.0\.1:1 unreachable \(connection refused\) - "
+                                              r"check \[rabbitmq\] management_url"):
+            await down.collect()
+    finally:
+        await down.aclose()
+    missing = make(rabbitmq_broker, f"{vhost}-missing")
+    try:
+        with pytest.raises(SourceError, match=r"does not exist - check \[rabbitmq\] vhosts"):
+            await missing.collect()
+    finally:
+        await missing.aclose()
