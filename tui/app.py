@@ -104,6 +104,8 @@ class StacktopApp(App[None]):
 
     @property
     def panes(self) -> list[SourcePane]:
+        if not self.screen_stack:  # shutting down
+            return []
         return list(self.screen_stack[0].query(SourcePane))
 
     def on_mount(self) -> None:
@@ -143,12 +145,16 @@ class StacktopApp(App[None]):
         for pane in self.panes:
             if obs.source == pane.SOURCE:
                 pane.show(obs)
-        self.query_one(FindingsPane).show_all(self.observations)
+        for pane in self.panes:
+            if isinstance(pane, FindingsPane):
+                pane.show_all(self.observations)
 
     def _tick(self) -> None:
         """Once a second: ages only (no I/O here)."""
         now = self.clock()
-        self.query_one("#topbar", TopBar).update(self._topbar_text())
+        if not self.screen_stack:
+            return
+        self.screen_stack[0].query_one("#topbar", TopBar).update(self._topbar_text())
         for pane in self.panes:
             pane.refresh_freshness(now)
 

@@ -35,6 +35,8 @@ class FindingsPane(SourcePane):
 
     def show_all(self, observations: dict[str, Observation]) -> None:
         self.by_source = dict(observations)
+        if not self._mounted:
+            return
         findings = [f for obs in observations.values() for f in obs.findings]
         if self.table is not None:
             self.table.sync(finding_rows(findings))
@@ -44,6 +46,11 @@ class FindingsPane(SourcePane):
             else "  ".join(f"{n} {s}" for s, n in counts.items() if n)
         )
         self.refresh_freshness(self._now())
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        if self.by_source:
+            self.show_all(self.by_source)
 
     def refresh_freshness(self, now: float) -> None:
         failing = [obs.source for obs in self.by_source.values() if obs.error is not None]

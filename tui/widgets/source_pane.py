@@ -43,6 +43,7 @@ class SourcePane(Vertical, can_focus=False):
         self._rendered_snapshot: Any = None
         self.border_title = self.TITLE or self.SOURCE
         self.table: KeyedTable | None = None
+        self._mounted = False
 
     def compose(self) -> ComposeResult:
         message = "" if self.configured else self.not_configured_text()
@@ -62,14 +63,20 @@ class SourcePane(Vertical, can_focus=False):
         return clock() if callable(clock) else time.time()
 
     def on_mount(self) -> None:
+        self._mounted = True
+        if self.observation is not None:
+            self.show(self.observation)
         self.refresh_freshness(self._now())
 
     def set_message(self, text: str) -> None:
-        self.query_one(".pane-message", Static).update(text)
+        for message in self.query(".pane-message").results(Static):
+            message.update(text)
 
     def show(self, obs: Observation) -> None:
         """Take a new observation; re-render only when the snapshot itself changed."""
         self.observation = obs
+        if not self._mounted:
+            return  # rendered by on_mount
         if obs.snapshot is not None and obs.snapshot is not self._rendered_snapshot:
             self._rendered_snapshot = obs.snapshot
             self.render_snapshot(obs.snapshot, obs)
