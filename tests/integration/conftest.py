@@ -15,44 +15,27 @@ from __future__ import annotations
 
 import os
 import secrets
-import subprocess
-import tempfile
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from tests.testbed import paths
+from tests.testbed.openstack import OpenStackCloud
 from tests.testbed.rabbitmq import Broker, create_vhost, delete_vhost
+from tests.testbed.testcloud import TestbedError, run_script
+from tests.testbed.testcloud import testcloud as _testcloud
 
 UP_TIMEOUT = {"openstack": 1200, "rabbitmq": 120, "galera": 600}
 
 
-def run_script(cmd: list[str], timeout: float) -> tuple[int | str, str]:
-    """Run a test-bed script; return (exit code or "timeout ...", output).
-
-    Output goes through a temporary file, not a pipe: daemons started by the script must not be able to keep
-    a pipe open (and this call waiting)."""
-    with tempfile.TemporaryFile() as out:
-        try:
-            proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                                  timeout=timeout, check=False)
-            rc: int | str = proc.returncode
-        except subprocess.TimeoutExpired:
-            rc = f"timeout after {timeout:.0f} s"
-        out.seek(0)
-        return rc, out.read().decode(errors="replace")
-
-
 def testcloud(verb: str, component: str, timeout: float | None = None) -> str:
-    """Run scripts/testcloud VERB COMPONENT; return its output, or fail the test with it."""
-    rc, text = run_script([str(paths.TESTCLOUD_SCRIPT), verb, component], timeout or UP_TIMEOUT.get(component, 600))
-    if rc != 0:
-        tail = "\n".join(text.splitlines()[-60:])
-        pytest.fail(f"`scripts/testcloud {verb} {component}` failed ({rc}); the real {component} test server "
-                    f"could not be started. Output:\n{tail}", pytrace=False)
-    return text
+    """Run scripts/testcloud VERB COMPONENT; return its output, or FAIL the test with it (never skip)."""
+    try:
+        return _testcloud(verb, component, timeout or UP_TIMEOUT.get(component, 600))
+    except TestbedError as exc:
+        pytest.fail(f"the real {component} test server could not be started: {exc}", pytrace=False)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -66,37 +49,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 # ---------------------------------------------------------------------------------------------- OpenStack
-@dataclass(frozen=True)
-class OpenStackCloud:
-    clouds_yaml: Path
-    cloud: str = "stacktop-testcloud"
-    root: Path = field(default_factory=paths.openstack_root)
-
-    def connect(self, compute_api_version: str = "2.96"):  # type: ignore[no-untyped-def]
-        """A fresh openstacksdk Connection (admin, project-scoped) to the test cloud."""
-        import openstack.config
-        import openstack.connection
-
-        region = openstack.config.OpenStackConfig(config_files=[str(self.clouds_yaml)]).get_one(cloud=self.cloud)
-        return openstack.connection.Connection(config=region, compute_api_version=compute_api_version)
-
-    @property
-    def env(self) -> dict[str, str]:
-        """Environment for a subprocess (e.g. stacktop itself) to reach the cloud."""
-        return {"OS_CLIENT_CONFIG_FILE": str(self.clouds_yaml), "OS_CLOUD": self.cloud}
-
-    def reset(self) -> str:
-        """No servers, no volumes, no leftover allocations, every service up (scripts/testcloud reset)."""
-        return testcloud("reset", "openstack")
-
-
 @pytest.fixture(scope="session")
 def openstack_cloud() -> OpenStackCloud:
     testcloud("up", "openstack")
     yaml = paths.clouds_yaml()
     if not yaml.is_file():
         pytest.fail(f"scripts/testcloud up openstack succeeded but wrote no {yaml}", pytrace=False)
-    return OpenStackCloud(clouds_yaml=yaml)
+    return OpenStackCloud(clouds_yaml=yaml, reset_hook=lambda: testcloud("reset", "openstack"))
 
 
 # ----------------------------------------------------------------------------------------------- RabbitMQ
