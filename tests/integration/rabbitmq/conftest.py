@@ -1,127 +1,72 @@
-"""Real RabbitMQ for the RabbitMQ collector tests: the machine's broker, a fresh vhost per test.
+"""RabbitMQ collector tests: a vhost of its own per test, on the test bed's broker.
 
-`rabbitmq_broker` (session) makes sure the management API answers (testcloud/rabbitmq.sh up) and yields
-where it is; `vhost` (function) creates a vhost of its own through the management API, lets guest use it,
-and deletes it (and so every queue in it) afterwards. `amqp` declares, publishes and consumes with pika on
-that vhost: tests write, stacktop never does.
+`rabbitmq_broker` (tests/integration/conftest.py) starts the management API and gives the per-run vhost;
+`vb` here is a fresh vhost per test (the same queue names recur across tests), deleted afterwards with all
+its queues. `amqp` declares (with x-expires when asked), publishes and attaches consumers: tests write,
+stacktop never does.
 """
 
 from __future__ import annotations
 
-import os
-import subprocess
+import asyncio
 import time
-import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
-import httpx
+import pika
 import pytest
 
-ROOT = Path(__file__).resolve().parents[3]
-
-
-@dataclass(frozen=True)
-class Broker:
-    mgmt_url: str
-    user: str
-    password: str
-    amqp_url: str
-    amqp_host: str = "127.0.0.1"
-    amqp_port: int = 5672
-
-
-@pytest.fixture(scope="session")
-def rabbitmq_broker() -> Broker:
-    subprocess.run(["bash", str(ROOT / "testcloud" / "rabbitmq.sh"), "up"], check=True, capture_output=True,
-                   text=True)
-    return Broker(
-        mgmt_url=os.environ.get("STACKTOP_RABBITMQ_MGMT_URL", "http://127.0.0.1:15672"),
-        user=os.environ.get("STACKTOP_RABBITMQ_USER", "guest"),
-        password=os.environ.get("STACKTOP_RABBITMQ_PASSWORD", "guest"),
-        amqp_url="amqp://127.0.0.1:5672",
-    )
-
-
-def _admin(broker: Broker) -> httpx.Client:
-    return httpx.Client(base_url=broker.mgmt_url, auth=(broker.user, broker.password), timeout=10)
-
-
-def create_vhost(broker: Broker, name: str) -> None:
-    with _admin(broker) as http:
-        http.put(f"/api/vhosts/{quote(name, safe='')}").raise_for_status()
-        http.put(f"/api/permissions/{quote(name, safe='')}/{broker.user}",
-                 json={"configure": ".*", "write": ".*", "read": ".*"}).raise_for_status()
-
-
-def delete_vhost(broker: Broker, name: str) -> None:
-    with _admin(broker) as http:
-        http.delete(f"/api/vhosts/{quote(name, safe='')}")
+from tests.testbed.rabbitmq import Broker, Consumer, temporary_vhost
 
 
 @pytest.fixture
-def vhost(rabbitmq_broker: Broker) -> Iterator[str]:
-    name = f"stacktop-test-{uuid.uuid4().hex[:10]}"
-    create_vhost(rabbitmq_broker, name)
-    try:
-        yield name
-    finally:
-        delete_vhost(rabbitmq_broker, name)
+def vb(rabbitmq_broker: Broker) -> Iterator[Broker]:
+    with temporary_vhost(rabbitmq_broker, prefix="stacktop-rmq") as broker:
+        yield broker
 
 
 @dataclass
 class Amqp:
-    """Test-side AMQP helper (blocking pika) on one vhost: declare, publish, attach consumers."""
+    """Test-side AMQP helper on one vhost: declare, publish, attach consumers (each on its own thread)."""
 
     broker: Broker
-    vhost: str
-    _conns: list[Any] = field(default_factory=list)
-
-    def _connect(self) -> Any:
-        import pika
-
-        conn = pika.BlockingConnection(pika.ConnectionParameters(
-            self.broker.amqp_host, self.broker.amqp_port, virtual_host=self.vhost,
-            credentials=pika.PlainCredentials(self.broker.user, self.broker.password)))
-        self._conns.append(conn)
-        return conn
+    _consumers: list[Consumer] = field(default_factory=list)
 
     def declare(self, *names: str, expires_ms: int | None = None) -> None:
-        ch = self._connect().channel()
-        args = {"x-expires": expires_ms} if expires_ms else None
-        for name in names:
-            ch.queue_declare(name, arguments=args)
+        conn = pika.BlockingConnection(self.broker.pika_parameters())
+        try:
+            ch = conn.channel()
+            for name in names:
+                ch.queue_declare(name, arguments={"x-expires": expires_ms} if expires_ms else None)
+        finally:
+            conn.close()
 
     def publish(self, name: str, count: int = 1) -> None:
-        ch = self._connect().channel()
-        ch.confirm_delivery()
-        for i in range(count):
-            ch.basic_publish("", name, f"msg {i}".encode())
+        conn = pika.BlockingConnection(self.broker.pika_parameters())
+        try:
+            ch = conn.channel()
+            ch.confirm_delivery()
+            for i in range(count):
+                ch.basic_publish("", name, f"msg {i}".encode())
+        finally:
+            conn.close()
 
-    def consume(self, name: str) -> Any:
-        """Attach a consumer that never acks; returns its connection (close it to detach)."""
-        conn = self._connect()
-        ch = conn.channel()
-        ch.basic_qos(prefetch_count=1)
-        ch.basic_consume(name, on_message_callback=lambda *a: None)
-        return conn
+    def consume(self, name: str) -> Consumer:
+        """A consumer that never acks (messages stay unacked while it is attached)."""
+        consumer = Consumer(self.broker, name, ack=False).start()
+        self._consumers.append(consumer)
+        return consumer
 
     def close(self) -> None:
-        for conn in self._conns:
-            try:
-                if conn.is_open:
-                    conn.close()
-            except Exception:
-                pass
-        self._conns.clear()
+        for consumer in self._consumers:
+            consumer.stop()
+        self._consumers.clear()
 
 
 @pytest.fixture
-def amqp(rabbitmq_broker: Broker, vhost: str) -> Iterator[Amqp]:
-    helper = Amqp(rabbitmq_broker, vhost)
+def amqp(vb: Broker) -> Iterator[Amqp]:
+    helper = Amqp(vb)
     try:
         yield helper
     finally:
@@ -130,15 +75,12 @@ def amqp(rabbitmq_broker: Broker, vhost: str) -> Iterator[Amqp]:
 
 async def poll_until(collect: Callable[[], Any], check: Callable[[Any], bool], *, deadline_s: float = 30.0,
                      every_s: float = 1.0, what: str = "condition") -> Any:
-    """Collect repeatedly until check(snapshot) holds; fail naming `what` after deadline_s."""
-    import asyncio
-
+    """Collect repeatedly until check(result) holds; fail naming `what` after deadline_s."""
     end = time.monotonic() + deadline_s
-    last = None
     while True:
         last = await collect()
         if check(last):
             return last
         if time.monotonic() > end:
-            pytest.fail(f"{what} not seen within {deadline_s:g}s; last snapshot: {last!r}"[:2000])
+            pytest.fail(f"{what} not seen within {deadline_s:g}s; last: {last!r}"[:2000])
         await asyncio.sleep(every_s)

@@ -11,7 +11,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from tests.integration.rabbitmq.conftest import Amqp, Broker, create_vhost, delete_vhost, poll_until
+from tests.integration.rabbitmq.conftest import Amqp, poll_until
+from tests.testbed.rabbitmq import Broker, temporary_vhost
 from tui.collectors.base import SourceError
 from tui.collectors.rabbitmq import RabbitMQCollector
 from tui.models.finding import Finding
@@ -26,9 +27,9 @@ OPENSTACK_QUEUES = ("scheduler", "conductor", "compute", "compute.compute-01", "
                     f"scheduler_fanout_{HEX}")
 
 
-def make(broker: Broker, vhost: str, **kw) -> RabbitMQCollector:
-    return RabbitMQCollector(broker.mgmt_url, broker.user, broker.password, vhosts=[vhost], interval=1,
-                             timeout=10, **kw)
+def make(broker: Broker, vhost: str | None = None, **kw) -> RabbitMQCollector:
+    return RabbitMQCollector(broker.mgmt_url, broker.user, broker.password, vhosts=[vhost or broker.vhost],
+                             interval=1, timeout=10, **kw)
 
 
 class Poller:
@@ -63,9 +64,9 @@ def openstack_like(amqp: Amqp) -> None:
     amqp.publish("compute.compute-02", 3)
 
 
-async def test_stopped_compute_is_the_one_critical_and_clears(rabbitmq_broker, vhost, amqp):
+async def test_stopped_compute_is_the_one_critical_and_clears(vb, amqp):
     openstack_like(amqp)
-    poll = Poller(make(rabbitmq_broker, vhost))
+    poll = Poller(make(vb))
     try:
         # The first poll that sees the stuck queue must not page yet (stats lag): the rule wants 2 polls.
         snap, findings = await poll_until(poll, suspect_seen("compute.compute-02"), what="compute-02 stuck")
@@ -76,7 +77,7 @@ async def test_stopped_compute_is_the_one_critical_and_clears(rabbitmq_broker, v
         assert len(crit) == 1, findings
         [f] = crit
         assert f.kind == "rabbitmq.queue_no_consumer"
-        assert f.subject == f"{vhost}/compute.compute-02"
+        assert f.subject == f"{vb.vhost}/compute.compute-02"
         assert "compute-02" in f.summary and "nova-compute" in f.summary
         assert f.evidence["class"] == "service" and f.evidence["host"] == "compute-02"
         assert f.evidence["messages"] == 3 and f.evidence["polls"] == 2
@@ -91,13 +92,13 @@ async def test_stopped_compute_is_the_one_critical_and_clears(rabbitmq_broker, v
         await poll.c.aclose()
 
 
-async def test_reply_and_notifications_are_info_and_warning(rabbitmq_broker, vhost, amqp):
+async def test_reply_and_notifications_are_info_and_warning(vb, amqp):
     reply = f"reply_{HEX}"
     amqp.declare(reply, expires_ms=1_800_000)
     amqp.declare("notifications.info")
     amqp.publish(reply, 2)
     amqp.publish("notifications.info", 5)
-    poll = Poller(make(rabbitmq_broker, vhost))
+    poll = Poller(make(vb))
     try:
         await poll_until(poll, lambda res: len(no_consumer(res[1])) == 2, what="reply + notifications findings")
         by_queue = {f.evidence["queue"]: f for f in no_consumer(poll.findings)}
@@ -112,30 +113,30 @@ async def test_reply_and_notifications_are_info_and_warning(rabbitmq_broker, vho
         await poll.c.aclose()
 
 
-async def test_oneshot_reaches_the_verdict_in_one_run_by_second_sample(rabbitmq_broker, vhost, amqp):
+async def test_oneshot_reaches_the_verdict_in_one_run_by_second_sample(vb, amqp):
     openstack_like(amqp)
-    probe = Poller(make(rabbitmq_broker, vhost))
+    probe = Poller(make(vb))
     try:
         await poll_until(probe, suspect_seen("compute.compute-02"), what="compute-02 stuck")
     finally:
         await probe.c.aclose()
-    fresh = make(rabbitmq_broker, vhost)
+    fresh = make(vb)
     [obs] = await collect_once([fresh])  # the real `stacktop snapshot` path, one run
     assert obs.ok, obs.error
     assert obs.snapshot.confirmation == "second-sample"
     crit = [f for f in obs.findings if f.severity == "critical"]
-    assert [f.subject for f in crit] == [f"{vhost}/compute.compute-02"]
+    assert [f.subject for f in crit] == [f"{vb.vhost}/compute.compute-02"]
     assert crit[0].evidence["polls"] == 2
 
 
-async def test_oneshot_and_veto_over_amqp(rabbitmq_broker, vhost, amqp):
+async def test_oneshot_and_veto_over_amqp(vb, amqp):
     openstack_like(amqp)
-    probe = Poller(make(rabbitmq_broker, vhost))
+    probe = Poller(make(vb))
     try:
         await poll_until(probe, suspect_seen("compute.compute-02"), what="compute-02 stuck")
     finally:
         await probe.c.aclose()
-    fresh = make(rabbitmq_broker, vhost, amqp_url=rabbitmq_broker.amqp_url)
+    fresh = make(vb, amqp_url=vb.amqp_address)
     [obs] = await collect_once([fresh])
     assert obs.ok, obs.error
     assert obs.snapshot.confirmation == "amqp", obs.snapshot.confirm_error
@@ -146,7 +147,7 @@ async def test_oneshot_and_veto_over_amqp(rabbitmq_broker, vhost, amqp):
 
     # A consumer comes back: the management numbers still say 0 for a few seconds, the live check does not.
     amqp.consume("compute.compute-02")
-    live = make(rabbitmq_broker, vhost, amqp_url=rabbitmq_broker.amqp_url, min_polls=1)
+    live = make(vb, amqp_url=vb.amqp_address, min_polls=1)
     try:
         snap = await live.collect()
         q = snap.queue("compute.compute-02")
@@ -157,49 +158,43 @@ async def test_oneshot_and_veto_over_amqp(rabbitmq_broker, vhost, amqp):
         await live.aclose()
 
 
-async def test_amqp_failure_does_not_fail_the_poll(rabbitmq_broker, vhost, amqp):
+async def test_amqp_failure_does_not_fail_the_poll(vb, amqp):
     amqp.declare("conductor")
     amqp.publish("conductor")
-    poll = Poller(make(rabbitmq_broker, vhost, amqp_url="amqp://127.0.0.1:1", min_polls=1))
+    poll = Poller(make(vb, amqp_url="amqp://127.0.0.1:1", min_polls=1))
     try:
         snap, findings = await poll_until(poll, suspect_seen("conductor"), what="conductor stuck")
         assert snap.confirm_error and "amqp://127.0.0.1:1" in snap.confirm_error
         assert "[rabbitmq] amqp_url" in snap.confirm_error
-        assert [f.subject for f in no_consumer(findings)] == [f"{vhost}/conductor"]  # 2-poll rule applies
+        assert [f.subject for f in no_consumer(findings)] == [f"{vb.vhost}/conductor"]  # 2-poll rule applies
     finally:
         await poll.c.aclose()
 
 
-async def test_pagination_and_vhost_filter(rabbitmq_broker, vhost, amqp):
+async def test_pagination_and_vhost_filter(vb, amqp):
     names = [f"q-{i:02d}" for i in range(7)]
     amqp.declare(*names)
-    other = f"{vhost}-other"
-    create_vhost(rabbitmq_broker, other)
-    other_amqp = Amqp(rabbitmq_broker, other)
-    try:
-        other_amqp.declare("elsewhere")
-        c = make(rabbitmq_broker, vhost, page_size=3)
+    with temporary_vhost(vb, prefix="stacktop-rmq-other") as other:
+        Amqp(other).declare("elsewhere")
+        c = make(vb, page_size=3)
         try:
             snap = await c.collect()
         finally:
             await c.aclose()
         assert sorted(q.name for q in snap.queues) == names
-        assert {q.vhost for q in snap.queues} == {vhost}
+        assert {q.vhost for q in snap.queues} == {vb.vhost}
         assert snap.fetch["queue_pages"] == 3
-        both = RabbitMQCollector(rabbitmq_broker.mgmt_url, rabbitmq_broker.user, rabbitmq_broker.password,
-                                 vhosts=[vhost, other], page_size=500)
+        both = RabbitMQCollector(vb.mgmt_url, vb.user, vb.password, vhosts=[vb.vhost, other.vhost])
         try:
             snap2 = await both.collect()
         finally:
             await both.aclose()
-        assert {(q.vhost, q.name) for q in snap2.queues} == {(vhost, n) for n in names} | {(other, "elsewhere")}
-    finally:
-        other_amqp.close()
-        delete_vhost(rabbitmq_broker, other)
+        assert {(q.vhost, q.name) for q in snap2.queues} == \
+            {(vb.vhost, n) for n in names} | {(other.vhost, "elsewhere")}
 
 
-async def test_fresh_queue_numbers_are_unknown_not_zero(rabbitmq_broker, vhost, amqp):
-    c = make(rabbitmq_broker, vhost)
+async def test_fresh_queue_numbers_are_unknown_not_zero(vb, amqp):
+    c = make(vb)
     try:
         amqp.declare("brand-new")
         snap = await c.collect()
@@ -213,8 +208,8 @@ async def test_fresh_queue_numbers_are_unknown_not_zero(rabbitmq_broker, vhost, 
         await c.aclose()
 
 
-async def test_nodes_overview_and_live_alarm_check(rabbitmq_broker, vhost):
-    c = make(rabbitmq_broker, vhost)
+async def test_nodes_overview_and_live_alarm_check(vb):
+    c = make(vb)
     try:
         snap = await c.collect()
     finally:
@@ -238,8 +233,8 @@ def _watermark() -> str:
     return out
 
 
-async def test_memory_alarm_within_one_poll(rabbitmq_broker, vhost):
-    c = make(rabbitmq_broker, vhost)
+async def test_memory_alarm_within_one_poll(vb):
+    c = make(vb)
     poll = Poller(c)
     before = _watermark()
     try:
@@ -256,22 +251,22 @@ async def test_memory_alarm_within_one_poll(rabbitmq_broker, vhost):
     finally:
         subprocess.run(["rabbitmqctl", "set_vm_memory_high_watermark", before], check=True, capture_output=True)
         await c.aclose()
-    c2 = Poller(make(rabbitmq_broker, vhost))
+    c2 = Poller(make(vb))
     try:
         await poll_until(c2, lambda res: not res[0].alarms, deadline_s=15, every_s=0.5, what="alarm cleared")
     finally:
         await c2.c.aclose()
 
 
-async def test_wrong_password_is_one_401_line(rabbitmq_broker, vhost):
-    c = RabbitMQCollector(rabbitmq_broker.mgmt_url, rabbitmq_broker.user, "not-the-password", vhosts=[vhost],
+async def test_wrong_password_is_one_401_line(vb):
+    c = RabbitMQCollector(vb.mgmt_url, vb.user, "not-the-password", vhosts=[vb.vhost],
                           password_key="[rabbitmq] password_env ($RABBIT_PW)")
     try:
         with pytest.raises(SourceError) as err:
             await c.collect()
         line = str(err.value)
         assert "\n" not in line and "401" in line
-        assert rabbitmq_broker.mgmt_url in line
+        assert vb.mgmt_url in line
         assert "[rabbitmq] user" in line and "[rabbitmq] password_env ($RABBIT_PW)" in line
         assert "not-the-password" not in line
         obs = await CollectorRunner(c).run_once()
@@ -280,7 +275,7 @@ async def test_wrong_password_is_one_401_line(rabbitmq_broker, vhost):
         await c.aclose()
 
 
-async def test_unreachable_and_unknown_vhost(rabbitmq_broker, vhost):
+async def test_unreachable_and_unknown_vhost(vb):
     down = RabbitMQCollector("http://127.0.0.1:1", "guest", "guest")
     try:
         with pytest.raises(SourceError, match=r"http://127\.0\.0\.1:1 unreachable \(connection refused\) - "
@@ -288,7 +283,7 @@ async def test_unreachable_and_unknown_vhost(rabbitmq_broker, vhost):
             await down.collect()
     finally:
         await down.aclose()
-    missing = make(rabbitmq_broker, f"{vhost}-missing")
+    missing = make(vb, f"{vb.vhost}-missing")
     try:
         with pytest.raises(SourceError, match=r"does not exist - check \[rabbitmq\] vhosts"):
             await missing.collect()
