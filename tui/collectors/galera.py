@@ -1,0 +1,211 @@
+"""Galera source: every configured node read over its own persistent connection, concurrently.
+
+Per node and poll: `SHOW GLOBAL STATUS LIKE 'wsrep%'` and `SHOW GLOBAL VARIABLES LIKE 'wsrep%'` (~0.4 ms each
+on a kept connection), through tui.collectors.galera_sql.run_query, the gate that refuses anything but SHOW
+and SELECT. A node that does not answer (down, refused, wrong password, timeout) becomes a row with its
+error; the poll fails as a whole (SourceError) only when no node answers.
+
+The seam (documented in galera_sql): the collector takes `connector(address, user, password, timeout)`
+returning an object with `query(sql) -> list[tuple]` and `close()`. The default wraps pymysql (TLS off
+unless an ssl dict is given); the demo's simulator passes a fake that answers the two SHOW statements above
+with (name, value) rows.
+
+Connections: one per node, kept between polls. A broken one is closed and reopened once in the same poll
+(a restarted node is seen at once); after that, failed connects back off (1 s, 2 s, 4 s ... capped at
+max_backoff_s) and the node's row keeps its last error meanwhile. connect/read timeouts are short
+(node_timeout, at most 3 s) so a black-holed node cannot hold the poll past the runner's timeout.
+
+History kept here so the rules stay pure (tui.rules.quorum): the previous wsrep_flow_control_paused_ns and
+wsrep_flow_control_sent per node (-> paused share of the wall time between the two polls, pause requests sent
+since), the last few wsrep_local_recv_queue values, and how many polls in a row the reachable nodes disagreed
+on conf_id / state_uuid. History restarts when a node's connection is reopened.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from tui.collectors.base import BaseCollector, Collector, SourceError
+from tui.collectors.galera_parse import flow_control_sent, node_fields, rows_to_dict
+from tui.collectors.galera_sql import (
+    STATUS_SQL,
+    VARIABLES_SQL,
+    Connection,
+    Connector,
+    describe_error,
+    pymysql_connector,
+    run_query,
+)
+from tui.config import Config
+from tui.models.finding import Finding
+from tui.models.galera import GaleraNode, GaleraSnapshot
+from tui.rules.quorum import DEFAULT_THRESHOLDS, GaleraThresholds, disagreement, galera_findings
+
+RECV_HISTORY = 5
+
+
+@dataclass
+class _NodeState:
+    address: str
+    conn: Connection | None = None
+    failures: int = 0
+    retry_at: float = 0.0
+    error: str | None = None
+    auth_error: bool = False
+    prev_paused_ns: int | None = None
+    prev_sent: int | None = None
+    prev_at: float | None = None
+    recv_history: deque[int] = field(default_factory=lambda: deque(maxlen=RECV_HISTORY))
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def forget_history(self) -> None:
+        self.prev_paused_ns = self.prev_sent = self.prev_at = None
+        self.recv_history.clear()
+
+
+class GaleraCollector(BaseCollector):
+    name = "galera"
+
+    def __init__(
+        self,
+        nodes: Sequence[str],
+        user: str = "root",
+        password: str | None = None,
+        *,
+        expected_size: int | None = None,
+        interval: float = 5.0,
+        timeout: float = 5.0,
+        connector: Connector | None = None,
+        thresholds: GaleraThresholds = DEFAULT_THRESHOLDS,
+        max_backoff_s: float = 30.0,
+        monotonic: Callable[[], float] = time.monotonic,
+        wall: Callable[[], float] = time.time,
+    ) -> None:
+        if not nodes:
+            raise ValueError("GaleraCollector needs at least one node")
+        self.interval = interval
+        self.timeout = timeout
+        self.user = user
+        self._password = password
+        self.expected_size = expected_size if expected_size is not None else len(nodes)
+        self.connector = connector or pymysql_connector()
+        self.thresholds = thresholds
+        self.max_backoff_s = max_backoff_s
+        self.node_timeout = max(0.5, min(3.0, timeout * 0.6))
+        self._monotonic = monotonic
+        self._wall = wall
+        self._states = [_NodeState(address) for address in nodes]
+        self._disagreement_polls = 0
+
+    @property
+    def nodes(self) -> tuple[str, ...]:
+        return tuple(s.address for s in self._states)
+
+    # ---------------------------------------------------------------------------------- blocking, per node
+    def _connect(self, st: _NodeState) -> Connection:
+        conn = self.connector(st.address, self.user, self._password, self.node_timeout)
+        st.conn = conn
+        st.forget_history()
+        return conn
+
+    def _drop(self, st: _NodeState) -> None:
+        if st.conn is not None:
+            with contextlib.suppress(Exception):
+                st.conn.close()
+        st.conn = None
+
+    def _fail(self, st: _NodeState, exc: BaseException) -> GaleraNode:
+        self._drop(st)
+        st.error, st.auth_error = describe_error(exc)
+        st.failures += 1
+        st.retry_at = self._monotonic() + min(self.max_backoff_s, 2.0 ** (st.failures - 1))
+        st.forget_history()
+        return GaleraNode(address=st.address, reachable=False, error=st.error, auth_error=st.auth_error)
+
+    def _read(self, st: _NodeState, conn: Connection) -> tuple[dict[str, str], dict[str, str], float]:
+        t0 = self._monotonic()
+        status = rows_to_dict(run_query(conn, STATUS_SQL))
+        variables = rows_to_dict(run_query(conn, VARIABLES_SQL))
+        return status, variables, self._monotonic() - t0
+
+    def _poll_node(self, st: _NodeState) -> GaleraNode:
+        if not st.lock.acquire(blocking=False):
+            return GaleraNode(address=st.address, reachable=False,
+                              error=f"previous query still running (no answer within {self.node_timeout:g}s)")
+        try:
+            if st.conn is None and st.failures and self._monotonic() < st.retry_at:
+                return GaleraNode(address=st.address, reachable=False, error=st.error, auth_error=st.auth_error)
+            try:
+                if st.conn is not None:
+                    try:
+                        status, variables, took = self._read(st, st.conn)
+                    except Exception:
+                        # the kept connection broke (node restarted, idle timeout): one fresh try right away
+                        self._drop(st)
+                        status, variables, took = self._read(st, self._connect(st))
+                else:
+                    status, variables, took = self._read(st, self._connect(st))
+            except Exception as exc:
+                return self._fail(st, exc)
+            st.failures, st.error, st.auth_error = 0, None, False
+            return self._node(st, status, variables, took)
+        finally:
+            st.lock.release()
+
+    def _node(self, st: _NodeState, status: dict[str, str], variables: dict[str, str], took: float) -> GaleraNode:
+        fields: dict[str, Any] = node_fields(status, variables)
+        now = self._monotonic()
+        paused, sent = fields["flow_control_paused_ns"], flow_control_sent(status)
+        share = interval = sent_delta = None
+        if st.prev_at is not None and now > st.prev_at:
+            interval = now - st.prev_at
+            if paused is not None and st.prev_paused_ns is not None and paused >= st.prev_paused_ns:
+                share = min(1.0, (paused - st.prev_paused_ns) / (interval * 1e9))
+            if sent is not None and st.prev_sent is not None and sent >= st.prev_sent:
+                sent_delta = sent - st.prev_sent
+        st.prev_paused_ns, st.prev_sent, st.prev_at = paused, sent, now
+        if fields["recv_queue"] is not None:
+            st.recv_history.append(fields["recv_queue"])
+        return GaleraNode(
+            address=st.address, reachable=True, **fields,
+            flow_control_paused_share=share, flow_control_interval_s=interval,
+            flow_control_sent_delta=sent_delta, recv_queue_history=tuple(st.recv_history),
+            query_ms=round(took * 1000, 2),
+        )
+
+    # ------------------------------------------------------------------------------------------- protocol
+    async def collect(self) -> GaleraSnapshot:
+        nodes = tuple(await asyncio.gather(*(asyncio.to_thread(self._poll_node, st) for st in self._states)))
+        if not any(n.reachable for n in nodes):
+            reasons = "; ".join(f"{n.address}: {n.error}" for n in nodes)
+            raise SourceError(f"no Galera node answers ({reasons}) - check [galera] nodes, user and password")
+        self._disagreement_polls = self._disagreement_polls + 1 if disagreement(nodes) else 0
+        return GaleraSnapshot(nodes=nodes, expected_size=self.expected_size, taken_at=self._wall(),
+                              interval_s=self.interval, disagreement_polls=self._disagreement_polls)
+
+    def findings(self, snapshot: GaleraSnapshot, now: datetime) -> list[Finding]:
+        return galera_findings(snapshot, now, self.thresholds)
+
+    def _close_all(self) -> None:
+        for st in self._states:
+            with st.lock:
+                self._drop(st)
+
+    async def aclose(self) -> None:
+        await asyncio.to_thread(self._close_all)
+
+
+def build(config: Config, connector: Connector | None = None) -> list[Collector]:
+    ga = config.galera
+    if not ga.configured:
+        return []
+    return [GaleraCollector(ga.nodes, ga.user, ga.password.value, expected_size=ga.expected_size,
+                            interval=ga.interval, timeout=ga.timeout, connector=connector)]

@@ -1,0 +1,86 @@
+"""wsrep status/variable rows -> GaleraNode fields. Only whitelisted names are kept (wsrep_sst_auth and
+wsrep_provider_options never leave this module)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+
+def rows_to_dict(rows: Iterable[tuple[Any, ...]]) -> dict[str, str]:
+    """(Variable_name, Value) rows -> {lowercased name: value as str}."""
+    out: dict[str, str] = {}
+    for row in rows:
+        if len(row) >= 2 and row[0] is not None:
+            name = row[0].decode() if isinstance(row[0], bytes) else str(row[0])
+            value = row[1].decode(errors="replace") if isinstance(row[1], bytes) else row[1]
+            out[name.lower()] = "" if value is None else str(value)
+    return out
+
+
+def to_int(value: str | None) -> int | None:
+    if value is None or value == "":
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        try:
+            return int(float(value))
+        except ValueError:
+            return None
+
+
+def to_float(value: str | None) -> float | None:
+    if value is None or value == "":
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        return None
+
+
+def to_bool(value: str | None) -> bool | None:
+    """ON/OFF, true/false (wsrep_flow_control_active says "false"), 1/0."""
+    if value is None or value == "":
+        return None
+    v = value.strip().lower()
+    if v in ("on", "true", "1", "yes"):
+        return True
+    if v in ("off", "false", "0", "no"):
+        return False
+    return None
+
+
+def to_str(value: str | None) -> str | None:
+    return value if value not in (None, "") else None
+
+
+def node_fields(status: dict[str, str], variables: dict[str, str]) -> dict[str, Any]:
+    """The GaleraNode fields one node's SHOW GLOBAL STATUS / VARIABLES answer gives (history fields excluded)."""
+    s, v = status.get, variables.get
+    return {
+        "node_name": to_str(v("wsrep_node_name")),
+        "cluster_name": to_str(v("wsrep_cluster_name")),
+        "desync": to_bool(v("wsrep_desync")),
+        "cluster_size": to_int(s("wsrep_cluster_size")),
+        "cluster_status": to_str(s("wsrep_cluster_status")),
+        "state_comment": to_str(s("wsrep_local_state_comment")),
+        "ready": to_bool(s("wsrep_ready")),
+        "connected": to_bool(s("wsrep_connected")),
+        "conf_id": to_int(s("wsrep_cluster_conf_id")),
+        "state_uuid": to_str(s("wsrep_cluster_state_uuid")),
+        "evs_state": to_str(s("wsrep_evs_state")),
+        "last_committed": to_int(s("wsrep_last_committed")),
+        "recv_queue": to_int(s("wsrep_local_recv_queue")),
+        "recv_queue_avg": to_float(s("wsrep_local_recv_queue_avg")),
+        "send_queue": to_int(s("wsrep_local_send_queue")),
+        "send_queue_avg": to_float(s("wsrep_local_send_queue_avg")),
+        "flow_control_active": to_bool(s("wsrep_flow_control_active")),
+        "flow_control_paused_ns": to_int(s("wsrep_flow_control_paused_ns")),
+        "incoming_addresses": to_str(s("wsrep_incoming_addresses")),
+        "provider_version": to_str(s("wsrep_provider_version")),
+    }
+
+
+def flow_control_sent(status: dict[str, str]) -> int | None:
+    return to_int(status.get("wsrep_flow_control_sent"))
