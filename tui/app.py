@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import time
-from datetime import datetime
 from collections.abc import Callable
+from datetime import datetime
 from typing import ClassVar
 
 from textual import on
@@ -18,6 +18,7 @@ from textual.widgets import DataTable, Footer, Input, Static
 from tui.collectors.base import Collector
 from tui.config import Config
 from tui.models.observation import Observation
+from tui.recorder import Recorder
 from tui.runner import CollectorRunner
 from tui.screens.help import HelpScreen
 from tui.widgets.findings_pane import FindingsPane
@@ -55,6 +56,7 @@ class StacktopApp(App[None]):
         Binding("p", "toggle_pause", "Pause"),
         Binding("r", "refresh_now", "Refresh"),
         Binding("slash", "filter", "Filter"),
+        Binding("n", "note", "Note"),
         Binding("tab", "next_pane", "Next pane", priority=True),
         Binding("shift+tab", "previous_pane", "Prev pane", show=False, priority=True),
         Binding("enter", "drill_down", "Drill down", show=False),
@@ -67,6 +69,7 @@ class StacktopApp(App[None]):
         *,
         collectors: list[Collector] | None = None,
         clock: Callable[[], float] = time.time,
+        recorder: Recorder | None = None,
     ) -> None:
         super().__init__()
         self.config = config or Config()
@@ -76,6 +79,7 @@ class StacktopApp(App[None]):
         self.paused = False
         self.active_index = 0
         self.clock = clock
+        self.recorder = recorder
 
     # ----- layout -------------------------------------------------------------------------------------
     def _configured(self, source: str) -> tuple[bool, float]:
@@ -100,6 +104,7 @@ class StacktopApp(App[None]):
                 yield cls(interval=interval, configured=configured, id=f"pane-{source}")
             yield FindingsPane(interval=10.0, configured=True, id="pane-findings")
         yield Input(placeholder="filter: regex, !inverts, esc clears", id="filter")
+        yield Input(placeholder="note (enter saves, esc cancels)", id="note")
         yield Footer()
 
     @property
@@ -142,6 +147,8 @@ class StacktopApp(App[None]):
     def on_observation_message(self, message: ObservationMessage) -> None:
         obs = message.observation
         self.observations[obs.source] = obs
+        if self.recorder is not None:
+            self.recorder.observe(obs)
         for pane in self.panes:
             if obs.source == pane.SOURCE:
                 pane.show(obs)
@@ -227,15 +234,48 @@ class StacktopApp(App[None]):
     def _filter_submitted(self, event: Input.Submitted) -> None:
         self._activate(self.active_index)
 
+    def on_unmount(self) -> None:
+        if self.recorder is not None:
+            self.recorder.close()
+
+    def note_subject(self) -> tuple[str | None, str | None]:
+        """(subject, source) of what is selected: the active pane's highlighted row, else the session."""
+        pane = self.active_pane()
+        if pane is None or pane.table is None:
+            return None, None
+        key = pane.table.cursor_key()
+        return (f"{pane.SOURCE}:{key}" if key else None), pane.SOURCE
+
+    def action_note(self) -> None:
+        if self.recorder is None:
+            self.notify("notes need the recorder ([recorder] dir)", severity="warning")
+            return
+        subject, _ = self.note_subject()
+        box = self.query_one("#note", Input)
+        box.placeholder = f"note on {subject or 'the session'} (enter saves, esc cancels)"
+        box.add_class("-shown")
+        box.focus()
+
+    @on(Input.Submitted, "#note")
+    def _note_submitted(self, event: Input.Submitted) -> None:
+        text = event.value.strip()
+        if text and self.recorder is not None:
+            subject, source = self.note_subject()
+            self.recorder.note(text, subject=subject, source=source)
+            self.notify(f"note saved on {subject or 'the session'}", timeout=2)
+        event.input.value = ""
+        event.input.remove_class("-shown")
+        self._activate(self.active_index)
+
     def action_back(self) -> None:
         if len(self.screen_stack) > 1:
             self.pop_screen()
             return
-        box = self.query_one("#filter", Input)
-        if box.has_class("-shown"):
-            box.value = ""
-            box.remove_class("-shown")
-            self._activate(self.active_index)
+        for box in self.query(Input).results(Input):
+            if box.has_class("-shown"):
+                box.value = ""
+                box.remove_class("-shown")
+                self._activate(self.active_index)
 
     def action_drill_down(self) -> None:
         pane = self.active_pane()

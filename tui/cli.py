@@ -41,6 +41,10 @@ def build_parser() -> argparse.ArgumentParser:
                           description="Collect every configured source once. Exit: 0 OK, 1 WARNING, "
                           "2 CRITICAL, 3 UNKNOWN (a source could not be read, or a config error).")
     snap.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    exp = sub.add_parser("export", help="turn a recorded journal into a review-ready report")
+    exp.add_argument("journal", help="a journal file (JSON lines) from [recorder] dir")
+    exp.add_argument("--markdown", action="store_true", help="Markdown (the default and only format for now)")
+    exp.add_argument("-o", "--output", metavar="FILE", help="write there instead of stdout")
     return parser
 
 
@@ -116,11 +120,38 @@ def _dashboard(args: argparse.Namespace) -> int:
     from tui.app import StacktopApp
 
     try:
-        StacktopApp(config).run()
+        StacktopApp(config, recorder=_recorder(config)).run()
     finally:
         if demo is not None:
             demo.stop()
     return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from tui.export import to_markdown
+
+    path = Path(args.journal).expanduser()
+    if not path.is_file():
+        sys.stderr.write(f"{path}: no such journal - give a file from [recorder] dir\n")
+        return EXIT_UNKNOWN
+    report = to_markdown(path)
+    if args.output:
+        Path(args.output).write_text(report, encoding="utf-8")
+    else:
+        sys.stdout.write(report)
+    return 0
+
+
+def _recorder(config: Config):  # type: ignore[no-untyped-def]
+    from tui.recorder import Journal, Recorder
+
+    secrets = [config.rabbitmq.password.value, config.galera.password.value]
+    try:
+        return Recorder(Journal(config.recorder.dir, secrets=secrets))
+    except OSError as exc:
+        sys.stderr.write(f"{config.path or 'config'}: recorder.dir: cannot write {config.recorder.dir}: "
+                         f"{exc.strerror} - point [recorder] dir at a writable folder\n")
+        raise SystemExit(EXIT_UNKNOWN) from None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -128,6 +159,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "snapshot":
             return _snapshot(args)
+        if args.command == "export":
+            return _export(args)
         return _dashboard(args)
     except ConfigError as exc:
         sys.stderr.write(f"{exc}\n")

@@ -132,3 +132,27 @@ async def test_slash_filters_focused_table() -> None:
 def test_shell_snapshot(snap_compare) -> None:  # type: ignore[no-untyped-def]
     app = StacktopApp(Config(), collectors=[], clock=lambda: FROZEN)
     assert snap_compare(app, terminal_size=(160, 48))
+
+
+async def test_n_writes_a_note_on_the_selected_row(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from tui.recorder import Journal, Recorder, read_journal
+
+    recorder = Recorder(Journal(tmp_path, name="j.jsonl"))
+    collector = ScriptedCollector("x", [3], interval=0.05, severity="critical")
+    app = StacktopApp(Config(), collectors=[collector], recorder=recorder)
+    async with app.run_test(size=(160, 48)) as pilot:
+        for _ in range(100):
+            if collector.calls >= 1:
+                break
+            await pilot.pause(0.02)
+        await pilot.pause(0.1)
+        findings = app.query_one(FindingsPane)
+        app._activate(app.panes.index(findings))
+        await pilot.press("n")
+        await pilot.press(*"restarted by hand", "enter")
+        await pilot.pause()
+    events = read_journal(tmp_path / "j.jsonl")
+    notes = [e for e in events if e["type"] == "note"]
+    assert notes and notes[0]["text"] == "restarted by hand"
+    assert notes[0]["subject"] == "findings:x.test|thing-3"
+    assert any(e["type"] == "finding_raised" for e in events)

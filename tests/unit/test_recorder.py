@@ -1,0 +1,96 @@
+"""Journal: transitions only, secrets never written, rotation, torn lines, export with notes."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from tui.export import findings_table, to_markdown
+from tui.models.finding import Finding
+from tui.models.observation import Observation
+from tui.recorder import ChangeTracker, Journal, Recorder, read_journal
+
+SECRET = "Pa55w0rd-zz9!"
+
+
+@dataclass(frozen=True)
+class Snap:
+    states: dict[str, dict[str, str]]
+
+    def journal_states(self) -> dict[str, dict[str, str]]:
+        return self.states
+
+
+def finding(subject: str, severity: str = "critical") -> Finding:
+    return Finding(severity=severity, kind="nova.service_down", subject=subject, summary=f"{subject} down",  # type: ignore[arg-type]
+                   next_step="look", source="services")
+
+
+def obs(t: float, snap: Snap | None = None, findings: tuple[Finding, ...] = (), error: str | None = None,
+        ok_at: float | None = None) -> Observation:
+    return Observation(source="services", snapshot=snap, error=error, ok_at=t if error is None else ok_at,
+                       tried_at=t, duration_s=0.1, findings=findings)
+
+
+def test_tracker_records_transitions_not_repeats() -> None:
+    tr = ChangeTracker()
+    s1 = Snap({"svc:compute-01": {"state": "up"}, "svc:compute-02": {"state": "up"}})
+    s2 = Snap({"svc:compute-01": {"state": "up"}, "svc:compute-02": {"state": "down"}})
+    assert [e["type"] for e in tr.observe(obs(100, s1))] == ["baseline"]
+    assert tr.observe(obs(110, s1)) == []
+    events = tr.observe(obs(120, s2, (finding("compute-02"),)))
+    assert [e["type"] for e in events] == ["finding_raised", "state_changed"]
+    assert events[1]["object"] == "svc:compute-02" and events[1]["after"] == {"state": "down"}
+    assert tr.observe(obs(130, s2, (finding("compute-02"),))) == []
+    failed = tr.observe(obs(140, error="timed out after 20s", ok_at=130))
+    assert [e["type"] for e in failed] == ["source_failed"]
+    assert tr.observe(obs(150, error="timed out after 20s", ok_at=130)) == [], "no repeat while still failing"
+    back = tr.observe(obs(160, s1))
+    assert [e["type"] for e in back] == ["source_recovered", "finding_cleared", "state_changed"]
+
+
+def test_journal_never_holds_a_secret_and_flushes_each_line(tmp_path: Path) -> None:
+    journal = Journal(tmp_path, name="j.jsonl", secrets=[SECRET])
+    rec = Recorder(journal)
+    rec.observe(obs(100, error=f"401 for user admin password {SECRET}", ok_at=None))
+    rec.note(f"typed the password {SECRET} by mistake", subject="server:abc")
+    rec.close()
+    text = (tmp_path / "j.jsonl").read_text()
+    assert SECRET not in text and "***" in text
+    events = read_journal(tmp_path / "j.jsonl")
+    assert all(e["schema_version"] == 1 for e in events)
+    assert events[-1]["type"] == "note" and events[-1]["subject"] == "server:abc"
+
+
+def test_rotation_is_size_bounded(tmp_path: Path) -> None:
+    journal = Journal(tmp_path, name="j.jsonl", max_bytes=2000, keep=3)
+    for i in range(200):
+        journal.write({"type": "note", "text": f"line {i} " + "x" * 50})
+    journal.close()
+    files = sorted(p.name for p in tmp_path.iterdir())
+    assert files == ["j.jsonl", "j.jsonl.1", "j.jsonl.2", "j.jsonl.3"]
+    assert all(p.stat().st_size < 2200 for p in tmp_path.iterdir())
+    assert read_journal(tmp_path / "j.jsonl")[-1]["text"].startswith("line 199 ")
+
+
+def test_torn_last_line_is_skipped(tmp_path: Path) -> None:
+    path = tmp_path / "j.jsonl"
+    path.write_text(json.dumps({"schema_version": 1, "type": "note", "text": "ok"}) + "\n{\"schema_ver")
+    assert [e["text"] for e in read_journal(path)] == ["ok"]
+
+
+def test_export_has_notes_findings_and_timeline(tmp_path: Path) -> None:
+    journal = Journal(tmp_path, name="j.jsonl", secrets=[SECRET])
+    rec = Recorder(journal)
+    s = Snap({"a": {"state": "up"}})
+    rec.observe(obs(100, s))
+    rec.observe(obs(110, s, (finding("compute-02"),)))
+    rec.note("compute-02 stopped by hand at 10:00", subject="host:compute-02")
+    rec.observe(obs(130, s))
+    rec.close()
+    rows = findings_table(read_journal(tmp_path / "j.jsonl"))
+    assert len(rows) == 1 and rows[0]["cleared"] is not None and rows[0]["kind"] == "nova.service_down"
+    md = to_markdown(tmp_path / "j.jsonl")
+    assert "compute-02 stopped by hand at 10:00" in md
+    assert "nova.service_down" in md and "## Timeline" in md and SECRET not in md

@@ -1,0 +1,86 @@
+"""`stacktop export JOURNAL --markdown`: a review-ready report from a journal."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from tui.recorder import read_journal
+
+
+def _cell(value: Any) -> str:
+    text = "" if value is None else str(value)
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _describe(event: dict[str, Any]) -> str:
+    kind = event.get("type")
+    if kind == "finding_raised":
+        f = event.get("finding", {})
+        return f"{f.get('severity', '?').upper()} {f.get('kind')} {f.get('subject')}: {f.get('summary')}"
+    if kind == "finding_cleared":
+        return f"cleared {event.get('kind')} {event.get('subject')}"
+    if kind == "source_failed":
+        return f"source failed: {event.get('error')}"
+    if kind == "source_recovered":
+        return "source recovered"
+    if kind == "state_changed":
+        return f"{event.get('object')}: {event.get('before')} -> {event.get('after')}"
+    if kind == "baseline":
+        return f"first poll: {event.get('objects')} objects"
+    if kind == "note":
+        return f"NOTE ({event.get('subject')}): {event.get('text')}"
+    if kind == "exercise":
+        return f"exercise {event.get('name')}: {event.get('summary', '')}"
+    return str(kind)
+
+
+def findings_table(events: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Raised findings with when they cleared (None: still open at the end of the journal)."""
+    open_: dict[tuple[str, str], dict[str, Any]] = {}
+    done: list[dict[str, Any]] = []
+    for event in events:
+        if event.get("type") == "finding_raised":
+            f = event.get("finding", {})
+            open_[(f.get("kind"), f.get("subject"))] = {"raised": event.get("ts"), "cleared": None, **f}
+        elif event.get("type") == "finding_cleared":
+            row = open_.pop((event.get("kind"), event.get("subject")), None)
+            if row is not None:
+                row["cleared"] = event.get("ts")
+                done.append(row)
+    return done + list(open_.values())
+
+
+def to_markdown(journal: str | Path) -> str:
+    path = Path(journal)
+    events = read_journal(path)
+    lines = [f"# stacktop review: {path.name}", ""]
+    if events:
+        lines += [f"From {events[0].get('ts')} to {events[-1].get('ts')}, {len(events)} events "
+                  f"(journal schema {events[0].get('schema_version')}).", ""]
+    notes = [e for e in events if e.get("type") == "note"]
+    lines += ["## Notes", ""]
+    note_lines = [f"- {_cell(n.get('ts'))} ({_cell(n.get('subject'))}): {_cell(n.get('text'))}" for n in notes]
+    lines += note_lines or ["(none)"]
+    lines += ["", "## Findings", "", "| raised | cleared | severity | kind | subject | summary | next step |",
+              "| --- | --- | --- | --- | --- | --- | --- |"]
+    for row in findings_table(events):
+        lines.append("| " + " | ".join(_cell(row.get(k)) for k in
+                                        ("raised", "cleared", "severity", "kind", "subject", "summary",
+                                         "next_step")) + " |")
+    exercises = [e for e in events if e.get("type") == "exercise"]
+    lines += ["", "## Exercises", ""]
+    if not exercises:
+        lines.append("(none)")
+    for ex in exercises:
+        lines += [f"### {ex.get('name')} ({ex.get('ts')})", "", _cell(ex.get("summary")), ""]
+        if ex.get("markdown"):
+            lines += [str(ex["markdown"]), ""]
+    lines += ["", "## Timeline", "", "| time | source | event |", "| --- | --- | --- |"]
+    for event in events:
+        lines.append(f"| {_cell(event.get('ts'))} | {_cell(event.get('source'))} | {_cell(_describe(event))} |")
+    shots = sorted(path.parent.glob("*.svg"))
+    lines += ["", "## Screenshots", ""]
+    lines += [f"- [{shot.name}]({shot.name})" for shot in shots] or ["(none)"]
+    return "\n".join(lines) + "\n"

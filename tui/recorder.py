@@ -1,0 +1,196 @@
+"""The observation journal: every change stacktop sees, appended as JSON lines for the post-incident review.
+
+What is recorded (each line has `schema_version`, `ts`, `type`):
+- source_failed / source_recovered: a source's transitions (not every failed poll);
+- finding_raised / finding_cleared: by (kind, subject), with the finding's full text when raised;
+- state_changed: an object's semantic state moved (a server's task_state, a service's state...). A snapshot
+  opts in by offering `journal_states() -> {object_key: {field: value}}`; the first poll of a source is a
+  `baseline` line (a count), not one line per object;
+- note: a line the engineer typed, attached to an object or to the session;
+- exercise: a finished exercise's result (boot trace, compute-down lag, request trace).
+
+Lines are written by a thread (never on the UI loop) and flushed one by one, so a crash loses at most the
+line being written. Known secrets (config passwords) are replaced by `***` before a line is written. The file
+rotates at `max_bytes` (journal.jsonl -> journal.jsonl.1 ... .keep).
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import threading
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from tui.jsonable import to_jsonable
+from tui.models.observation import Observation
+
+SCHEMA_VERSION = 1
+DEFAULT_MAX_BYTES = 20 * 1024 * 1024
+DEFAULT_KEEP = 5
+
+
+def _iso(epoch: float | None) -> str | None:
+    return None if epoch is None else datetime.fromtimestamp(epoch, UTC).isoformat()
+
+
+class ChangeTracker:
+    """Turns consecutive Observations of each source into journal events (pure bookkeeping, no I/O)."""
+
+    def __init__(self) -> None:
+        self._last: dict[str, Observation] = {}
+        self._findings: dict[str, dict[tuple[str, str], Any]] = {}
+        self._states: dict[str, dict[str, Any]] = {}
+
+    def observe(self, obs: Observation) -> list[dict[str, Any]]:
+        events: list[dict[str, Any]] = []
+        ts = _iso(obs.tried_at if obs.error is not None else obs.ok_at)
+        prev = self._last.get(obs.source)
+        was_ok = prev is None or prev.error is None
+        if obs.error is not None and was_ok:
+            events.append({"type": "source_failed", "ts": ts, "source": obs.source, "error": obs.error,
+                           "last_ok": _iso(obs.ok_at)})
+        elif obs.error is None and prev is not None and prev.error is not None:
+            events.append({"type": "source_recovered", "ts": ts, "source": obs.source,
+                           "down_s": None if prev.tried_at is None or obs.ok_at is None
+                           else round(obs.ok_at - (prev.ok_at or prev.tried_at), 3)})
+        if obs.error is None:
+            before = self._findings.get(obs.source, {})
+            after = {f.key: f for f in obs.findings}
+            self._findings[obs.source] = after
+            for key, finding in after.items():
+                if key not in before:
+                    events.append({"type": "finding_raised", "ts": ts, "source": obs.source,
+                                   "finding": finding.to_dict()})
+            for key, finding in before.items():
+                if key not in after:
+                    events.append({"type": "finding_cleared", "ts": ts, "source": obs.source,
+                                   "kind": finding.kind, "subject": finding.subject,
+                                   "severity": finding.severity})
+            events.extend(self._state_events(obs, ts))
+        self._last[obs.source] = obs
+        return events
+
+    def _state_events(self, obs: Observation, ts: str | None) -> list[dict[str, Any]]:
+        getter = getattr(obs.snapshot, "journal_states", None)
+        if not callable(getter):
+            return []
+        states = {str(k): dict(v) for k, v in getter().items()}
+        previous = self._states.get(obs.source)
+        self._states[obs.source] = states
+        if previous is None:
+            return [{"type": "baseline", "ts": ts, "source": obs.source, "objects": len(states)}]
+        events = []
+        for key, state in states.items():
+            old = previous.get(key)
+            if old != state:
+                events.append({"type": "state_changed", "ts": ts, "source": obs.source, "object": key,
+                               "before": old, "after": state})
+        for key, old in previous.items():
+            if key not in states:
+                events.append({"type": "state_changed", "ts": ts, "source": obs.source, "object": key,
+                               "before": old, "after": None})
+        return events
+
+
+class Redactor:
+    """Replaces every known secret (and its URL-quoted form) in a serialized line."""
+
+    def __init__(self, secrets: Iterable[str | None]) -> None:
+        from urllib.parse import quote
+
+        found = {s for s in secrets if s and len(s) >= 3}
+        self._needles = sorted(found | {quote(s, safe="") for s in found} | {json.dumps(s)[1:-1] for s in found},
+                               key=len, reverse=True)
+
+    def __call__(self, text: str) -> str:
+        for needle in self._needles:
+            if needle in text:
+                text = text.replace(needle, "***")
+        return text
+
+
+class Journal:
+    """Append-only JSON-lines journal with a writer thread, per-line flush and size-bounded rotation."""
+
+    def __init__(self, directory: str | Path, *, name: str | None = None, secrets: Iterable[str | None] = (),
+                 max_bytes: int = DEFAULT_MAX_BYTES, keep: int = DEFAULT_KEEP) -> None:
+        self.directory = Path(directory).expanduser()
+        self.directory.mkdir(parents=True, exist_ok=True)
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+        self.path = self.directory / (name or f"stacktop-{stamp}.jsonl")
+        self.redact = Redactor(secrets)
+        self.max_bytes = max_bytes
+        self.keep = keep
+        self._queue: queue.Queue[str | None] = queue.Queue()
+        self._file = self.path.open("a", encoding="utf-8")
+        self._thread = threading.Thread(target=self._write_loop, name="stacktop-journal", daemon=True)
+        self._thread.start()
+
+    def write(self, event: Mapping[str, Any]) -> None:
+        """Queue one event (thread-safe, never blocks on disk)."""
+        record = {"schema_version": SCHEMA_VERSION, **to_jsonable(dict(event))}
+        record.setdefault("ts", datetime.now(UTC).isoformat())
+        self._queue.put(self.redact(json.dumps(record, sort_keys=False)))
+
+    def write_all(self, events: Iterable[Mapping[str, Any]]) -> None:
+        for event in events:
+            self.write(event)
+
+    def _write_loop(self) -> None:
+        while True:
+            line = self._queue.get()
+            if line is None:
+                break
+            self._file.write(line + "\n")
+            self._file.flush()
+            if self._file.tell() >= self.max_bytes:
+                self._rotate()
+
+    def _rotate(self) -> None:
+        self._file.close()
+        for index in range(self.keep - 1, 0, -1):
+            older = self.path.with_name(f"{self.path.name}.{index}")
+            if older.exists():
+                older.replace(self.path.with_name(f"{self.path.name}.{index + 1}"))
+        self.path.replace(self.path.with_name(f"{self.path.name}.1"))
+        self._file = self.path.open("a", encoding="utf-8")
+
+    def close(self) -> None:
+        """Write everything queued, then close."""
+        if self._thread.is_alive():
+            self._queue.put(None)
+            self._thread.join(timeout=10)
+        self._file.close()
+
+
+def read_journal(path: str | Path) -> list[dict[str, Any]]:
+    """Every event of a journal, oldest first; a torn last line (crash mid-write) is skipped."""
+    events = []
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        try:
+            events.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue
+    return events
+
+
+class Recorder:
+    """What the app holds: a tracker feeding a journal, plus notes."""
+
+    def __init__(self, journal: Journal) -> None:
+        self.journal = journal
+        self.tracker = ChangeTracker()
+
+    def observe(self, obs: Observation) -> None:
+        self.journal.write_all(self.tracker.observe(obs))
+
+    def note(self, text: str, *, subject: str | None = None, source: str | None = None) -> None:
+        self.journal.write({"type": "note", "text": text, "subject": subject or "session", "source": source})
+
+    def close(self) -> None:
+        self.journal.close()
