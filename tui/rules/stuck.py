@@ -1,0 +1,331 @@
+"""Instance rules: stuck in a task_state (naming the owner, the log to open first and on which host) and ERROR
+servers (leading with the fault, which often names another service). Pure: `now` and thresholds passed in.
+
+Owners follow seed 000's table (facts.md, "Instances and task_state"). A host's health (its nova-compute
+service, its L2 agent) comes in the snapshot, read by the instances collector in the same poll, so a finding
+can say "and nova-compute on compute-02 is down": that is usually the answer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+
+from tui.freshness import human_age
+from tui.models.finding import Finding
+from tui.models.instances import AllocationInfo, HostHealth, InstancesSnapshot, Server
+from tui.rules.task_states import DEFAULT_STUCK_SECONDS
+
+SOURCE = "instances"
+RECENT_ERROR_S = 3600.0  # an ERROR whose fault is younger than this is a warning; older ones are info
+
+
+@dataclass(frozen=True)
+class Owner:
+    """Who owns a task_state. `{host}` in first_log/then is replaced by the server's recorded host.
+
+    on_host: the owner runs on the server's recorded host (its health there is the first suspect).
+    """
+
+    component: str
+    waiting_on: str
+    first_log: str
+    then: str
+    on_host: bool
+
+
+_NO_HOST = "no host yet"
+
+OWNERS: dict[str, Owner] = {
+    "scheduling": Owner("nova-scheduler", "the scheduler finding a host",
+                        "nova-scheduler (on the controllers; no host yet)",
+                        "placement, then the message bus between nova-conductor and nova-scheduler", False),
+    "block_device_mapping": Owner("cinder-volume", "cinder creating or attaching a volume",
+                                  "cinder-volume (the host serving this server's volumes)", "its storage backend",
+                                  False),
+    "networking": Owner("neutron-server", "neutron creating and binding ports",
+                        "neutron-server (on the controllers)", "the L2 agent on {host}", False),
+    "spawning": Owner("nova-compute", "the hypervisor on the target host", "nova-compute on {host}",
+                      "libvirt on {host}", True),
+    "deleting": Owner("nova-compute", "cleanup that is not completing", "nova-compute on {host}",
+                      "nova-conductor", True),
+    "soft-deleting": Owner("nova-compute", "cleanup that is not completing", "nova-compute on {host}",
+                           "nova-conductor", True),
+    "rebuild_block_device_mapping": Owner("cinder-volume", "cinder re-attaching the volumes",
+                                          "cinder-volume (the host serving this server's volumes)",
+                                          "its storage backend", False),
+    "rebuild_spawning": Owner("nova-compute", "the hypervisor on the target host", "nova-compute on {host}",
+                              "libvirt on {host}", True),
+}
+_IMAGE = Owner("nova-compute", "the image upload to glance", "nova-compute on {host}", "glance-api", True)
+_MIGRATE = Owner("nova-compute", "the migration between hosts", "nova-compute on {host}",
+                 "nova-compute on the destination host (openstack server migration list)", True)
+_DEFAULT = Owner("nova-compute", "the operation on the hypervisor", "nova-compute on {host}", "libvirt on {host}",
+                 True)
+
+
+def owner_of(task_state: str) -> Owner:
+    if task_state in OWNERS:
+        return OWNERS[task_state]
+    if task_state.startswith(("image_", "shelving")):
+        return _IMAGE
+    if task_state.startswith(("resize_", "migrating")):
+        return _MIGRATE
+    return _DEFAULT
+
+
+def _fill(text: str, host: str | None) -> str:
+    return text.replace("{host}", host or "the recorded host (none recorded)")
+
+
+def threshold_for(stuck: Mapping[str, float], task_state: str) -> float:
+    default = stuck.get("default", DEFAULT_STUCK_SECONDS["default"])
+    return float(stuck.get(task_state, DEFAULT_STUCK_SECONDS.get(task_state, default)))
+
+
+# ---- host health ------------------------------------------------------------------------------------------
+def host_problems(host: str | None, hosts: Mapping[str, HostHealth], hosts_error: str | None,
+                  now: datetime) -> tuple[list[str], bool, bool]:
+    """(sentences about the host's health, compute down?, an agent dead?). Empty when healthy or no host."""
+    if not host:
+        return [], False, False
+    if hosts_error is not None:
+        return [f"health of {host} unknown ({hosts_error})"], False, False
+    health = hosts.get(host)
+    if health is None or health.compute_state is None:
+        return [f"no nova-compute service is registered for {host}"], True, False
+    out: list[str] = []
+    if health.compute_down:
+        beat = ""
+        if health.compute_updated_at is not None:
+            beat = f", last heartbeat {human_age((now - health.compute_updated_at).total_seconds())} ago"
+        forced = " (forced down)" if health.forced_down else ""
+        out.append(f"nova-compute on {host} is down{forced}{beat}")
+    if health.compute_status == "disabled":
+        reason = f": {health.disabled_reason}" if health.disabled_reason else ""
+        out.append(f"nova-compute on {host} is disabled{reason}")
+    dead = health.dead_agents
+    for agent in dead:
+        out.append(f"{agent.binary} on {host} is dead")
+    return out, health.compute_down, bool(dead)
+
+
+# ---- instance.stuck ---------------------------------------------------------------------------------------
+def instance_stuck(server: Server, now: datetime, stuck: Mapping[str, float],
+                   hosts: Mapping[str, HostHealth] | None = None, *, hosts_error: str | None = None,
+                   poll_interval_s: float | None = None) -> Finding | None:
+    state = server.task_state
+    if not state:
+        return None
+    age = server.in_state_for(now)
+    limit = threshold_for(stuck, state)
+    if age is None or age <= limit:
+        return None
+    owner = owner_of(state)
+    host = server.host
+    problems, compute_down, agent_dead = host_problems(host, hosts or {}, hosts_error, now)
+    where = f" on {host}" if owner.on_host and host else ""
+    first, then = _fill(owner.first_log, host), _fill(owner.then, host)
+    basis = "first seen by stacktop" if server.task_since_basis == "observed" else "since updated_at"
+    summary = (f"{server.label} stuck in {state} for {human_age(age)} (> {human_age(limit)}, {basis}): "
+               f"waiting on {owner.waiting_on}; owner {owner.component}{where}")
+    if state == "scheduling":
+        summary += " (no host yet: restarting a compute never fixes it)"
+    if problems:
+        summary += " - " + "; ".join(problems)
+    next_step = f"open the log of {first} first, then {then}"
+    if compute_down and host:
+        next_step = (f"nova-compute on {host} is down: start there (its process and host), then {first}'s log; "
+                     "a restarted nova-compute puts build-state instances in ERROR")
+    elif agent_dead and host and state in ("networking", "spawning"):
+        next_step = f"the L2 agent on {host} is dead: ports cannot bind/plug; then open {first}'s log"
+    critical = compute_down or (agent_dead and state in ("networking", "spawning"))
+    evidence = {
+        "server": server.id, "name": server.name, "status": server.status, "vm_state": server.vm_state,
+        "task_state": state, "in_state_s": round(age, 1), "threshold_s": limit,
+        "since": server.task_since, "since_basis": server.task_since_basis, "updated_at": server.updated_at,
+        "poll_interval_s": poll_interval_s, "owner": owner.component, "host": host,
+        "first_log": first, "then": then, "host_problems": problems,
+    }
+    return Finding(severity="critical" if critical else "warning", kind="instance.stuck", subject=server.id,
+                   summary=summary, evidence=evidence, next_step=next_step, source=SOURCE)
+
+
+# ---- instance.error ---------------------------------------------------------------------------------------
+_ORIGINS: tuple[tuple[re.Pattern[str], str, str], ...] = (
+    (re.compile(r"no valid host", re.I), "nova-scheduler / placement",
+     "no host could take it: check placement capacity for the flavor (allocation candidates) and the "
+     "nova-scheduler log for the filter that removed the hosts"),
+    (re.compile(r"port|binding|vif|neutron|network", re.I), "neutron",
+     "the port could not be bound/plugged: neutron-server's log, then the L2 agent on the host"),
+    (re.compile(r"volume|block ?device|cinder|bdm", re.I), "cinder",
+     "the volume could not be created/attached: cinder-volume's log, then its backend"),
+    (re.compile(r"image|glance", re.I), "glance",
+     "the image could not be fetched: glance-api's log, then nova-compute's on the host"),
+    (re.compile(r"libvirt|hypervisor|domain|qemu", re.I), "the hypervisor",
+     "the hypervisor refused it: nova-compute's log on the host, then libvirt"),
+)
+
+
+def fault_origin(message: str) -> tuple[str, str] | None:
+    """(component the fault names, what to do) or None."""
+    for pattern, component, step in _ORIGINS:
+        if pattern.search(message):
+            return component, step
+    return None
+
+
+def instance_error(server: Server, now: datetime, *, recent_s: float = RECENT_ERROR_S) -> Finding | None:
+    if server.status != "ERROR":
+        return None
+    fault = server.fault
+    host = f" on {server.host}" if server.host else " (no host recorded)"
+    evidence: dict[str, object] = {
+        "server": server.id, "name": server.name, "status": server.status, "vm_state": server.vm_state,
+        "task_state": server.task_state, "host": server.host, "updated_at": server.updated_at,
+    }
+    if fault is None or not fault.message:
+        return Finding(severity="warning", kind="instance.error", subject=server.id,
+                       summary=f"{server.label} is ERROR{host} with no fault recorded",
+                       evidence=evidence,
+                       next_step=f"openstack server event list {server.id}: the failed event names the step",
+                       source=SOURCE)
+    message = " ".join(fault.message.split())
+    when = fault.created.strftime("%Y-%m-%d %H:%M:%SZ") if fault.created else "time unknown"
+    code = f"code {fault.code}" if fault.code is not None else "no code"
+    origin = fault_origin(message)
+    summary = f"{message} ({code}, {when}) - {server.label} is ERROR{host}"
+    if origin:
+        summary += f"; the fault names {origin[0]}"
+    evidence.update({"fault_code": fault.code, "fault_message": fault.message, "fault_created": fault.created,
+                     "fault_origin": origin[0] if origin else None})
+    if fault.details:
+        evidence["fault_details"] = fault.details[-2000:]
+    step = origin[1] if origin else f"openstack server show {server.id} (fault) and its request id in the logs"
+    anchor = fault.created or server.updated_at
+    recent = anchor is None or (now - anchor).total_seconds() <= recent_s
+    return Finding(severity="warning" if recent else "info", kind="instance.error", subject=server.id,
+                   summary=summary, evidence=evidence, next_step=step, source=SOURCE)
+
+
+def instance_findings(snapshot: InstancesSnapshot, now: datetime, stuck: Mapping[str, float]) -> list[Finding]:
+    out: list[Finding] = []
+    for server in snapshot.servers:
+        found = instance_stuck(server, now, stuck, snapshot.hosts, hosts_error=snapshot.hosts_error,
+                               poll_interval_s=snapshot.poll_interval_s)
+        if found is not None:
+            out.append(found)
+        err = instance_error(server, now)
+        if err is not None:
+            out.append(err)
+    return out
+
+
+def worth_attention(server: Server, stuck_ids: set[str] | frozenset[str] = frozenset()) -> bool:
+    """The pane's default view: a task_state set, BUILD, ERROR, or stuck."""
+    return bool(server.task_state) or server.status in ("BUILD", "ERROR") or server.id in stuck_ids
+
+
+# ---- the five questions of seed 000 (instance screen) ----------------------------------------------------
+@dataclass(frozen=True)
+class Answer:
+    """One of seed 000's questions. verdict: "ok", "bad", "unknown" or "n/a"."""
+
+    question: str
+    answer: str
+    verdict: str
+    evidence: str = ""
+
+
+def five_questions(server: Server, now: datetime, stuck: Mapping[str, float], health: HostHealth | None,
+                   allocations: tuple[AllocationInfo, ...] | None, *, health_error: str | None = None,
+                   allocations_error: str | None = None) -> list[Answer]:
+    out: list[Answer] = []
+    # 1. did it get a host?
+    if server.host:
+        out.append(Answer("Did it get a host?", f"yes: {server.host}", "ok",
+                          f"OS-EXT-SRV-ATTR:host={server.host} hypervisor={server.hypervisor_hostname}"))
+    elif server.status == "ERROR" or server.task_state == "scheduling":
+        out.append(Answer("Did it get a host?", "no: the scheduler never succeeded (a scheduling problem, "
+                          "not a compute problem)", "bad", "OS-EXT-SRV-ATTR:host is empty"))
+    else:
+        out.append(Answer("Did it get a host?", "no host recorded", "unknown", "OS-EXT-SRV-ATTR:host is empty"))
+    # 2. task state and its owner
+    if server.task_state:
+        owner = owner_of(server.task_state)
+        age = server.in_state_for(now)
+        limit = threshold_for(stuck, server.task_state)
+        basis = f"{server.task_since_basis or '?'} {server.task_since.isoformat() if server.task_since else ''}"
+        verdict = "bad" if age is not None and age > limit else "ok"
+        out.append(Answer("What is the task state?",
+                          f"{server.task_state} for {human_age(age)} (threshold {human_age(limit)}): owner "
+                          f"{owner.component}; open {_fill(owner.first_log, server.host)} first, then "
+                          f"{_fill(owner.then, server.host)}", verdict, f"since ({basis.strip()})"))
+    else:
+        out.append(Answer("What is the task state?", f"none (status {server.status}, vm_state {server.vm_state})",
+                          "bad" if server.status == "ERROR" else "ok", "OS-EXT-STS:task_state is null"))
+    # 3. the fault
+    if server.fault and server.fault.message:
+        origin = fault_origin(server.fault.message)
+        names = f"; it names {origin[0]}" if origin else ""
+        created = server.fault.created.isoformat() if server.fault.created else "?"
+        out.append(Answer("What does the fault say?", f"{server.fault.message}{names}", "bad",
+                          f"code {server.fault.code}, created {created}"))
+    else:
+        out.append(Answer("What does the fault say?", "no fault recorded", "ok" if server.status != "ERROR"
+                          else "unknown"))
+    # 4. is the recorded host healthy?
+    if not server.host:
+        out.append(Answer("Is the recorded host healthy?", "no host recorded", "n/a"))
+    elif health_error:
+        out.append(Answer("Is the recorded host healthy?", f"unknown: {health_error}", "unknown"))
+    else:
+        problems, _, _ = host_problems(server.host, {server.host: health} if health else {}, None, now)
+        if problems:
+            out.append(Answer("Is the recorded host healthy?", "; ".join(problems), "bad", _health_text(health)))
+        else:
+            out.append(Answer("Is the recorded host healthy?", f"yes: nova-compute on {server.host} is up and "
+                              "enabled" + (", agents alive" if health and health.agents else ""), "ok",
+                              _health_text(health)))
+    # 5. do placement's allocations match?
+    out.append(_allocations_answer(server, allocations, allocations_error))
+    return out
+
+
+def _health_text(health: HostHealth | None) -> str:
+    if health is None:
+        return ""
+    beat = health.compute_updated_at.isoformat() if health.compute_updated_at else "?"
+    agents = ", ".join(f"{a.binary} {'alive' if a.alive else 'DEAD'}" for a in health.agents) or "no agents read"
+    return (f"nova-compute state={health.compute_state} status={health.compute_status} "
+            f"forced_down={health.forced_down} updated_at={beat}; {agents}")
+
+
+def _allocations_answer(server: Server, allocations: tuple[AllocationInfo, ...] | None,
+                        error: str | None) -> Answer:
+    q = "Do placement's allocations match its host?"
+    if error:
+        return Answer(q, f"unknown: {error}", "unknown")
+    if allocations is None:
+        return Answer(q, "not read", "unknown")
+    names = [a.provider_name or a.provider_id for a in allocations]
+    text = "; ".join(f"{a.provider_name or a.provider_id}: "
+                     + ", ".join(f"{k}={v}" for k, v in sorted(a.resources.items())) for a in allocations)
+    if not server.host:
+        if allocations:
+            return Answer(q, f"no host, yet placement holds allocations on {', '.join(names)}", "bad", text)
+        return Answer(q, "no host and no allocations: consistent", "ok")
+    if not allocations:
+        if server.status in ("ERROR", "SHELVED_OFFLOADED", "DELETED"):
+            return Answer(q, "no allocations (nothing held for a server that is not running)", "ok")
+        return Answer(q, f"no allocations, though it runs on {server.host}: placement undercounts this host",
+                      "bad")
+    expected = {server.host, server.hypervisor_hostname} - {None}
+    if any(n in expected for n in names):
+        extra = [n for n in names if n not in expected]
+        if extra and not (server.task_state or "").startswith(("resize", "migrating")):
+            return Answer(q, f"yes, plus allocations on {', '.join(extra)}", "bad", text)
+        return Answer(q, f"yes: held on {', '.join(names)}", "ok", text)
+    return Answer(q, f"no: held on {', '.join(names)}, not on {server.host}", "bad", text)
