@@ -1,0 +1,228 @@
+"""RabbitMQ management HTTP API subset, shaped like a real 3.10 broker (tests/data/payloads/rabbitmq/).
+
+Statistics are published every 5 s (collect_statistics_interval), so queue numbers lag; queues younger
+than the last stats tick have no `messages`/`consumers` keys yet; `/api/nodes` reports a memory alarm
+~8 s after `/api/health/checks/local-alarms` does.
+"""
+
+from __future__ import annotations
+
+import base64
+import math
+from typing import Any
+from urllib.parse import unquote
+
+from tui.sim.engine import Engine
+from tui.sim.http import Request, Response, Router, json_response
+from tui.sim.model import Queue, RabbitNode
+from tui.sim.util import iso_rabbit
+
+VERSION = "3.10.8"
+STATS_INTERVAL = 5.0
+NODES_ALARM_LAG = 8.0
+MAX_PAGE_SIZE = 500
+
+
+def queue_dict(q: Queue, t: float, node: str) -> dict[str, Any]:
+    base: dict[str, Any] = {"arguments": q.arguments, "auto_delete": q.auto_delete, "durable": q.durable,
+                            "exclusive": False, "name": q.name, "node": node, "type": "classic",
+                            "vhost": q.vhost}
+    tick = math.floor(t / STATS_INTERVAL) * STATS_INTERVAL
+    if tick < q.created:
+        return base  # not in the stats DB yet: no messages / consumers keys
+    consumers, ready, unacked = q.stats(t, STATS_INTERVAL)
+    total = ready + unacked
+    rate = {"rate": 0.0}
+    base.update({
+        "backing_queue_status": {"avg_ack_egress_rate": 0.0, "avg_ack_ingress_rate": 0.0,
+                                 "avg_egress_rate": 0.0, "avg_ingress_rate": 0.0,
+                                 "delta": ["delta", "undefined", 0, 0, "undefined"], "len": total,
+                                 "mode": "default", "next_deliver_seq_id": 0, "next_seq_id": total, "q1": 0,
+                                 "q2": 0, "q3": 0, "q4": total, "target_ram_count": "infinity", "version": 1},
+        "consumer_capacity": 1.0 if consumers else 0, "consumer_utilisation": 1.0 if consumers else 0,
+        "consumers": consumers, "effective_policy_definition": {}, "exclusive_consumer_tag": None,
+        "garbage_collection": {"fullsweep_after": 65535, "max_heap_size": 0, "min_bin_vheap_size": 46422,
+                               "min_heap_size": 233, "minor_gcs": 11},
+        "head_message_timestamp": None, "idle_since": iso_rabbit(q.created), "memory": 13776 + 60 * total,
+        "message_bytes": total * 900, "message_bytes_paged_out": 0, "message_bytes_persistent": 0,
+        "message_bytes_ram": total * 900, "message_bytes_ready": ready * 900,
+        "message_bytes_unacknowledged": unacked * 900,
+        "message_stats": {"publish": total, "publish_details": rate},
+        "messages": total, "messages_details": {"rate": q.growth}, "messages_paged_out": 0,
+        "messages_persistent": 0, "messages_ram": total, "messages_ready": ready,
+        "messages_ready_details": {"rate": q.growth}, "messages_ready_ram": ready,
+        "messages_unacknowledged": unacked, "messages_unacknowledged_details": rate,
+        "messages_unacknowledged_ram": unacked, "operator_policy": None, "policy": None,
+        "recoverable_slaves": None, "reductions": 8016, "reductions_details": rate,
+        "single_active_consumer_tag": None, "state": "running",
+    })
+    return base
+
+
+def node_dict(n: RabbitNode, t: float) -> dict[str, Any]:
+    alarm = n.alarmed(t - NODES_ALARM_LAG)
+    mem_used = int(n.mem_limit * 1.03) if n.alarmed(t) else n.mem_used
+    return {
+        "partitions": [], "os_pid": "2933", "fd_total": 1048576, "sockets_total": 943629,
+        "mem_limit": n.mem_limit, "mem_alarm": alarm, "disk_free_limit": 50000000, "disk_free_alarm": False,
+        "proc_total": 1048576, "rates_mode": "basic", "uptime": int((t - n.started) * 1000), "run_queue": 1,
+        "processors": 8, "net_ticktime": 60, "mem_used": mem_used, "mem_used_details": {"rate": 0.0},
+        "fd_used": n.fd_used, "fd_used_details": {"rate": 0.0}, "sockets_used": n.sockets_used,
+        "sockets_used_details": {"rate": 0.0}, "proc_used": n.proc_used, "proc_used_details": {"rate": 0.0},
+        "disk_free": 84_000_000_000, "disk_free_details": {"rate": 0.0}, "gc_num": 1000,
+        "gc_num_details": {"rate": 0.0}, "io_read_count": 1, "io_read_count_details": {"rate": 0.0},
+        "context_switches": 1000, "context_switches_details": {"rate": 0.0}, "name": n.name, "type": "disc",
+        "running": True, "being_drained": False, "cluster_links": [], "applications": [],
+        "contexts": [], "exchange_types": [], "auth_mechanisms": [], "enabled_plugins": ["rabbitmq_management"],
+    }
+
+
+def _select(row: dict[str, Any], columns: list[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for col in columns:
+        head, _, rest = col.partition(".")
+        if head not in row:
+            continue
+        if rest and isinstance(row[head], dict):
+            if rest in row[head]:
+                out.setdefault(head, {})[rest] = row[head][rest]
+        else:
+            out[head] = row[head]
+    return out
+
+
+def make_app(engine: Engine, user: str, password: str) -> Router:
+    r = Router()
+    expected = "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()
+
+    def api(fn: Any) -> Any:
+        def wrapped(req: Request, **kw: str) -> Response:
+            if req.headers.get("Authorization") != expected:
+                return json_response({"error": "not_authorized", "reason": "Login failed"}, 401,
+                                     [("www-authenticate", 'Basic realm="RabbitMQ Management"')])
+            t = engine.clock.time()
+            with engine.lock:
+                engine.advance_to(t)
+                return fn(req, t, **kw)
+        return wrapped
+
+    node0 = lambda: engine.rabbit_nodes[0]  # noqa: E731 - the node this endpoint is served by
+
+    def _paged(req: Request, rows: list[dict[str, Any]]) -> Response:
+        columns = [c for c in (req.q("columns") or "").split(",") if c]
+        if req.q("page") is None:
+            if columns:
+                rows = [_select(x, columns) for x in rows]
+            return json_response(rows)
+        try:
+            page, size = int(req.q("page") or 1), int(req.q("page_size") or 100)
+        except ValueError:
+            page, size = 0, 0
+        if page < 1 or size < 1 or size > MAX_PAGE_SIZE:
+            return json_response({"error": "invalid_pagination_parameters",
+                                  "reason": f"Invalid pagination parameters: page number {page}, page size "
+                                            f"{size}"}, 400)
+        total = len(rows)
+        page_count = math.ceil(total / size)
+        if total and page > page_count:
+            return json_response({"error": "page_out_of_range",
+                                  "reason": f"Page out of range, page: {page} page size: {size}, len: {total}"},
+                                 400)
+        items = rows[(page - 1) * size:page * size]
+        if columns:
+            items = [_select(x, columns) for x in items]
+        return json_response({"filtered_count": total, "item_count": len(items), "items": items, "page": page,
+                              "page_count": page_count, "page_size": size, "total_count": total})
+
+    def _queues(t: float, vhost: str | None) -> list[dict[str, Any]]:
+        node = node0().name
+        qs = sorted(engine.queues.values(), key=lambda q: (q.vhost, q.name))
+        return [queue_dict(q, t, node) for q in qs if vhost is None or q.vhost == vhost]
+
+    @api
+    def queues(req: Request, t: float) -> Response:
+        return _paged(req, _queues(t, None))
+
+    @api
+    def queues_vhost(req: Request, t: float, vhost: str) -> Response:
+        return _paged(req, _queues(t, unquote(vhost)))
+
+    @api
+    def queue_show(req: Request, t: float, vhost: str, name: str) -> Response:
+        q = engine.queues.get((unquote(vhost), unquote(name)))
+        if q is None:
+            return json_response({"error": "Object Not Found", "reason": "Not Found"}, 404)
+        return json_response(queue_dict(q, t, node0().name))
+
+    @api
+    def nodes(req: Request, t: float) -> Response:
+        return json_response([node_dict(n, t) for n in engine.rabbit_nodes])
+
+    @api
+    def node_show(req: Request, t: float, name: str) -> Response:
+        for n in engine.rabbit_nodes:
+            if n.name == unquote(name):
+                return json_response(node_dict(n, t))
+        return json_response({"error": "Object Not Found", "reason": "Not Found"}, 404)
+
+    @api
+    def local_alarms(req: Request, t: float) -> Response:
+        n = node0()
+        if n.alarmed(t):
+            return json_response({"alarms": [{"node": n.name, "resource": "memory"}],
+                                  "reason": "There are alarms in effect on the node", "status": "failed"}, 503)
+        return json_response({"status": "ok"})
+
+    @api
+    def cluster_alarms(req: Request, t: float) -> Response:
+        alarms = [{"node": n.name, "resource": "memory"} for n in engine.rabbit_nodes if n.alarmed(t)]
+        if alarms:
+            return json_response({"alarms": alarms, "reason": "There are alarms in effect in the cluster",
+                                  "status": "failed"}, 503)
+        return json_response({"status": "ok"})
+
+    @api
+    def overview(req: Request, t: float) -> Response:
+        msgs = sum(q.stats(t)[1] for q in engine.queues.values())
+        consumers = sum(q.stats(t)[0] for q in engine.queues.values())
+        n = node0()
+        return json_response({
+            "management_version": VERSION, "rates_mode": "basic",
+            "sample_retention_policies": {"global": [600, 3600, 28800, 86400], "basic": [600, 3600],
+                                          "detailed": [600]},
+            "exchange_types": [], "product_version": VERSION, "product_name": "RabbitMQ",
+            "rabbitmq_version": VERSION, "cluster_name": f"{n.name}", "erlang_version": "25.2.3",
+            "erlang_full_version": "Erlang/OTP 25 [erts-13.1.5] [source] [64-bit]",
+            "release_series_support_status": "supported", "disable_stats": False, "enable_queue_totals": False,
+            "message_stats": {"publish": 0, "publish_details": {"rate": 0.0}},
+            "churn_rates": {}, "queue_totals": {"messages": msgs, "messages_details": {"rate": 0.0},
+                                                "messages_ready": msgs, "messages_ready_details": {"rate": 0.0},
+                                                "messages_unacknowledged": 0,
+                                                "messages_unacknowledged_details": {"rate": 0.0}},
+            "object_totals": {"channels": consumers, "connections": consumers // 2 + 1, "consumers": consumers,
+                              "exchanges": 40 + len(engine.hosts), "queues": len(engine.queues)},
+            "statistics_db_event_queue": 0, "node": n.name, "listeners": [], "contexts": [],
+        })
+
+    @api
+    def vhosts(req: Request, t: float) -> Response:
+        names = sorted({q.vhost for q in engine.queues.values()})
+        return json_response([{"name": v, "description": "", "tags": [], "tracing": False,
+                               "cluster_state": {n.name: "running" for n in engine.rabbit_nodes}}
+                              for v in names])
+
+    @api
+    def whoami(req: Request, t: float) -> Response:
+        return json_response({"name": user, "tags": ["administrator"]})
+
+    r.add("GET", "/api/overview", overview)
+    r.add("GET", "/api/nodes", nodes)
+    r.add("GET", "/api/nodes/(?P<name>[^/]+)", node_show)
+    r.add("GET", "/api/queues", queues)
+    r.add("GET", "/api/queues/(?P<vhost>[^/]+)", queues_vhost)
+    r.add("GET", "/api/queues/(?P<vhost>[^/]+)/(?P<name>[^/]+)", queue_show)
+    r.add("GET", "/api/health/checks/local-alarms", local_alarms)
+    r.add("GET", "/api/health/checks/alarms", cluster_alarms)
+    r.add("GET", "/api/vhosts", vhosts)
+    r.add("GET", "/api/whoami", whoami)
+    return r

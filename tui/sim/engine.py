@@ -1,0 +1,716 @@
+"""The scenario engine: a seeded, deterministic cloud advanced lazily to the sim clock.
+
+State changes happen only in timed events popped from a heap in (time, seq) order, each drawing from one
+seeded RNG, so the state at sim time T depends only on (seed, knobs, T), never on when clients asked.
+Everything is plain Python objects; renderers (tui/sim/views_*.py) turn them into API JSON under `lock`.
+"""
+
+from __future__ import annotations
+
+import bisect
+import heapq
+import itertools
+import random
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from tui.sim import story
+from tui.sim.clock import SimClock
+from tui.sim.model import (
+    Action,
+    Agent,
+    Consumer,
+    GaleraNode,
+    Host,
+    Instance,
+    Migration,
+    Port,
+    Provider,
+    Queue,
+    RabbitNode,
+    Service,
+    Volume,
+)
+from tui.sim.util import hex32, uuid4
+
+BUILD_STATES = ("scheduling", "networking", "block_device_mapping", "spawning")
+
+# name -> (vcpus, ram MB, disk GB)
+FLAVORS: dict[str, tuple[int, int, int]] = {
+    "m1.small": (1, 2048, 20),
+    "m1.medium": (2, 4096, 40),
+    "m1.large": (4, 8192, 80),
+    "m1.xlarge": (8, 16384, 160),
+    "x.huge": (1, 512, 700000),
+}
+_COMMON_FLAVORS = ("m1.small", "m1.small", "m1.medium", "m1.medium", "m1.large", "m1.xlarge")
+_NAME_PREFIXES = ("web", "api", "db", "cache", "batch", "ci", "k8s-node", "etl", "vpn", "mq")
+CONTROLLERS = ("ctl-1", "ctl-2", "ctl-3")
+STORAGE_BACKENDS = ("storage-01@ceph", "storage-02@ceph")
+NOVALIDHOST_TRACE = (
+    "Traceback (most recent call last):\n"
+    '  File "/usr/lib/python3/dist-packages/nova/conductor/manager.py", line 1683, in '
+    "schedule_and_build_instances\n    host_lists = self._schedule_instances(context, request_specs[0],\n"
+    '  File "/usr/lib/python3/dist-packages/nova/scheduler/manager.py", line 283, in select_destinations\n'
+    '    raise exception.NoValidHost(reason="")\n\nnova.exception.NoValidHost: No valid host was found. \n'
+)
+DELETED_KEEP = 3600.0  # sim seconds a deleted server stays visible to changes-since
+
+
+class Engine:
+    """The simulated cloud. Call `sync()` (takes the lock) before reading state."""
+
+    def __init__(self, clock: SimClock, *, instances: int = 200, hosts: int = 8, queues: int = 300,
+                 churn: float = 6.0, seed: int = 0, service_down_time: float = 60.0,
+                 agent_down_time: float = 75.0, period: float = story.DEFAULT_PERIOD,
+                 storyline: bool = True) -> None:
+        if hosts < 1:
+            raise ValueError("hosts must be >= 1")
+        self.clock = clock
+        self.lock = threading.RLock()
+        self.rng = random.Random(seed)
+        self.seed = seed
+        self.service_down_time = service_down_time
+        self.agent_down_time = agent_down_time
+        self.period = period
+        self.churn = churn
+        self.t = clock.start
+        self._heap: list[tuple[float, int, Callable[..., None], tuple[Any, ...]]] = []
+        self._seq = itertools.count()
+        self.story_log: list[tuple[float, str, dict[str, Any]]] = []
+        self.story_state: dict[str, Any] = {}
+        self.specials: set[str] = set()
+
+        self.instances: dict[str, Instance] = {}
+        self.deleted: dict[str, Instance] = {}
+        self._order: list[tuple[float, str]] = []  # (created, id) ascending; nova lists it reversed
+        self._order_index: dict[str, int] | None = None
+        self.ports: dict[str, Port] = {}
+        self.volumes: dict[str, Volume] = {}
+        self.providers: dict[str, Provider] = {}
+        self.consumers: dict[str, Consumer] = {}
+        self.migrations: list[Migration] = []
+        self.queues: dict[tuple[str, str], Queue] = {}
+        self._next_seq = 1
+        self.galera_conf_id = 23
+        self.galera_uuid = uuid4(self.rng)
+
+        self._build(instances, hosts, queues)
+        if churn > 0:
+            self.at(self.t + 60.0 / churn, self._churn_tick)
+        if storyline:
+            self.at(self.t, self._loop_start, 0)
+
+    # ---------------------------------------------------------------- event loop
+    def at(self, when: float, fn: Callable[..., None], *args: Any) -> None:
+        heapq.heappush(self._heap, (when, next(self._seq), fn, args))
+
+    def sync(self) -> float:
+        """Advance to the clock's now; returns it. State may be read under `lock` afterwards."""
+        t = self.clock.time()
+        with self.lock:
+            self.advance_to(t)
+        return t
+
+    def advance_to(self, t: float) -> None:
+        with self.lock:
+            while self._heap and self._heap[0][0] <= t:
+                when, _, fn, args = heapq.heappop(self._heap)
+                self.t = max(self.t, when)
+                fn(*args)
+            self.t = max(self.t, t)
+
+    # ---------------------------------------------------------------- population
+    def _uuid(self) -> str:
+        return uuid4(self.rng)
+
+    def _build(self, n_instances: int, n_hosts: int, n_queues: int) -> None:
+        rng, t0 = self.rng, self.t
+        self.admin_project = hex32(rng)
+        self.admin_user = hex32(rng)
+        self.projects = [hex32(rng) for _ in range(max(3, min(40, n_instances // 250 + 3)))]
+        self.users = {p: hex32(rng) for p in self.projects}
+        self.images = {"cirros-0.6.2": self._uuid(), "ubuntu-24.04": self._uuid()}
+        self.network_id, self.subnet_id = self._uuid(), self._uuid()
+        self.security_group_id = self._uuid()
+        width = max(2, len(str(n_hosts)))
+        self.controller_services: list[Service] = []
+        for host in CONTROLLERS:
+            for binary in ("nova-scheduler", "nova-conductor"):
+                self.controller_services.append(self._service(binary, host, "internal", t0))
+        self.cinder_services = [self._service("cinder-scheduler", h, "nova", t0) for h in CONTROLLERS]
+        for backend in STORAGE_BACKENDS:
+            svc = self._service("cinder-volume", backend, "nova", t0)
+            svc.backend = True
+            self.cinder_services.append(svc)
+        self.hosts: list[Host] = []
+        for i in range(n_hosts):
+            name = f"compute-{i + 1:0{width}d}"
+            svc = self._service("nova-compute", name, "nova", t0)
+            agent = self._agent("Open vSwitch agent", "neutron-openvswitch-agent", name, t0)
+            host = Host(name, i, self._uuid(), f"10.0.{i // 250}.{i % 250 + 10}", svc, agent)
+            self.hosts.append(host)
+            traits = ["COMPUTE_NET_ATTACH_INTERFACE", "COMPUTE_VOLUME_MULTI_ATTACH", "HW_CPU_X86_AVX2",
+                      "COMPUTE_IMAGE_TYPE_QCOW2", "COMPUTE_NODE"]
+            if i % 4 == 0:
+                traits.append("HW_CPU_X86_AVX512F")
+            if i % 10 == 3:
+                traits.append("CUSTOM_SSD")
+            inv = {
+                "VCPU": _inv(64, 0, 4.0), "MEMORY_MB": _inv(262144, 4096, 1.0),
+                "DISK_GB": _inv(2000 if i % 10 != 7 else 800, 0, 1.0),
+            }
+            self.providers[host.hypervisor_id] = Provider(host.hypervisor_id, name, inv, sorted(traits))
+        if n_hosts >= 4:
+            maint = self.hosts[3].service
+            maint.status, maint.disabled_reason = "disabled", "maintenance: DIMM replacement (CHG-4821)"
+            maint.status_changed = t0 - 7200
+            self.providers[self.hosts[3].hypervisor_id].traits.append("COMPUTE_STATUS_DISABLED")
+        self.host_by_name = {h.name: h for h in self.hosts}
+        self.net_agents = [h.agent for h in self.hosts]
+        for host in CONTROLLERS:
+            self.net_agents += [
+                self._agent("DHCP agent", "neutron-dhcp-agent", host, t0),
+                self._agent("L3 agent", "neutron-l3-agent", host, t0),
+                self._agent("Metadata agent", "neutron-metadata-agent", host, t0),
+            ]
+        self.rabbit_nodes = [RabbitNode(f"rabbit@{h}", t0 - 86400 * 12) for h in CONTROLLERS]
+        self.galera_nodes = [GaleraNode(f"sim-db-{i}", f"sim-db-{i}:3306", i) for i in (1, 2, 3)]
+        self.galera_started = t0 - 86400 * 30
+
+        schedulable = [h for h in self.hosts if h.service.status == "enabled"] or self.hosts
+        for i in range(n_instances):
+            host = schedulable[i % len(schedulable)] if i < len(schedulable) else rng.choice(schedulable)
+            created = t0 - rng.uniform(600, 90 * 86400)
+            self._initial_instance(host, created)
+        self._order.sort()
+        for k in range(min(5, len(self.instances))):
+            self._historic_migration(k)
+        self._build_queues(n_queues)
+
+    def _service(self, binary: str, host: str, zone: str, t0: float) -> Service:
+        interval = 10.0
+        return Service(self._uuid(), binary, host, zone, created=t0 - 86400 * 40,
+                       phase=t0 - self.rng.uniform(0, interval), interval=interval)
+
+    def _agent(self, agent_type: str, binary: str, host: str, t0: float) -> Agent:
+        conf: dict[str, Any] = {}
+        if binary == "neutron-openvswitch-agent":
+            conf = {"bridge_mappings": {"physnet1": "br-ex"}, "datapath_type": "system", "devices": 0,
+                    "integration_bridge": "br-int", "ovs_capabilities": {}, "ovs_hybrid_plug": False,
+                    "tunnel_types": ["vxlan"], "vhostuser_socket_dir": "/var/run/openvswitch"}
+        return Agent(self._uuid(), agent_type, binary, host, created=t0 - 86400 * 40,
+                     started=t0 - 86400 * 3, phase=t0 - self.rng.uniform(0, 30.0), configurations=conf,
+                     availability_zone="nova" if binary in ("neutron-dhcp-agent", "neutron-l3-agent") else None)
+
+    def _new_instance(self, name: str, project: str, flavor: str, created: float) -> Instance:
+        seq = self._next_seq
+        self._next_seq += 1
+        inst = Instance(
+            id=self._uuid(), seq=seq, name=name, project_id=project, user_id=self.users[project],
+            flavor=flavor, image_id=self.images["cirros-0.6.2" if seq % 3 else "ubuntu-24.04"],
+            created=created, updated=created, reservation_id=f"r-{self.rng.getrandbits(40):010x}"[:10],
+        )
+        self.instances[inst.id] = inst
+        bisect.insort(self._order, (inst.created, inst.id))
+        self._order_index = None
+        return inst
+
+    def _initial_instance(self, host: Host, created: float) -> None:
+        rng = self.rng
+        project = rng.choice(self.projects)
+        prefix = _NAME_PREFIXES[self._next_seq % len(_NAME_PREFIXES)]
+        inst = Instance(
+            id=self._uuid(), seq=self._next_seq, name=f"{prefix}-{self._next_seq:05d}", project_id=project,
+            user_id=self.users[project], flavor=rng.choice(_COMMON_FLAVORS),
+            image_id=self.images["cirros-0.6.2" if self._next_seq % 3 else "ubuntu-24.04"],
+            created=created, updated=created + rng.uniform(5, 60), host=host.name,
+            launched_at=created + rng.uniform(4, 40), reservation_id=f"r-{rng.getrandbits(40):010x}"[:10],
+        )
+        self._next_seq += 1
+        if inst.seq % 31 == 0:
+            inst.status, inst.vm_state, inst.power_state = "SHUTOFF", "stopped", 4
+            inst.updated += rng.uniform(60, 3600)
+        self.instances[inst.id] = inst
+        self._order.append((inst.created, inst.id))
+        self._claim(inst, host)
+        self._make_port(inst, host.name, created + 2, status="ACTIVE" if inst.status == "ACTIVE" else "DOWN")
+        if inst.seq % 5 == 0:
+            self._make_volume(inst, created + 60, boot=False)
+        elif inst.seq % 17 == 0:
+            self._make_volume(inst, created + 1, boot=True)
+
+    def _claim(self, inst: Instance, host: Host) -> None:
+        vcpus, ram, disk = FLAVORS[inst.flavor]
+        if inst.id not in self.consumers:
+            self.consumers[inst.id] = Consumer(inst.id, inst.project_id, inst.user_id)
+        self.providers[host.hypervisor_id].allocate(inst.id, {"VCPU": vcpus, "MEMORY_MB": ram, "DISK_GB": disk})
+
+    def _unclaim(self, consumer: str) -> None:
+        for prov in self.providers.values():
+            if consumer in prov.allocations:
+                prov.free(consumer)
+        self.consumers.pop(consumer, None)
+
+    def _make_port(self, inst: Instance, host: str, t: float, status: str) -> Port:
+        n = inst.seq + 10
+        mac = f"fa:16:3e:{self.rng.getrandbits(8):02x}:{self.rng.getrandbits(8):02x}:{self.rng.getrandbits(8):02x}"
+        port = Port(self._uuid(), self.network_id, self.subnet_id, inst.project_id, mac,
+                    f"10.{64 + (n >> 16) % 64}.{(n >> 8) & 255}.{n & 255}", inst.id, "compute:nova", host,
+                    created=t, updated=t, status=status)
+        self.ports[port.id] = port
+        inst.port_id = port.id
+        return port
+
+    def _make_volume(self, inst: Instance, t: float, *, boot: bool) -> Volume:
+        vol = Volume(self._uuid(), "" if boot else f"{inst.name}-data", 20 if boot else 100, inst.project_id,
+                     inst.user_id, created=t, updated=t, status="in-use", bootable=boot,
+                     backend_host=f"{STORAGE_BACKENDS[inst.seq % 2]}#ceph")
+        vol.attachments.append({
+            "id": vol.id, "attachment_id": self._uuid(), "volume_id": vol.id, "server_id": inst.id,
+            "host_name": inst.host, "device": "/dev/vda" if boot else "/dev/vdb", "attached_at": t,
+        })
+        self.volumes[vol.id] = vol
+        inst.volumes.append((vol.id, boot))
+        return vol
+
+    def _historic_migration(self, k: int) -> None:
+        inst = self.instances[self._order[-(k * 7 + 1)][1]]
+        others = [h for h in self.hosts if h.name != inst.host] or self.hosts
+        src = self.rng.choice(others)
+        t = inst.updated - 30
+        self.migrations.append(Migration(
+            len(self.migrations) + 1, self._uuid(), inst.id, src.name, inst.host or src.name,
+            self.host_by_name[inst.host or src.name].host_ip, "confirmed", "migration",
+            inst.project_id, inst.user_id, created=t - 120, updated=t))
+
+    def _build_queues(self, n: int) -> None:
+        t0, rng = self.t, self.rng
+        essential = ["scheduler", "conductor", "compute", "q-plugin", "q-reports-plugin", "cinder-scheduler",
+                     "notifications.info", "versioned_notifications.info"]
+        essential += [f"compute.{h.name}" for h in self.hosts]
+        essential += [f"scheduler.{h}" for h in CONTROLLERS] + [f"conductor.{h}" for h in CONTROLLERS]
+        essential += [f"cinder-volume.{b}" for b in STORAGE_BACKENDS] + [f"cinder-volume.{b}.ceph"
+                                                                          for b in STORAGE_BACKENDS]
+        for name in essential:
+            q = self._queue(name, t0, durable=False)
+            if name == "compute":
+                q.consumers = len(self.hosts)
+            elif name in ("scheduler", "conductor", "cinder-scheduler", "q-plugin", "q-reports-plugin"):
+                q.consumers = len(CONTROLLERS)
+            elif name.startswith(("notifications.", "versioned_notifications.")):
+                q.consumers, q.durable = 0, True
+                q.ready = rng.randint(2000, 9000)
+                q.growth, q.grow_from = 0.4, t0
+            q.prev = (q.consumers, q.ready, 0)
+        self.fanouts: dict[str, str] = {}
+        self.replies: dict[str, str] = {}
+        extra: list[tuple[str, str]] = []
+        for h in self.hosts:
+            extra.append(("fanout", h.name))
+            extra.append(("reply", h.name))
+        for h in CONTROLLERS:
+            extra += [("reply", f"{h}/conductor"), ("reply", f"{h}/scheduler"), ("fanout", f"{h}/scheduler")]
+        budget = max(0, n - len(self.queues))
+        for kind, owner in extra[:budget]:
+            self._owned_queue(kind, owner, t0)
+        i = 0
+        while len(self.queues) < n:
+            name = f"q-agent-notifier-port-update_fanout_{hex32(rng)}" if i % 3 == 0 else f"reply_{hex32(rng)}"
+            self._queue(name, t0, expires=True)
+            i += 1
+
+    def _queue(self, name: str, t: float, *, durable: bool = False, expires: bool = False,
+               consumers: int = 1) -> Queue:
+        args = {"x-expires": 1800000} if expires else {}
+        q = Queue(name, "/", created=t, consumers=consumers, durable=durable, arguments=args, changed=t,
+                  prev=(consumers, 0, 0), grow_from=t)
+        self.queues[(q.vhost, name)] = q
+        return q
+
+    def _owned_queue(self, kind: str, owner: str, t: float) -> Queue:
+        if kind == "fanout":
+            topic = "scheduler" if owner.endswith("/scheduler") else "compute"
+            q = self._queue(f"{topic}_fanout_{hex32(self.rng)}", t, expires=True)
+            q.auto_delete = True
+            self.fanouts[owner] = q.name
+        else:
+            q = self._queue(f"reply_{hex32(self.rng)}", t, expires=True)
+            self.replies[owner] = q.name
+        return q
+
+    # ---------------------------------------------------------------- lookups
+    def order_desc(self) -> list[str]:
+        """Live server ids, newest first (nova's default sort: created_at desc, id desc)."""
+        return [i for _, i in reversed(self._order)]
+
+    def order_index(self) -> dict[str, int]:
+        if self._order_index is None:
+            n = len(self._order)
+            self._order_index = {sid: n - 1 - k for k, (_, sid) in enumerate(self._order)}
+        return self._order_index
+
+    def server(self, sid: str) -> Instance | None:
+        return self.instances.get(sid) or self.deleted.get(sid)
+
+    def service_up(self, svc: Service, t: float, down_time: float | None = None) -> bool:
+        if svc.forced_down:
+            return False
+        return abs(t - svc.updated_at(t)) <= (self.service_down_time if down_time is None else down_time)
+
+    def agent_alive(self, agent: Agent, t: float) -> bool:
+        return abs(t - agent.heartbeat(t)) <= self.agent_down_time
+
+    def compute_services(self) -> list[Service]:
+        return self.controller_services + [h.service for h in self.hosts]
+
+    # ---------------------------------------------------------------- instance lifecycle
+    def boot(self, name: str, project: str, flavor: str, *, host: str | None = None,
+             fail: str | None = None, durations: tuple[float, float, float, float] | None = None,
+             volume: bool = False) -> Instance:
+        t = self.t
+        inst = self._new_instance(name, project, flavor, t)
+        inst.status, inst.vm_state, inst.task_state, inst.power_state = "BUILD", "building", "scheduling", 0
+        inst.az = ""
+        inst.launched_at = None
+        req = f"req-{self._uuid()}"
+        inst.actions = [Action("create", req, t, t)]
+        d = durations or (self.rng.uniform(0.5, 3), self.rng.uniform(1, 4), self.rng.uniform(0.5, 2),
+                          self.rng.uniform(3, 10))
+        self.at(t + d[0], self._scheduled, inst.id, host, fail, d, volume)
+        return inst
+
+    def _event(self, inst: Instance, event: str, start: float, result: str, host: str,
+               traceback: str | None = None, details: str | None = None) -> None:
+        assert inst.actions is not None
+        action = inst.actions[-1]
+        action.events.append({"event": event, "start_time": start, "finish_time": self.t, "result": result,
+                              "traceback": traceback, "host": host, "details": details,
+                              "project_id": inst.project_id})
+        action.updated = self.t
+        if result == "Error":
+            action.message = "Error"
+
+    def _live(self, sid: str) -> Instance | None:
+        return self.instances.get(sid)
+
+    def _scheduled(self, sid: str, host_name: str | None, fail: str | None,
+                   d: tuple[float, float, float, float], volume: bool) -> None:
+        inst = self._live(sid)
+        if inst is None or inst.task_state != "scheduling":
+            return
+        t = self.t
+        start = inst.actions[-1].start if inst.actions else t
+        if fail == "novalidhost" or not self.hosts:
+            inst.status, inst.vm_state, inst.task_state = "ERROR", "error", None
+            inst.fault = {"code": 500, "created": t, "message": "No valid host was found. ",
+                          "details": NOVALIDHOST_TRACE}
+            self._event(inst, "conductor_schedule_and_build_instances", start, "Error", CONTROLLERS[0],
+                        traceback=NOVALIDHOST_TRACE, details="No valid host was found. ")
+            inst.touch(t)
+            return
+        if host_name is None:
+            candidates = [h for h in self.hosts if h.service.status == "enabled"
+                          and self.service_up(h.service, t)] or self.hosts
+            host = self.rng.choice(candidates)
+        else:
+            host = self.host_by_name[host_name]
+        inst.host, inst.task_state, inst.az = host.name, None, "nova"
+        self._claim(inst, host)
+        self._event(inst, "conductor_schedule_and_build_instances", start, "Success", CONTROLLERS[0])
+        inst.touch(t)
+        self.at(t + 0.5, self._networking, sid, d, volume)
+
+    def _compute_alive(self, host: str | None) -> bool:
+        return host is not None and self.host_by_name[host].service.dead_since is None
+
+    def _networking(self, sid: str, d: tuple[float, float, float, float], volume: bool) -> None:
+        inst = self._live(sid)
+        if inst is None or inst.status != "BUILD" or not self._compute_alive(inst.host):
+            return
+        inst.task_state = "networking"
+        assert inst.host is not None
+        self._make_port(inst, inst.host, self.t, status="DOWN")
+        inst.touch(self.t)
+        self.at(self.t + d[1], self._bdm, sid, d, volume)
+
+    def _bdm(self, sid: str, d: tuple[float, float, float, float], volume: bool) -> None:
+        inst = self._live(sid)
+        if inst is None or inst.status != "BUILD" or not self._compute_alive(inst.host):
+            return
+        inst.task_state = "block_device_mapping"
+        if volume:
+            self._make_volume(inst, self.t, boot=True)
+        inst.touch(self.t)
+        self.at(self.t + d[2], self._spawning, sid, d)
+
+    def _spawning(self, sid: str, d: tuple[float, float, float, float]) -> None:
+        inst = self._live(sid)
+        if inst is None or inst.status != "BUILD" or not self._compute_alive(inst.host):
+            return
+        inst.task_state = "spawning"
+        inst.touch(self.t)
+        self.at(self.t + d[3], self._active, sid)
+
+    def _active(self, sid: str) -> None:
+        inst = self._live(sid)
+        if inst is None or inst.task_state != "spawning" or not self._compute_alive(inst.host):
+            return  # a dead compute leaves it spawning: that is the stuck case
+        t = self.t
+        inst.status, inst.vm_state, inst.task_state, inst.power_state = "ACTIVE", "active", None, 1
+        inst.launched_at = t
+        if inst.port_id and inst.port_id in self.ports:
+            port = self.ports[inst.port_id]
+            port.status, port.updated, port.revision = "ACTIVE", t, port.revision + 2
+        assert inst.actions is not None and inst.host is not None
+        self._event(inst, "compute__do_build_and_run_instance", inst.actions[-1].events[-1]["finish_time"],
+                    "Success", inst.host)
+        inst.touch(t)
+
+    def delete(self, sid: str) -> None:
+        inst = self._live(sid)
+        if inst is None or inst.task_state == "deleting":
+            return
+        t = self.t
+        if inst.actions is None:
+            inst.actions = []
+        inst.actions.append(Action("delete", f"req-{self._uuid()}", t, t))
+        if inst.host is None or not self._compute_alive(inst.host):
+            self._deleted(sid)  # nova-api deletes locally when the compute is down or there is no host
+            return
+        inst.task_state = "deleting"
+        inst.touch(t)
+        self.at(t + self.rng.uniform(1, 4), self._deleted, sid)
+
+    def _deleted(self, sid: str) -> None:
+        inst = self.instances.pop(sid, None)
+        if inst is None:
+            return
+        t = self.t
+        if inst.host and inst.actions and inst.actions[-1].action == "delete" and inst.task_state:
+            self._event(inst, "compute_terminate_instance", inst.actions[-1].start, "Success", inst.host)
+        inst.status, inst.vm_state, inst.task_state, inst.power_state = "DELETED", "deleted", None, 0
+        inst.terminated_at = t
+        self._unclaim(sid)
+        if inst.port_id:
+            self.ports.pop(inst.port_id, None)
+        for vid, delete_on_termination in inst.volumes:
+            vol = self.volumes.get(vid)
+            if vol is None:
+                continue
+            if delete_on_termination:
+                del self.volumes[vid]
+            else:
+                vol.status, vol.attachments, vol.updated = "available", [], t
+        inst.touch(t)
+        self.deleted[sid] = inst
+        idx = bisect.bisect_left(self._order, (inst.created, inst.id))
+        if idx < len(self._order) and self._order[idx][1] == sid:
+            del self._order[idx]
+        self._order_index = None
+        self.specials.discard(sid)
+        self.at(t + DELETED_KEEP, self.deleted.pop, sid, None)
+
+    # ---------------------------------------------------------------- churn
+    def _churn_tick(self) -> None:
+        rng = self.rng
+        project = rng.choice(self.projects)
+        prefix = rng.choice(_NAME_PREFIXES)
+        self.boot(f"{prefix}-{self._next_seq:05d}", project, rng.choice(_COMMON_FLAVORS),
+                  volume=rng.random() < 0.2)
+        if self._order:
+            for _ in range(5):
+                sid = self._order[rng.randrange(len(self._order))][1]
+                inst = self.instances[sid]
+                if sid not in self.specials and inst.status in ("ACTIVE", "SHUTOFF") and inst.task_state is None:
+                    self.delete(sid)
+                    break
+        self.at(self.t + 60.0 / self.churn * rng.uniform(0.5, 1.5), self._churn_tick)
+
+    # ---------------------------------------------------------------- compute / agent life
+    def kill_compute(self, name: str) -> None:
+        host = self.host_by_name[name]
+        t = self.t
+        if host.service.dead_since is not None:
+            return
+        host.service.dead_since = t
+        q = self.queues.get(("/", f"compute.{name}"))
+        if q is not None:
+            q.set(t, consumers=0, growth=0.2)
+        topic = self.queues.get(("/", "compute"))
+        if topic is not None:
+            topic.set(t, consumers=max(0, topic.consumers - 1))
+        fan = self.fanouts.pop(name, None)
+        if fan:
+            self.queues.pop(("/", fan), None)
+        reply = self.replies.get(name)
+        if reply and ("/", reply) in self.queues:
+            self.queues[("/", reply)].set(t, consumers=0)
+            self.at(t + 1800.0, self.queues.pop, ("/", reply), None)
+
+    def start_compute(self, name: str) -> None:
+        host = self.host_by_name[name]
+        t = self.t
+        if host.service.dead_since is None:
+            return
+        host.service.dead_since = None
+        host.service.phase = t
+        q = self.queues.get(("/", f"compute.{name}"))
+        if q is not None:
+            q.set(t, consumers=1, ready=0, growth=0.0)
+        topic = self.queues.get(("/", "compute"))
+        if topic is not None:
+            topic.set(t, consumers=topic.consumers + 1)
+        if name in self.replies:
+            self._owned_queue("reply", name, t)
+            self._owned_queue("fanout", name, t)
+        # nova-compute _init_instance: builds interrupted by the restart go to ERROR
+        for sid in self.order_desc():
+            inst = self.instances[sid]
+            if inst.host == name and inst.task_state in BUILD_STATES:
+                inst.status, inst.vm_state, inst.task_state = "ERROR", "error", None
+                inst.touch(t)
+            elif inst.host == name and inst.task_state == "deleting":
+                self._deleted(sid)
+
+    def kill_agent(self, agent: Agent) -> None:
+        if agent.dead_since is None:
+            agent.dead_since = self.t
+
+    def start_agent(self, agent: Agent) -> None:
+        if agent.dead_since is not None:
+            agent.dead_since = None
+            agent.started = agent.phase = self.t
+
+    # ---------------------------------------------------------------- storyline
+    def _log(self, name: str, **detail: Any) -> None:
+        self.story_log.append((self.t, name, detail))
+
+    def _loop_start(self, k: int) -> None:
+        t0 = self.t
+        rng = self.rng
+        candidates = [h for h in self.hosts if h.service.status == "enabled"] or self.hosts
+        victim = rng.choice(candidates)
+        others = [h for h in candidates if h is not victim] or candidates
+        agent_host = rng.choice(others)
+        stale_host = rng.choice(others)
+        self.story_state = {"loop": k, "victim": victim.name, "agent_host": agent_host.name,
+                            "stale_host": stale_host.name, "loop_start": t0}
+        self._log("loop_start", **self.story_state)
+        for offset, name, _ in story.STORY[1:]:
+            self.at(t0 + offset, getattr(self, f"_story_{name}"))
+        self.at(t0 + self.period, self._loop_start, k + 1)
+
+    def _story_novalidhost_boot(self) -> None:
+        inst = self.boot(f"bigdata-{self.story_state['loop']:03d}", self.projects[0], "x.huge",
+                         fail="novalidhost", durations=(2.0, 1.0, 1.0, 1.0))
+        self.specials.add(inst.id)
+        self.story_state["novalidhost"] = inst.id
+        self._log("novalidhost_boot", server=inst.id, name=inst.name)
+
+    def _story_stuck_boot(self) -> None:
+        victim = self.story_state["victim"]
+        inst = self.boot(f"web-{self.story_state['loop']:03d}-canary", self.projects[1 % len(self.projects)],
+                         "m1.medium", host=victim, durations=(1.5, 1.5, 1.0, 120.0))
+        self.specials.add(inst.id)
+        self.story_state["stuck"] = inst.id
+        self._log("stuck_boot", server=inst.id, name=inst.name, host=victim)
+
+    def _story_compute_dies(self) -> None:
+        self.kill_compute(self.story_state["victim"])
+        self._log("compute_dies", host=self.story_state["victim"])
+
+    def _story_agent_dies(self) -> None:
+        self.kill_agent(self.host_by_name[self.story_state["agent_host"]].agent)
+        self._log("agent_dies", host=self.story_state["agent_host"])
+
+    def _story_stale_allocation(self) -> None:
+        consumer = self._uuid()
+        project = self.projects[-1]
+        self.consumers[consumer] = Consumer(consumer, project, self.users[project])
+        host = self.host_by_name[self.story_state["stale_host"]]
+        self.providers[host.hypervisor_id].allocate(consumer, {"VCPU": 4, "MEMORY_MB": 8192, "DISK_GB": 80})
+        self.story_state["stale_consumer"] = consumer
+        self._log("stale_allocation", consumer=consumer, host=host.name, provider=host.hypervisor_id)
+
+    def _story_rabbit_memory_alarm(self) -> None:
+        node = self.rabbit_nodes[0]
+        node.alarms = [a for a in node.alarms if a[1] is None or a[1] > self.t - 600] + [[self.t, None]]
+        self._log("rabbit_memory_alarm", node=node.name)
+
+    def _story_rabbit_memory_alarm_clears(self) -> None:
+        for a in self.rabbit_nodes[0].alarms:
+            if a[1] is None:
+                a[1] = self.t
+        self._log("rabbit_memory_alarm_clears", node=self.rabbit_nodes[0].name)
+
+    def _story_galera_quorum_lost(self) -> None:
+        n1, n2, n3 = self.galera_nodes
+        for n in (n2, n3):
+            n.reachable, n.state, n.since = False, "down", self.t
+        n1.state, n1.since = "isolated", self.t
+        self._log("galera_quorum_lost", survivor=n1.name, lost=[n2.name, n3.name])
+
+    def _story_galera_quorum_regained(self) -> None:
+        self.galera_conf_id += 1
+        for n in self.galera_nodes:
+            n.reachable, n.since = True, self.t
+            n.state = "synced" if n.index == 1 else "joined"
+        self.at(self.t + 5.0, self._galera_synced)
+        self._log("galera_quorum_regained", conf_id=self.galera_conf_id)
+
+    def _galera_synced(self) -> None:
+        for n in self.galera_nodes:
+            if n.state == "joined":
+                n.state = "synced"
+
+    def _story_compute_recovers(self) -> None:
+        self.start_compute(self.story_state["victim"])
+        self._log("compute_recovers", host=self.story_state["victim"])
+
+    def _story_agent_recovers(self) -> None:
+        self.start_agent(self.host_by_name[self.story_state["agent_host"]].agent)
+        self._log("agent_recovers", host=self.story_state["agent_host"])
+
+    def _story_cleanup(self) -> None:
+        for key in ("novalidhost", "stuck"):
+            sid = self.story_state.get(key)
+            if sid and sid in self.instances:
+                self.delete(sid)
+        consumer = self.story_state.pop("stale_consumer", None)
+        if consumer:
+            self._unclaim(consumer)
+        self._log("cleanup")
+
+    # ---------------------------------------------------------------- fault injection (tests, demo keys)
+    def inject(self, what: str, **kw: Any) -> None:
+        """Apply a named fault now: kill_compute/start_compute(host=), kill_agent/start_agent(host=),
+        conductor_down/conductor_up (every compute's heartbeat stops: the fleet flip)."""
+        with self.lock:
+            self.advance_to(self.clock.time())
+            if what == "kill_compute":
+                self.kill_compute(kw["host"])
+            elif what == "start_compute":
+                self.start_compute(kw["host"])
+            elif what == "kill_agent":
+                self.kill_agent(self.host_by_name[kw["host"]].agent)
+            elif what == "start_agent":
+                self.start_agent(self.host_by_name[kw["host"]].agent)
+            elif what == "conductor_down":
+                for h in self.hosts:
+                    if h.service.dead_since is None:
+                        h.service.dead_since = self.t  # processes live on; heartbeats stop arriving
+                self.story_state["conductor_down"] = True
+            elif what == "conductor_up":
+                for h in self.hosts:
+                    h.service.dead_since = None
+                    h.service.phase = self.t
+                self.story_state.pop("conductor_down", None)
+            else:
+                raise ValueError(f"unknown fault {what!r}")
+
+
+def _inv(total: int, reserved: int, ratio: float) -> dict[str, Any]:
+    return {"total": total, "reserved": reserved, "min_unit": 1, "max_unit": total, "step_size": 1,
+            "allocation_ratio": ratio}
