@@ -21,5 +21,7 @@ def pane_class(source: str, title: str) -> type[SourcePane]:
 
 
 def _specific_panes() -> dict[str, type[SourcePane]]:
-    panes: dict[str, type[SourcePane]] = {}
+    from tui.widgets.rabbitmq_pane import RabbitMQPane
+
+    panes: dict[str, type[SourcePane]] = {"rabbitmq": RabbitMQPane}
     return panes

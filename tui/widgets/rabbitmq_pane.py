@@ -1,0 +1,135 @@
+"""RabbitMQ pane: one node status line, then every queue, zero-consumer queues first.
+
+Rows are keyed by vhost + queue and updated in place. The `since` column is the wall-clock time the
+collector first saw the queue holding messages with 0 consumers (not a ticking age: cells change only when
+the state changes). Unknown numbers (fresh queues) show `?`, never 0. Queue names of rows with a finding are
+coloured by its severity.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from rich.markup import escape
+from rich.text import Text
+from textual.app import ComposeResult
+
+from tui.models.finding import Finding
+from tui.models.observation import Observation
+from tui.models.rabbitmq import NodeInfo, QueueInfo, RabbitSnapshot
+from tui.rules.queues import classify_queue, queue_sort_key, queue_subject
+from tui.widgets.source_pane import SourcePane
+
+SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
+COLUMNS = ("queue", "class", "messages", "consumers", "since")
+
+
+def _num(value: int | None) -> str:
+    return "?" if value is None else f"{value:,}"
+
+
+def _bytes(value: int | None) -> str:
+    if value is None:
+        return "?"
+    size = float(value)
+    for unit in ("B", "K", "M", "G", "T"):
+        if size < 1024 or unit == "T":
+            return f"{size:.0f}{unit}" if unit == "B" else f"{size:.1f}{unit}"
+        size /= 1024
+    return f"{value}B"  # pragma: no cover
+
+
+def _class_label(q: QueueInfo) -> str:
+    kind = classify_queue(q.name)
+    if kind.cls == "service" and kind.service:
+        return f"service {kind.service}"
+    return kind.cls
+
+
+def _since(q: QueueInfo) -> str:
+    return "" if q.stuck_since is None else q.stuck_since.astimezone().strftime("%H:%M:%S")
+
+
+def queue_rows(snapshot: RabbitSnapshot, findings: Iterable[Finding] = ()) -> list[tuple[str, tuple[Any, ...]]]:
+    """(key, cells) for every queue, zero-consumer queues first, fullest first."""
+    severity = {f.subject: f.severity for f in findings if f.kind == "rabbitmq.queue_no_consumer"}
+    many_vhosts = len({q.vhost for q in snapshot.queues}) > 1
+    rows = []
+    for q in sorted(snapshot.queues, key=queue_sort_key):
+        subject = queue_subject(q)
+        label = subject if many_vhosts else q.name
+        sev = severity.get(subject)
+        name = Text(label, style=SEVERITY_STYLE[sev]) if sev else Text(label)
+        consumers = _num(q.consumers)
+        if q.no_consumer_with_messages:
+            consumers_cell: Any = Text(consumers, style="bold red" if sev == "critical" else "yellow")
+        else:
+            consumers_cell = consumers
+        rows.append((f"{q.vhost}\x1f{q.name}", (name, _class_label(q), _num(q.messages), consumers_cell,
+                                                 _since(q))))
+    return rows
+
+
+def _node_part(n: NodeInfo) -> str:
+    name = escape(n.name)
+    if n.running is False:
+        return f"[bold red]{name} DOWN[/]"
+    bits = [f"[b]{name}[/b] " + ("[green]running[/]" if n.running else "[yellow]state ?[/]")]
+    alarms = [r for r, on in (("memory", n.mem_alarm), ("disk", n.disk_free_alarm)) if on]
+    if alarms:
+        bits.append(f"[bold red]{' + '.join(alarms).upper()} ALARM[/]")
+    if n.partitions:
+        bits.append(f"[bold red]PARTITIONED from {escape(', '.join(n.partitions))}[/]")
+    if n.fd_used is not None or n.fd_total is not None:
+        fd = f"fd {_num(n.fd_used)}/{_num(n.fd_total)}"
+        if n.fd_used is not None and n.fd_total and n.fd_used / n.fd_total >= 0.9:
+            fd = f"[yellow]{fd}[/]"
+        bits.append(fd)
+    if n.sockets_used is not None:
+        bits.append(f"sockets {_num(n.sockets_used)}/{_num(n.sockets_total)}")
+    if n.mem_used is not None:
+        bits.append(f"mem {_bytes(n.mem_used)}/{_bytes(n.mem_limit)}")
+    return " ".join(bits)
+
+
+def status_line(snapshot: RabbitSnapshot) -> str:
+    """Console markup: nodes (running, alarms, partitions, fd use), live alarms, queue counts."""
+    parts = [_node_part(n) for n in snapshot.nodes] or ["[yellow]no node information[/]"]
+    noded = {(n.name, r) for n in snapshot.nodes for r, on in (("memory", n.mem_alarm), ("disk", n.disk_free_alarm))
+             if on}
+    live = [a for a in snapshot.alarms if (a.node, a.resource) not in noded]
+    if live:
+        parts.append("[bold red]" + escape(", ".join(f"{a.resource.upper()} ALARM on {a.node}" for a in live))
+                     + "[/]")
+    elif snapshot.alarms_checked and not noded:
+        parts.append("no alarms")
+    idle = sum(1 for q in snapshot.queues if q.no_consumer_with_messages)
+    total = len(snapshot.queues)
+    queues = f"{total:,} queue{'s' if total != 1 else ''}"
+    if idle:
+        queues += f", [bold]{idle} with messages and no consumer[/b]"
+    parts.append(queues)
+    if snapshot.rabbitmq_version:
+        parts.append(f"v{escape(snapshot.rabbitmq_version)}")
+    if snapshot.confirm_error:
+        parts.append(f"[yellow]live check off: {escape(snapshot.confirm_error)}[/]")
+    return "  ·  ".join(parts)
+
+
+class RabbitMQPane(SourcePane):
+    SOURCE = "rabbitmq"
+    TITLE = "RabbitMQ"
+    COLUMNS = COLUMNS
+
+    def compose_body(self) -> ComposeResult:
+        if self.configured:  # unconfigured: just the "not configured" line, like every other pane
+            yield from super().compose_body()
+
+    def render_snapshot(self, snapshot: Any, obs: Observation) -> None:
+        if not isinstance(snapshot, RabbitSnapshot):
+            super().render_snapshot(snapshot, obs)
+            return
+        self.set_message(status_line(snapshot))
+        if self.table is not None:
+            self.table.sync(queue_rows(snapshot, obs.findings))
