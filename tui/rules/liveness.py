@@ -1,0 +1,408 @@
+"""Control-plane liveness rules: heartbeat age, countdown, down services, fleet flips, Keystone, catalog.
+
+Pure functions; `now` (UTC, aware) and the thresholds are passed in.
+
+Liveness follows nova's servicegroup DB driver (facts.md): a service is up while
+`now - last_seen_up <= service_down_time` (exactly at the limit is still up); `forced_down` is down regardless.
+The API's own `state` is trusted as well (it is computed with the API's service_down_time), so a service is
+down when the API says so, when it is forced down, or when its heartbeat is older than our threshold. A
+heartbeat older than LATE_FRACTION of the down time is *late*: the row counts down "down in N s".
+
+Heartbeat age comes from the API's clock (see tui.models.services), so a skewed stacktop clock does not
+matter; a heartbeat from the future (the service host's clock ahead) is age 0 with the skew kept as evidence.
+
+Fleet flip: nova-compute writes its heartbeat through nova-conductor over RabbitMQ. When at least
+`fleet_down_fraction` of one binary's enabled services (and at least two) stopped reporting within one down
+time of each other (at least one of them already down, the others late), that is one `*.fleet_down` finding
+about the binary, pointing at what carries the heartbeats, instead of one finding per host.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from tui.models.finding import Finding, Severity
+from tui.models.services import EndpointCheck, SectionRead, ServiceRow, ServicesSnapshot
+
+SOURCE = "services"
+LATE_FRACTION = 0.5
+REQUIRED_TYPES: tuple[str, ...] = ("identity", "compute", "network", "image", "placement")
+SECTION_SERVICE_TYPE = {"compute": "compute", "network": "network", "volume": "block-storage"}
+# Neutron agents whose death breaks port wiring on their host (no other agent can stand in).
+L2_AGENT_MARKERS = ("open vswitch", "linux bridge", "ovn", "sr-nic", "macvtap")
+
+
+@dataclass(frozen=True)
+class Liveness:
+    """One row's verdict at one moment.
+
+    age_s: heartbeat age (>= 0; None when the API gave no timestamp); skew_s: how far the heartbeat lies in
+    the future (> 0 only with clock skew); remaining_s: seconds until the down time is reached (late rows).
+    """
+
+    age_s: float | None
+    down: bool
+    late: bool
+    remaining_s: float | None = None
+    skew_s: float = 0.0
+    why: str = ""
+    down_time: float = 60.0
+
+    @property
+    def label(self) -> str:
+        return "down" if self.down else "late" if self.late else "up"
+
+
+def down_time_for(section: str, thresholds: Any) -> float:
+    return float({
+        "compute": thresholds.service_down_time,
+        "network": thresholds.agent_down_time,
+        "volume": thresholds.volume_service_down_time,
+    }[section])
+
+
+def heartbeat_age(row: ServiceRow, read_at: datetime | None, now: datetime) -> float | None:
+    """Age at `now`, possibly negative (clock skew): the age measured at read plus local time since."""
+    if row.age_at_read_s is None:
+        return None
+    elapsed = 0.0 if read_at is None else max(0.0, (now - read_at).total_seconds())
+    return row.age_at_read_s + elapsed
+
+
+def assess(row: ServiceRow, read_at: datetime | None, now: datetime, down_time: float,
+           late_fraction: float = LATE_FRACTION) -> Liveness:
+    raw = heartbeat_age(row, read_at, now)
+    age = None if raw is None else max(0.0, raw)
+    skew = 0.0 if raw is None or raw >= 0 else -raw
+    by_heartbeat = age is not None and age > down_time
+    api_down = row.state.lower() == "down"
+    forced = bool(row.forced_down)
+    down = forced or api_down or by_heartbeat
+    if forced:
+        why = "forced down"
+    elif by_heartbeat:
+        why = f"no heartbeat for {age:.0f} s"
+    elif api_down:
+        why = "the API reports it down"
+    else:
+        why = ""
+    late = not down and age is not None and age > down_time * late_fraction
+    remaining = max(0.0, down_time - age) if late and age is not None else None
+    return Liveness(age_s=age, down=down, late=late, remaining_s=remaining, skew_s=skew, why=why,
+                    down_time=down_time)
+
+
+def section_now(section: SectionRead, now: datetime) -> datetime:
+    """Rows carried over from an earlier poll are judged as of their read: ages must not grow while the
+    listing cannot be read (a Keystone outage must not turn into a false fleet flip)."""
+    if section.stale and section.read_at is not None:
+        return section.read_at
+    return now
+
+
+def assess_section(section: SectionRead, now: datetime, thresholds: Any) -> list[tuple[ServiceRow, Liveness]]:
+    at = section_now(section, now)
+    down_time = down_time_for(section.name, thresholds)
+    return [(row, assess(row, section.read_at, at, down_time)) for row in section.rows]
+
+
+# ------------------------------------------------------------------------------------------------ fleet
+@dataclass(frozen=True)
+class Fleet:
+    binary: str
+    section: str
+    rows: tuple[ServiceRow, ...]
+    down: int
+    late: int
+    total: int
+    spread_s: float
+    ages: tuple[float, ...]
+
+
+def find_fleets(assessed: Sequence[tuple[ServiceRow, Liveness]], down_time: float, fraction: float) -> list[Fleet]:
+    """Per binary: the largest group of enabled, not-forced services whose heartbeats stopped within one down
+    time of each other, all down or late, at least one down; a fleet when it is >= fraction of the binary's
+    enabled services and at least two."""
+    by_binary: dict[str, list[tuple[ServiceRow, Liveness]]] = {}
+    for row, live in assessed:
+        if row.enabled and not row.forced_down:
+            by_binary.setdefault(row.binary, []).append((row, live))
+    fleets = []
+    for binary, members in sorted(by_binary.items()):
+        total = len(members)
+        going = sorted(((r, lv) for r, lv in members if (lv.down or lv.late) and lv.age_s is not None),
+                       key=lambda m: m[1].age_s or 0.0)
+        best: list[tuple[ServiceRow, Liveness]] = []
+        start = 0
+        for end in range(len(going)):
+            while (going[end][1].age_s or 0.0) - (going[start][1].age_s or 0.0) > down_time:
+                start += 1
+            window = going[start:end + 1]
+            if len(window) > len(best) and any(lv.down for _, lv in window):
+                best = window
+        needed = max(2, math.ceil(fraction * total - 1e-9))
+        if len(best) >= needed:
+            ages = tuple(lv.age_s or 0.0 for _, lv in best)
+            fleets.append(Fleet(binary=binary, section=best[0][0].section, rows=tuple(r for r, _ in best),
+                                down=sum(1 for _, lv in best if lv.down), late=sum(1 for _, lv in best if lv.late),
+                                total=total, spread_s=max(ages) - min(ages), ages=ages))
+    return fleets
+
+
+def _hosts(rows: Iterable[ServiceRow]) -> list[str]:
+    return sorted(r.host for r in rows)
+
+
+def fleet_finding(fleet: Fleet, assessed: Sequence[tuple[ServiceRow, Liveness]]) -> Finding:
+    hosts = _hosts(fleet.rows)
+    shown = ", ".join(hosts[:6]) + (f" and {len(hosts) - 6} more" if len(hosts) > 6 else "")
+    n = len(fleet.rows)
+    state = f"{fleet.down} down" + (f", {fleet.late} about to be" if fleet.late else "")
+    summary = (f"{n} of {fleet.total} {fleet.binary} services stopped reporting together "
+               f"(last heartbeats within {fleet.spread_s:.0f} s of each other; {state}): {shown}")
+    evidence: dict[str, Any] = {
+        "binary": fleet.binary, "hosts": hosts, "down": fleet.down, "late": fleet.late, "total": fleet.total,
+        "spread_s": round(fleet.spread_s, 1), "heartbeat_ages_s": [round(a, 1) for a in fleet.ages],
+    }
+    if fleet.section == "network":
+        kind = "neutron.fleet_down"
+        next_step = ("agents report their state over RabbitMQ to neutron-server's RPC workers (queue "
+                     "q-reports-plugin): check neutron-rpc-server / neutron-server and RabbitMQ before the hosts")
+    else:
+        kind = "nova.fleet_down"
+        conductors_down = sorted(r.host for r, lv in assessed if r.binary == "nova-conductor" and lv.down)
+        if conductors_down:
+            evidence["conductor_down_on"] = conductors_down
+            summary += f"; nova-conductor itself is down on {', '.join(conductors_down)}"
+        if fleet.binary == "nova-compute":
+            next_step = ("nova-compute reports its heartbeat through nova-conductor over RabbitMQ: check "
+                         "nova-conductor (running? its log) and RabbitMQ (the conductor queue has consumers? "
+                         "alarms, partitions?) before touching the hosts")
+        else:
+            next_step = (f"{fleet.binary} writes its heartbeat to the database itself: check the database "
+                         "(Galera quorum), RabbitMQ and nova-conductor before the hosts")
+    return Finding(severity="critical", kind=kind, subject=fleet.binary, summary=summary, evidence=evidence,
+                   next_step=next_step, source=SOURCE)
+
+
+# ----------------------------------------------------------------------------------------- per service
+def _evidence(row: ServiceRow, live: Liveness) -> dict[str, Any]:
+    ev: dict[str, Any] = {
+        "binary": row.binary, "host": row.host, "zone": row.zone, "status": row.status, "state": row.state,
+        "updated_at": row.updated_at, "heartbeat_age_s": None if live.age_s is None else round(live.age_s, 1),
+        "down_time_s": live.down_time,
+    }
+    if row.forced_down is not None:
+        ev["forced_down"] = row.forced_down
+    if row.disabled_reason:
+        ev["disabled_reason"] = row.disabled_reason
+    if row.agent_type:
+        ev["agent_type"] = row.agent_type
+    if live.skew_s:
+        ev["clock_skew_s"] = round(live.skew_s, 1)
+    if row.id:
+        ev["id"] = row.id
+    return ev
+
+
+def _silence(live: Liveness) -> str:
+    if live.why.startswith("no heartbeat"):
+        return f"{live.why} (down after {live.down_time:g} s)"
+    if live.age_s is not None:
+        return f"{live.why}; last heartbeat {live.age_s:.0f} s ago"
+    return live.why
+
+
+def _others_up(assessed: Sequence[tuple[ServiceRow, Liveness]], row: ServiceRow) -> int:
+    return sum(1 for r, lv in assessed if r.binary == row.binary and r is not row and r.enabled and not lv.down)
+
+
+def compute_findings(assessed: Sequence[tuple[ServiceRow, Liveness]], skip: set[str]) -> list[Finding]:
+    out = []
+    for row, live in assessed:
+        if row.key in skip:
+            continue
+        subject = row.host if row.binary == "nova-compute" else f"{row.binary}@{row.host}"
+        ev = _evidence(row, live)
+        if row.status == "disabled":
+            reason = (row.disabled_reason or "").strip()
+            auto = reason.upper().startswith("AUTO:")
+            ev["driver_disabled"] = auto
+            state = " and down" if live.down else ""
+            if auto:
+                summary = f"{row.binary} on {row.host} was disabled by the driver itself{state}: {reason}"
+                next_step = (f"the virt driver lost its hypervisor: check libvirtd on {row.host} (virsh list) and "
+                             "the nova-compute log; nova re-enables it when the connection returns")
+            else:
+                why = f": {reason}" if reason else " (no reason given)"
+                summary = f"{row.binary} on {row.host} is disabled{state}{why}"
+                next_step = (f"intended maintenance? If not: openstack compute service set --enable "
+                             f"{row.host} {row.binary}")
+            out.append(Finding("info", "nova.service_disabled", subject, summary, ev, next_step, SOURCE))
+        elif row.status.upper() == "UNKNOWN" or row.state.upper() == "UNKNOWN":
+            out.append(Finding(
+                "warning", "nova.service_unknown", subject,
+                f"{row.binary} on {row.host}: state UNKNOWN (its cell database does not answer nova-api)",
+                ev, "check the cell's database and its nova-conductor; `nova-manage cell_v2 list_cells`",
+                SOURCE))
+        elif live.down and row.binary == "nova-compute" and not row.forced_down:
+            out.append(Finding(
+                "critical", "nova.service_enabled_but_down", subject,
+                f"nova-compute on {row.host} is down but enabled: {_silence(live)}; it is still offered work "
+                "it cannot do",
+                ev,
+                f"on {row.host}: is nova-compute running, what does its log say? If it runs, its reports do not "
+                "arrive: check nova-conductor and RabbitMQ. Until fixed: openstack compute service set --disable "
+                f"{row.host} nova-compute",
+                SOURCE))
+        elif live.down:
+            if row.forced_down:
+                sev: Severity = "warning"
+                summary = f"{row.binary} on {row.host} is forced down (os-services force-down)"
+                next_step = (f"forced down by an operator (host fencing / evacuation); when {row.host} is healthy: "
+                             f"openstack compute service set --up {row.host} {row.binary}")
+            else:
+                others = _others_up(assessed, row)
+                sev = "warning" if others else "critical"
+                tail = f"; {others} other {row.binary} still up" if others else f"; no other {row.binary} is up"
+                summary = f"{row.binary} on {row.host} is down: {_silence(live)}{tail}"
+                next_step = (f"on {row.host}: is {row.binary} running, what does its log say? Then RabbitMQ and "
+                             "the database, which it needs to report")
+            out.append(Finding(sev, "nova.service_down", subject, summary, ev, next_step, SOURCE))
+    return out
+
+
+def _is_l2(row: ServiceRow) -> bool:
+    text = f"{row.agent_type or ''} {row.binary}".lower()
+    return any(m in text for m in L2_AGENT_MARKERS) or "openvswitch" in text or "linuxbridge" in text
+
+
+def network_findings(assessed: Sequence[tuple[ServiceRow, Liveness]], skip: set[str]) -> list[Finding]:
+    out = []
+    for row, live in assessed:
+        if row.key in skip or not row.enabled or not live.down:
+            continue
+        others = _others_up(assessed, row)
+        l2 = _is_l2(row)
+        sev: Severity = "critical" if l2 or not others else "warning"
+        what = row.agent_type or row.binary
+        impact = ("ports on this host cannot be wired" if l2
+                  else f"{others} other {row.binary} still alive" if others else f"no other {row.binary} is alive")
+        out.append(Finding(
+            sev, "neutron.agent_down", f"{row.binary}@{row.host}",
+            f"{what} on {row.host} is down: {_silence(live)}; {impact}",
+            _evidence(row, live),
+            f"on {row.host}: is {row.binary} running, what does its log say? If it runs, its state reports do not "
+            "arrive: check RabbitMQ and neutron-server's RPC workers",
+            SOURCE))
+    return out
+
+
+def volume_findings(assessed: Sequence[tuple[ServiceRow, Liveness]], skip: set[str]) -> list[Finding]:
+    out = []
+    for row, live in assessed:
+        if row.key in skip or not row.enabled or not live.down:
+            continue
+        others = _others_up(assessed, row)
+        sev: Severity = "warning" if others else "critical"
+        tail = f"; {others} other {row.binary} still up" if others else f"; no other {row.binary} is up"
+        out.append(Finding(
+            sev, "cinder.service_down", f"{row.binary}@{row.host}",
+            f"{row.binary} on {row.host} is down: {_silence(live)}{tail}",
+            _evidence(row, live),
+            f"on {row.host.split('@')[0]}: is {row.binary} running, what does its log say (backend reachable?)? "
+            "Then the database and RabbitMQ",
+            SOURCE))
+    return out
+
+
+# ------------------------------------------------------------------------------------ keystone, catalog
+def keystone_findings(snap: ServicesSnapshot) -> list[Finding]:
+    ks = snap.keystone
+    if ks.ok:
+        return []
+    url = ks.auth_url or "(no auth_url)"
+    cloud = ks.cloud or "(default cloud)"
+    return [Finding(
+        "critical", "keystone.unreachable", url,
+        f"Keystone at {url} (clouds.yaml cloud '{cloud}') does not answer: {ks.error or 'unreachable'}; "
+        "no API call can get a token (running instances are not affected)",
+        {"auth_url": ks.auth_url, "cloud": ks.cloud, "clouds_file": ks.clouds_file, "error": ks.error},
+        f"check Keystone's web server (uwsgi/apache) and the load balancer in front of {url}; "
+        f"`openstack --os-cloud {cloud} token issue` reproduces it",
+        SOURCE)]
+
+
+def catalog_findings(snap: ServicesSnapshot) -> list[Finding]:
+    out = []
+    if snap.keystone.ok:  # the catalog is only known with a token
+        for stype in snap.missing_types:
+            out.append(Finding(
+                "warning", "catalog.service_missing", stype,
+                f"the Keystone catalog has no '{stype}' endpoint for this region/interface",
+                {"service_type": stype, "cloud": snap.keystone.cloud},
+                f"openstack catalog show {stype}; check region_name / interface in clouds.yaml", SOURCE))
+    for check in snap.catalog:
+        if check.ok or check.service_type == "identity":
+            continue  # identity is keystone.unreachable
+        out.append(endpoint_finding(check))
+    return out
+
+
+def endpoint_finding(check: EndpointCheck) -> Finding:
+    what = f"HTTP {check.status}" if check.status is not None else (check.error or "no answer")
+    name = f" ({check.name})" if check.name else ""
+    return Finding(
+        "critical", "catalog.endpoint_unreachable", check.service_type,
+        f"the {check.service_type}{name} endpoint {check.url} does not answer a version GET: {what}",
+        {"service_type": check.service_type, "url": check.url, "interface": check.interface,
+         "region": check.region, "status": check.status, "error": check.error, "elapsed_s": check.elapsed_s},
+        f"check the {check.name or check.service_type} API process and the load balancer in front of {check.url}",
+        SOURCE)
+
+
+def read_failed_finding(section: SectionRead) -> Finding:
+    return Finding(
+        "warning", "services.read_failed", section.name,
+        f"could not list {section.name} services: {section.error}" + (
+            f" (showing rows read at {section.read_at:%H:%M:%S})" if section.rows and section.read_at else ""),
+        {"section": section.name, "error": section.error, "rows_read_at": section.read_at},
+        "the line names the URL; a 403 means the clouds.yaml user lacks the admin role", SOURCE)
+
+
+# --------------------------------------------------------------------------------------------- all
+def services_findings(snap: ServicesSnapshot, now: datetime, thresholds: Any) -> list[Finding]:
+    out = keystone_findings(snap) + catalog_findings(snap)
+    unreachable = {c.service_type for c in snap.catalog if not c.ok}
+    fraction = float(thresholds.fleet_down_fraction)
+    for section in snap.sections:
+        if section.stale and snap.keystone.ok and SECTION_SERVICE_TYPE[section.name] not in unreachable:
+            out.append(read_failed_finding(section))
+        if not section.rows:
+            continue
+        assessed = assess_section(section, now, thresholds)
+        skip: set[str] = set()
+        if section.name in ("compute", "network"):
+            for fleet in find_fleets(assessed, down_time_for(section.name, thresholds), fraction):
+                out.append(fleet_finding(fleet, assessed))
+                skip.update(r.key for r in fleet.rows)
+        rules = {"compute": compute_findings, "network": network_findings, "volume": volume_findings}
+        out.extend(rules[section.name](assessed, skip))
+    return out
+
+
+def row_rank(live: Liveness, row: ServiceRow) -> int:
+    """Table order inside a section: down, late, unknown, disabled, up."""
+    if live.down and row.enabled:
+        return 0
+    if live.late:
+        return 1
+    if row.status.upper() == "UNKNOWN" or row.state.upper() == "UNKNOWN":
+        return 2
+    if live.down or not row.enabled:
+        return 3
+    return 4
