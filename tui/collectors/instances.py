@@ -1,0 +1,454 @@
+"""Instances source: every server's status and task_state, kept current with `changes-since`.
+
+Polls (compute API, admin view, plain JSON through the SDK adapter; facts.md "Instances and task_state"):
+- the first poll, and a full resync every `resync_s` (600 s) as a safety net, list every server page by page
+  (`/servers/detail?all_tenants=1&limit=1000&marker=...`) and replace the index;
+- the polls in between ask only `changes-since=<start of the previous good poll - overlap_s>`: the overlap
+  (30 s, widened by any clock skew seen: a server's `updated_at` ahead of our clock) covers skew between our
+  clock and the controllers that stamp `updated_at`, and rows committed late. Answers merge into the index by
+  id (re-sent rows are idempotent); DELETED servers leave it. A quiet cloud costs one request returning [].
+- one `/os-services?binary=nova-compute` per poll, and the L2 agents (`/agents`) when some server with a
+  host is in a task_state, so the rules can say "and nova-compute on compute-02 is down" (HostHealth).
+  A failure there does not fail the poll: the snapshot says the host health is unknown (hosts_error).
+
+History: for each server the index remembers the task_state, the poll that first saw it and the server's
+`updated_at` at that poll; Server.task_since / task_since_basis are derived from them (models/instances.py
+says what each basis means).
+
+The instance screen's detail (server show with fault, actions and events, ports, volumes, placement
+allocations, the host's health) is read on demand by instance_detail(), never per poll.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from tui.collectors.base import BaseCollector, Collector, SourceError
+from tui.config import Config, OpenStackConfig
+from tui.models.finding import Finding
+from tui.models.instances import (
+    ActionEvent,
+    AgentHealth,
+    AllocationInfo,
+    Fault,
+    HostHealth,
+    InstanceAction,
+    InstanceDetail,
+    InstancesSnapshot,
+    PollInfo,
+    PortInfo,
+    Server,
+    VolumeInfo,
+)
+from tui.rules.stuck import instance_findings
+from tui.rules.task_states import DEFAULT_STUCK_SECONDS
+
+RESYNC_S = 600.0
+OVERLAP_S = 30.0
+PAGE_SIZE = 1000  # nova's default max_limit
+ACTIONS_WITH_EVENTS = 10  # the latest actions whose events the instance screen reads (one request each)
+L2_AGENT_TYPES = frozenset({"Open vSwitch agent", "Linux bridge agent", "OVN Controller agent",
+                            "OVN Controller Gateway agent", "NIC Switch agent", "Macvtap agent"})
+
+
+# ---- parsing (pure) -----------------------------------------------------------------------------------------
+def parse_time(value: Any) -> datetime | None:
+    """The timestamp spellings OpenStack uses ('...Z', '....000000' without zone, 'YYYY-MM-DD HH:MM:SS'), UTC."""
+    if not value or not isinstance(value, str):
+        return None
+    try:
+        parsed = datetime.fromisoformat(value.strip())
+    except ValueError:
+        return None
+    return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
+
+
+def parse_fault(raw: Any) -> Fault | None:
+    if not isinstance(raw, dict) or not (raw.get("message") or raw.get("code")):
+        return None
+    code = raw.get("code")
+    return Fault(code=int(code) if isinstance(code, int) else None, message=str(raw.get("message") or ""),
+                 created=parse_time(raw.get("created")), details=raw.get("details") or None)
+
+
+def _flavor_name(raw: Any) -> str | None:
+    if not isinstance(raw, dict):
+        return None
+    return raw.get("original_name") or raw.get("id")
+
+
+def parse_server(d: Mapping[str, Any]) -> Server:
+    """One /servers/detail row -> Server (task_since left empty: the index fills it)."""
+    volumes = tuple(v.get("id", "") for v in d.get("os-extended-volumes:volumes_attached") or [] if v.get("id"))
+    power = d.get("OS-EXT-STS:power_state")
+    return Server(
+        id=str(d["id"]),
+        name=str(d.get("name") or ""),
+        project_id=str(d.get("tenant_id") or d.get("project_id") or ""),
+        user_id=str(d.get("user_id") or ""),
+        status=str(d.get("status") or ""),
+        vm_state=d.get("OS-EXT-STS:vm_state"),
+        task_state=d.get("OS-EXT-STS:task_state") or None,
+        power_state=power if isinstance(power, int) else None,
+        host=d.get("OS-EXT-SRV-ATTR:host") or None,
+        hypervisor_hostname=d.get("OS-EXT-SRV-ATTR:hypervisor_hostname") or None,
+        availability_zone=d.get("OS-EXT-AZ:availability_zone") or None,
+        flavor=_flavor_name(d.get("flavor")),
+        created=parse_time(d.get("created")),
+        updated_at=parse_time(d.get("updated")),
+        launched_at=parse_time(d.get("OS-SRV-USG:launched_at")),
+        fault=parse_fault(d.get("fault")),
+        volumes=volumes,
+    )
+
+
+def parse_host_health(services: Iterable[Mapping[str, Any]], agents: Iterable[Mapping[str, Any]] | None
+                      ) -> dict[str, HostHealth]:
+    """nova-compute services (+ L2 agents, when read) -> host -> HostHealth."""
+    by_host: dict[str, list[AgentHealth]] = {}
+    for a in agents or ():
+        host = a.get("host")
+        if not host:
+            continue
+        by_host.setdefault(host, []).append(AgentHealth(
+            binary=str(a.get("binary") or ""), agent_type=str(a.get("agent_type") or ""),
+            alive=a.get("alive") if isinstance(a.get("alive"), bool) else None,
+            admin_state_up=a.get("admin_state_up") if isinstance(a.get("admin_state_up"), bool) else None,
+            heartbeat=parse_time(a.get("heartbeat_timestamp"))))
+    out: dict[str, HostHealth] = {}
+    for s in services:
+        if s.get("binary") != "nova-compute" or not s.get("host"):
+            continue
+        host = str(s["host"])
+        out[host] = HostHealth(
+            host=host, compute_state=s.get("state"), compute_status=s.get("status"),
+            forced_down=bool(s.get("forced_down")), disabled_reason=s.get("disabled_reason") or None,
+            compute_updated_at=parse_time(s.get("updated_at")), agents=tuple(by_host.pop(host, ())),
+            agents_read=agents is not None)
+    for host, host_agents in by_host.items():  # agents on hosts without a compute service
+        out[host] = HostHealth(host=host, agents=tuple(host_agents), agents_read=True)
+    return out
+
+
+def parse_actions(raw: Iterable[Mapping[str, Any]]) -> tuple[InstanceAction, ...]:
+    out = []
+    for a in raw:
+        events = tuple(
+            ActionEvent(event=str(e.get("event") or ""), start_time=parse_time(e.get("start_time")),
+                        finish_time=parse_time(e.get("finish_time")), result=e.get("result"),
+                        host=e.get("host"), traceback=e.get("traceback"))
+            for e in (a.get("events") or [])
+        )
+        events = tuple(sorted(events, key=lambda e: e.start_time or datetime.min.replace(tzinfo=UTC),
+                              reverse=True))
+        out.append(InstanceAction(action=str(a.get("action") or ""), request_id=str(a.get("request_id") or ""),
+                                  start_time=parse_time(a.get("start_time")), message=a.get("message"),
+                                  user_id=a.get("user_id"), events=events))
+    out.sort(key=lambda a: a.start_time or datetime.min.replace(tzinfo=UTC), reverse=True)
+    return tuple(out)
+
+
+def parse_ports(raw: Iterable[Mapping[str, Any]]) -> tuple[PortInfo, ...]:
+    return tuple(
+        PortInfo(id=str(p.get("id")), network_id=str(p.get("network_id") or ""), status=str(p.get("status") or ""),
+                 fixed_ips=tuple(str(ip.get("ip_address")) for ip in p.get("fixed_ips") or []),
+                 binding_host=p.get("binding:host_id") or None, vif_type=p.get("binding:vif_type"),
+                 vnic_type=p.get("binding:vnic_type"), mac_address=str(p.get("mac_address") or ""))
+        for p in raw
+    )
+
+
+def parse_volume(raw: Mapping[str, Any], server_id: str, delete_on_termination: bool | None) -> VolumeInfo:
+    mine = [a for a in raw.get("attachments") or [] if a.get("server_id") == server_id]
+    att = mine[0] if mine else {}
+    return VolumeInfo(id=str(raw.get("id")), name=str(raw.get("name") or ""), status=str(raw.get("status") or ""),
+                      size=raw.get("size"), device=att.get("device"),
+                      attach_status=(f"attached to this server on {att.get('host_name') or '?'}" if mine
+                                     else "not attached to this server (per cinder)"),
+                      delete_on_termination=delete_on_termination,
+                      backend_host=raw.get("os-vol-host-attr:host"))
+
+
+# ---- the index (pure: no I/O) -------------------------------------------------------------------------------
+class ServerIndex:
+    """Servers by id, plus since when each has been in its current task_state."""
+
+    def __init__(self) -> None:
+        self.servers: dict[str, Server] = {}
+        self._track: dict[str, tuple[str, datetime, datetime | None]] = {}
+
+    def __len__(self) -> int:
+        return len(self.servers)
+
+    def replace_all(self, rows: Iterable[Mapping[str, Any]], now: datetime) -> int:
+        """A full listing: the index becomes exactly these servers. Returns how many left it."""
+        before = set(self.servers)
+        fresh: dict[str, Server] = {}
+        for row in rows:
+            if row.get("status") == "DELETED":
+                continue
+            server = self._tracked(parse_server(row), now)
+            fresh[server.id] = server
+        self.servers = fresh
+        for gone in before - set(fresh):
+            self._track.pop(gone, None)
+        return len(before - set(fresh))
+
+    def merge(self, rows: Iterable[Mapping[str, Any]], now: datetime) -> int:
+        """A changes-since answer: upsert by id, DELETED servers leave. Returns how many left."""
+        left = 0
+        for row in rows:
+            sid = str(row.get("id"))
+            if row.get("status") == "DELETED":
+                if self.servers.pop(sid, None) is not None:
+                    left += 1
+                self._track.pop(sid, None)
+                continue
+            server = self._tracked(parse_server(row), now)
+            self.servers[server.id] = server
+        return left
+
+    def _tracked(self, server: Server, now: datetime) -> Server:
+        state = server.task_state
+        if state is None:
+            self._track.pop(server.id, None)
+            return server
+        track = self._track.get(server.id)
+        if track is None or track[0] != state:
+            track = (state, now, server.updated_at)
+            self._track[server.id] = track
+        _, seen, updated = track
+        if updated is not None and updated < seen:
+            since, basis = updated, "updated_at"
+        else:
+            since, basis = seen, "observed"
+        return dataclasses.replace(server, task_since=since, task_since_basis=basis)
+
+
+# ---- the collector ------------------------------------------------------------------------------------------
+class InstancesCollector(BaseCollector):
+    """client_factory returns a tui.openstack OpenStackClient (shared_client(config.openstack) by default)."""
+
+    name = "instances"
+
+    def __init__(
+        self,
+        openstack: OpenStackConfig | None = None,
+        *,
+        client_factory: Callable[[], Any] | None = None,
+        interval: float | None = None,
+        timeout: float | None = None,
+        stuck: Mapping[str, float] | None = None,
+        resync_s: float = RESYNC_S,
+        overlap_s: float = OVERLAP_S,
+        page_size: int = PAGE_SIZE,
+        clock: Callable[[], datetime] | None = None,
+    ) -> None:
+        self.openstack = openstack or OpenStackConfig()
+        self.interval = interval if interval is not None else self.openstack.interval
+        self.timeout = timeout if timeout is not None else self.openstack.timeout
+        self.stuck = dict(stuck or DEFAULT_STUCK_SECONDS)
+        self.resync_s = resync_s
+        self.overlap_s = overlap_s
+        self.page_size = page_size
+        self._clock = clock or (lambda: datetime.now(UTC))
+        self._factory = client_factory
+        self._client: Any = None
+        self.index = ServerIndex()
+        self._cursor: datetime | None = None  # start of the last good poll (our clock)
+        self._last_full: datetime | None = None
+        self._skew_s = 0.0  # how far ahead of our clock nova's updated_at has been seen
+        self._lock = threading.Lock()  # a timed-out poll's thread may still run: never two at once
+        self._client_lock = threading.Lock()
+        self.cpu_s = 0.0
+
+    @classmethod
+    def from_config(cls, config: Config) -> InstancesCollector:
+        return cls(config.openstack, stuck=config.thresholds.stuck)
+
+    def force_resync(self) -> None:
+        """The next poll lists every server again."""
+        self._last_full = None
+
+    def client(self) -> Any:
+        with self._client_lock:
+            if self._client is None:
+                if self._factory is not None:
+                    self._client = self._factory()
+                else:
+                    from tui.openstack import shared_client
+
+                    self._client = shared_client(self.openstack)
+            return self._client
+
+    # -- one poll
+    async def collect(self) -> InstancesSnapshot:
+        return await asyncio.to_thread(self._collect_blocking)
+
+    def list_servers(self, changes_since: datetime | None = None) -> tuple[list[dict[str, Any]], int]:
+        """Every page of /servers/detail?all_tenants=1 (limit/marker), plain dicts; (rows, requests)."""
+        from tui.openstack.paging import iso_param, next_marker, query
+
+        client = self.client()
+        mv = client.compute_microversion()
+        params: dict[str, Any] = {"all_tenants": 1, "limit": self.page_size}
+        if changes_since is not None:
+            params["changes-since"] = iso_param(changes_since)
+        rows: list[dict[str, Any]] = []
+        requests = 0
+        seen: set[str] = set()
+        while True:
+            body = client.get_json("compute", query("/servers/detail", params), microversion=mv,
+                                   action="listing servers")
+            requests += 1
+            page = body.get("servers")
+            if not isinstance(page, list):
+                raise SourceError("GET compute /servers/detail: the answer has no 'servers' list")
+            rows.extend(page)
+            marker = next_marker(body, "servers_links")
+            if not marker or not page or marker in seen:
+                return rows, requests
+            seen.add(marker)
+            params["marker"] = marker
+
+    def _collect_blocking(self) -> InstancesSnapshot:
+        with self._lock:
+            cpu0 = time.thread_time()
+            now = self._clock()
+            full = (self._cursor is None or self._last_full is None
+                    or (now - self._last_full).total_seconds() >= self.resync_s)
+            since: datetime | None = None
+            if full:
+                rows, requests = self.list_servers()
+            else:
+                assert self._cursor is not None
+                since = self._cursor - timedelta(seconds=self.overlap_s + self._skew_s)
+                rows, requests = self.list_servers(since)
+            self._note_skew(rows, now)
+            if full:
+                left = self.index.replace_all(rows, now)
+                self._last_full = now
+            else:
+                left = self.index.merge(rows, now)
+            self._cursor = now
+            servers = tuple(self.index.servers.values())
+            hosts, hosts_error, extra = self._host_health(servers)
+            self.cpu_s = time.thread_time() - cpu0
+            poll = PollInfo(mode="full" if full else "changes-since", requests=requests + extra, rows=len(rows),
+                            changes_since=since, last_full_at=self._last_full, deleted=left)
+            return InstancesSnapshot(taken_at=now, servers=servers, hosts=hosts, hosts_error=hosts_error,
+                                     poll=poll, poll_interval_s=self.interval)
+
+    def _note_skew(self, rows: list[dict[str, Any]], now: datetime) -> None:
+        ahead = 0.0
+        for row in rows:
+            updated = parse_time(row.get("updated"))
+            if updated is not None:
+                ahead = max(ahead, (updated - now).total_seconds())
+        if ahead > 1.0:
+            self._skew_s = max(self._skew_s, ahead)
+
+    def _host_health(self, servers: tuple[Server, ...]) -> tuple[dict[str, HostHealth], str | None, int]:
+        """nova-compute services (1 request) and, when a server with a host is mid-task, the L2 agents."""
+        client = self.client()
+        requests = 0
+        try:
+            services = client.compute_services(binary="nova-compute")
+            requests += 1
+            agents = None
+            if any(s.task_state and s.host for s in servers):
+                agents = [a for a in client.network_agents() if a.get("agent_type") in L2_AGENT_TYPES]
+                requests += 1
+        except SourceError as exc:
+            return {}, str(exc), requests + 1
+        return parse_host_health(services, agents), None, requests
+
+    def findings(self, snapshot: InstancesSnapshot, now: datetime) -> list[Finding]:
+        return instance_findings(snapshot, now, self.stuck)
+
+    async def aclose(self) -> None:
+        """The shared client belongs to the process (tui.openstack.close_shared); only our own is closed."""
+        client, self._client = self._client, None
+        if client is not None and self._factory is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.to_thread(client.close)
+
+    # -- the instance screen -------------------------------------------------------------------------------
+    async def instance_detail(self, server_id: str) -> InstanceDetail:
+        """Everything the instance screen shows, read now (one worker thread). Parts that fail say why in
+        InstanceDetail.errors; a server that cannot be read at all raises SourceError (NotFound if gone)."""
+        return await asyncio.to_thread(self._detail_blocking, server_id)
+
+    def _detail_blocking(self, server_id: str) -> InstanceDetail:
+        client = self.client()
+        raw = client.server(server_id)
+        server = parse_server(raw)
+        known = self.index.servers.get(server_id)
+        if known is not None and known.task_state == server.task_state:
+            server = dataclasses.replace(server, task_since=known.task_since,
+                                         task_since_basis=known.task_since_basis)
+        errors: dict[str, str] = {}
+        actions: tuple[InstanceAction, ...] = ()
+        ports: tuple[PortInfo, ...] = ()
+        volumes: list[VolumeInfo] = []
+        allocations: tuple[AllocationInfo, ...] | None = None
+        health: HostHealth | None = None
+        try:
+            raw_actions = sorted(client.instance_actions(server_id), key=lambda a: a.get("start_time") or "",
+                                 reverse=True)
+            for action in raw_actions[:ACTIONS_WITH_EVENTS]:
+                if action.get("request_id"):
+                    try:
+                        action["events"] = client.instance_action(server_id, action["request_id"]).get("events", [])
+                    except SourceError as exc:
+                        errors["events"] = str(exc)
+            actions = parse_actions(raw_actions)
+        except SourceError as exc:
+            errors["actions"] = str(exc)
+        try:
+            ports = parse_ports(client.ports(device_id=server_id))
+        except SourceError as exc:
+            errors["ports"] = str(exc)
+        for att in raw.get("os-extended-volumes:volumes_attached") or []:
+            vid, delete = att.get("id"), att.get("delete_on_termination")
+            if not vid:
+                continue
+            try:
+                vol = client.get_json("volume", f"/volumes/{vid}", action=f"showing volume {vid}").get("volume", {})
+                volumes.append(parse_volume(vol, server_id, delete))
+            except SourceError as exc:
+                volumes.append(VolumeInfo(id=vid, status=f"unreadable: {exc}", delete_on_termination=delete))
+        try:
+            allocs = client.consumer_allocations(server_id).get("allocations") or {}
+            names = {}
+            for rp in allocs:
+                found = client.resource_providers(uuid=rp)
+                names[rp] = found[0].get("name") if found else None
+            allocations = tuple(AllocationInfo(provider_id=rp, provider_name=names.get(rp),
+                                               resources=dict((body or {}).get("resources", {})))
+                                for rp, body in allocs.items())
+        except SourceError as exc:
+            errors["allocations"] = str(exc)
+        if server.host:
+            try:
+                services = client.compute_services(binary="nova-compute", host=server.host)
+                agents = [a for a in client.network_agents(host=server.host)
+                          if a.get("agent_type") in L2_AGENT_TYPES]
+                health = parse_host_health(services, agents).get(server.host)
+            except SourceError as exc:
+                errors["host"] = str(exc)
+        return InstanceDetail(server=server, actions=actions, ports=ports, volumes=tuple(volumes),
+                              allocations=allocations, host_health=health, errors=errors)
+
+
+def build(config: Config) -> list[Collector]:
+    if not config.openstack.cloud:
+        return []
+    return [InstancesCollector.from_config(config)]
