@@ -1,0 +1,176 @@
+"""The control-plane pane: compute services, network agents and volume services in one keyed table.
+
+Grouped compute / network / volume (a header row per group), down and late rows first. Late rows count down
+("down in 12s") every second between polls; other rows show the heartbeat age as of the poll, so a healthy
+table is not repainted every second. Enter on a row opens the host screen.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from rich.markup import escape
+from rich.text import Text
+from textual.app import ComposeResult
+
+from tui.config import Thresholds
+from tui.freshness import human_age
+from tui.models.observation import Observation
+from tui.models.services import SECTION_TITLES, SectionRead, ServiceRow, ServicesSnapshot
+from tui.rules.liveness import Liveness, assess, down_time_for, row_rank, section_now
+from tui.widgets.source_pane import SourcePane
+
+COLUMNS = ("binary", "host", "zone", "status", "state", "heartbeat", "reason")
+STATE_STYLE = {"down": "bold red", "late": "yellow", "up": "green"}
+
+
+def _dt(epoch: float | None) -> datetime | None:
+    return None if epoch is None else datetime.fromtimestamp(epoch, UTC)
+
+
+def heartbeat_text(live: Liveness, row: ServiceRow) -> Text:
+    if row.forced_down:
+        return Text("forced down", style="bold red")
+    if live.age_s is None:
+        return Text("?", style="dim")
+    age = human_age(live.age_s)
+    skew = f" (clock +{live.skew_s:.0f}s)" if live.skew_s >= 1 else ""
+    if live.late and live.remaining_s is not None:
+        return Text(f"{age} · down in {live.remaining_s:.0f}s{skew}", style="bold yellow")
+    if live.down:
+        return Text(f"{age} ago{skew}", style="bold red")
+    return Text(f"{age}{skew}")
+
+
+def state_text(live: Liveness, row: ServiceRow) -> Text:
+    if row.state.upper() == "UNKNOWN":
+        return Text("UNKNOWN", style="yellow")
+    label = live.label
+    return Text(label.upper() if label != "up" else "up", style=STATE_STYLE[label])
+
+
+def status_text(row: ServiceRow) -> Text:
+    if row.status == "enabled":
+        return Text("enabled")
+    auto = (row.disabled_reason or "").upper().startswith("AUTO:")
+    return Text(row.status + (" (driver)" if auto else ""), style="magenta" if auto else "cyan")
+
+
+def row_cells(row: ServiceRow, live: Liveness) -> tuple[Any, ...]:
+    reason = row.disabled_reason or (live.why if live.down else "") or ""
+    return (row.binary, row.host, row.zone or "", status_text(row), state_text(live, row), heartbeat_text(live, row),
+            reason)
+
+
+def header_cells(section: SectionRead, counted: list[tuple[ServiceRow, Liveness]]) -> tuple[Any, ...]:
+    title = Text(SECTION_TITLES[section.name], style="bold underline")
+    if not section.deployed:
+        return (title, "", "", "", "", "", Text("not in the catalog", style="dim"))
+    down = sum(1 for r, lv in counted if lv.down and r.enabled)
+    late = sum(1 for _, lv in counted if lv.late)
+    parts = [f"{len(counted)}"]
+    if down:
+        parts.append(f"{down} down")
+    if late:
+        parts.append(f"{late} late")
+    summary = Text(", ".join(parts), style="bold red" if down else "yellow" if late else "")
+    note: Any = ""
+    if section.error:
+        when = f" (rows from {section.read_at:%H:%M:%S})" if section.read_at and section.rows else ""
+        note = Text(f"{section.error}{when}", style="red")
+    elif section.read_at is None:
+        note = Text("not read yet", style="dim")
+    return (title, "", "", "", summary, "", note)
+
+
+def build_rows(snapshot: ServicesSnapshot, thresholds: Any, now: datetime,
+               poll_now: datetime | None = None) -> list[tuple[str, tuple[Any, ...]]]:
+    """Table rows at `now`. Rows that are neither late nor down show their age as of `poll_now`."""
+    poll_now = poll_now or now
+    out: list[tuple[str, tuple[Any, ...]]] = []
+    for section in snapshot.sections:
+        if not section.deployed and not section.rows:
+            continue
+        down_time = down_time_for(section.name, thresholds)
+        live_at = section_now(section, now)
+        poll_at = section_now(section, min(poll_now, now))
+        assessed = []
+        for row in section.rows:
+            live = assess(row, section.read_at, live_at, down_time)
+            if not (live.late or live.down):
+                live = assess(row, section.read_at, poll_at, down_time)
+            assessed.append((row, live))
+        out.append((f"hdr:{section.name}", header_cells(section, assessed)))
+        assessed.sort(key=lambda m: (row_rank(m[1], m[0]), m[0].binary, m[0].host))
+        out.extend((row.key, row_cells(row, live)) for row, live in assessed)
+    return out
+
+
+def message_text(snapshot: ServicesSnapshot) -> str:
+    ks = snapshot.keystone
+    if not ks.ok:
+        return f"[b red]Keystone {escape(ks.auth_url or '')} unreachable[/]: {escape(ks.error or '')}"
+    bad = [c for c in snapshot.catalog if not c.ok]
+    total = len(snapshot.catalog)
+    if not total:
+        cat = "catalog not checked"
+    elif bad:
+        cat = "[b red]catalog: " + ", ".join(escape(c.service_type) for c in bad) + " not answering[/]"
+    else:
+        cat = f"catalog {total}/{total} answering"
+    missing = f"  [yellow]missing: {', '.join(snapshot.missing_types)}[/]" if snapshot.missing_types else ""
+    mv = f"  compute {snapshot.compute_microversion}" if snapshot.compute_microversion else ""
+    return f"Keystone ok  {cat}{missing}{mv}"
+
+
+class ServicesPane(SourcePane):
+    SOURCE = "services"
+    TITLE = "control plane"
+    COLUMNS = COLUMNS
+
+    def compose_body(self) -> ComposeResult:
+        if self.configured:  # unconfigured: just the "not configured" line, like every other pane
+            yield from super().compose_body()
+
+    def _thresholds(self) -> Any:
+        config = getattr(self.app, "config", None)
+        return getattr(config, "thresholds", None) or Thresholds()
+
+    def render_snapshot(self, snapshot: Any, obs: Observation) -> None:
+        if not isinstance(snapshot, ServicesSnapshot):
+            super().render_snapshot(snapshot, obs)
+            return
+        self.set_message(message_text(snapshot))
+        self._sync_rows(self._now())
+
+    def _sync_rows(self, now: float) -> None:
+        obs = self.observation
+        if self.table is None or obs is None or not isinstance(obs.snapshot, ServicesSnapshot):
+            return
+        poll = _dt(obs.ok_at) or _dt(now)
+        self.table.sync(build_rows(obs.snapshot, self._thresholds(), _dt(now) or datetime.now(UTC), poll))
+
+    def refresh_freshness(self, now: float) -> None:
+        super().refresh_freshness(now)
+        if self._mounted:
+            self._sync_rows(now)  # only late/down cells change between polls
+
+    def selected_row(self) -> ServiceRow | None:
+        obs = self.observation
+        if self.table is None or obs is None or not isinstance(obs.snapshot, ServicesSnapshot):
+            return None
+        key = self.table.cursor_key()
+        for section in obs.snapshot.sections:
+            for row in section.rows:
+                if row.key == key:
+                    return row
+        return None
+
+    def drill_down(self) -> None:
+        row = self.selected_row()
+        if row is None:
+            return
+        from tui.screens.host import HostScreen
+
+        self.app.push_screen(HostScreen(row.host.split("@")[0]))
