@@ -276,7 +276,7 @@ class Engine:
         return vol
 
     def _historic_migration(self, k: int) -> None:
-        inst = self.instances[self._order[-(k * 7 + 1)][1]]
+        inst = self.instances[self._order[-(k * 7 % len(self._order) + 1)][1]]
         others = [h for h in self.hosts if h.name != inst.host] or self.hosts
         src = self.rng.choice(others)
         t = inst.updated - 30
@@ -584,8 +584,8 @@ class Engine:
             agent.started = agent.phase = self.t
 
     # ---------------------------------------------------------------- storyline
-    def _log(self, name: str, **detail: Any) -> None:
-        self.story_log.append((self.t, name, detail))
+    def _log(self, event: str, **detail: Any) -> None:
+        self.story_log.append((self.t, event, detail))
 
     def _loop_start(self, k: int) -> None:
         t0 = self.t
@@ -607,7 +607,7 @@ class Engine:
                          fail="novalidhost", durations=(2.0, 1.0, 1.0, 1.0))
         self.specials.add(inst.id)
         self.story_state["novalidhost"] = inst.id
-        self._log("novalidhost_boot", server=inst.id, name=inst.name)
+        self._log("novalidhost_boot", server=inst.id, server_name=inst.name)
 
     def _story_stuck_boot(self) -> None:
         victim = self.story_state["victim"]
@@ -615,7 +615,7 @@ class Engine:
                          "m1.medium", host=victim, durations=(1.5, 1.5, 1.0, 120.0))
         self.specials.add(inst.id)
         self.story_state["stuck"] = inst.id
-        self._log("stuck_boot", server=inst.id, name=inst.name, host=victim)
+        self._log("stuck_boot", server=inst.id, server_name=inst.name, host=victim)
 
     def _story_compute_dies(self) -> None:
         self.kill_compute(self.story_state["victim"])
