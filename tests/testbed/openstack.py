@@ -195,6 +195,23 @@ def _provider_network_id(conn: Conn, network: str) -> str:
     return net.id
 
 
+def _poll(probe: Callable[[], Any], timeout: float, what: str, interval: float = 0.5) -> Any:
+    """Like wait_for, but an AssertionError from probe() fails at once (a state that cannot recover)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            found = probe()
+        except AssertionError:
+            raise
+        except Exception:  # an API restarting
+            found = None
+        if found:
+            return found
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"timed out after {timeout:.0f} s waiting for {what}")
+        time.sleep(interval)
+
+
 def wait_server_status(conn: Conn, server_id: str, statuses: set[str], timeout: float = 120.0) -> Any:
     """Wait until the server's status is one of `statuses`. An unexpected ERROR fails at once, with its fault."""
 
@@ -224,10 +241,20 @@ def wait_server_status(conn: Conn, server_id: str, statuses: set[str], timeout: 
 
 
 def delete_server_and_wait(conn: Conn, server_id: str, timeout: float = 90.0) -> None:
-    with contextlib.suppress(Exception):
-        conn.compute.delete_server(server_id, ignore_missing=True)
-    wait_for(lambda: conn.compute.find_server(server_id, all_projects=True) is None, timeout=timeout,
-             what=f"server {server_id} to be deleted")
+    """DELETE the server until it is gone (a DELETE can fail while a compute service is restarting)."""
+    last_delete = 0.0
+
+    def gone() -> bool:
+        nonlocal last_delete
+        if conn.compute.find_server(server_id, all_projects=True) is None:
+            return True
+        if time.monotonic() - last_delete > 5:
+            last_delete = time.monotonic()
+            with contextlib.suppress(Exception):
+                conn.compute.delete_server(server_id, ignore_missing=True)
+        return False
+
+    wait_for(gone, timeout=timeout, what=f"server {server_id} to be deleted")
 
 
 def create_server(conn: Conn, *, host: str | None = None, name: str | None = None, flavor: str = "m1.tiny",
@@ -296,10 +323,10 @@ class Orphan:
 
 
 @contextlib.contextmanager
-def orphan_allocation(conn: Conn, host: str = "compute-01",
-                      resources: dict[str, int] | None = None) -> Iterator[Orphan]:
+def orphan_allocation(conn: Conn, host: str = "compute-01", resources: dict[str, int] | None = None,
+                      consumer_type: str = "INSTANCE") -> Iterator[Orphan]:
     """Write an allocation for a random consumer UUID (no server, no migration behind it) on `host`'s
-    provider through the Placement API; deleted on exit."""
+    provider through the Placement API (microversion 1.39: consumer_type required); deleted on exit."""
     resources = resources or {"VCPU": 1, "MEMORY_MB": 128}
     rp = provider(conn, host)
     consumer = str(uuid.uuid4())
@@ -308,6 +335,7 @@ def orphan_allocation(conn: Conn, host: str = "compute-01",
         "project_id": conn.current_project_id,
         "user_id": conn.current_user_id,
         "consumer_generation": None,
+        "consumer_type": consumer_type,
     }
     r = conn.placement.put(f"/allocations/{consumer}", json=body, headers=PLACEMENT_MV)
     if r.status_code != 204:
@@ -341,26 +369,43 @@ def migration_held_allocation(conn: Conn, source: str = "compute-01",
     confirm the resize: the source provider keeps an allocation whose consumer is the *migration* UUID
     (status 'confirming'). On exit: restart the source compute (which clears it), delete the server."""
     proc = f"nova-{source}"
+    held: str | None = None
     with server_on(conn, source, timeout=timeout) as srv:
         killed = False
         try:
             conn.compute.migrate_server(srv)
-            moved = wait_server_status(conn, srv.id, {"VERIFY_RESIZE"}, timeout)
+
+            def resized() -> Any:
+                failed = [m for m in migrations(conn, srv.id) if m["status"] in ("error", "failed")]
+                if failed:  # e.g. NoValidHost when the other compute is down: fail now, not at the timeout
+                    raise AssertionError(f"cold migration of {srv.id} failed: {failed[0]['status']} "
+                                         f"(is the other compute up? see nova-conductor.log)")
+                s = conn.compute.get_server(srv.id)
+                return s if s.status == "VERIFY_RESIZE" else None
+
+            moved = _poll(resized, timeout, f"server {srv.id} to reach VERIFY_RESIZE")
             mig = next(m for m in migrations(conn, srv.id) if m["migration_type"] == "migration")
+            held = mig["uuid"]
             rp = provider(conn, source)
             kill_service(proc)
             killed = True
             conn.compute.confirm_server_resize(srv)
-            wait_for(lambda: any(m["uuid"] == mig["uuid"] and m["status"] == "confirming"
-                                 for m in migrations(conn, srv.id)),
+            wait_for(lambda: any(m["uuid"] == held and m["status"] == "confirming" for m in migrations(conn, srv.id)),
                      timeout=30, what="the migration to be 'confirming'")
-            wait_for(lambda: mig["uuid"] in provider_allocations(conn, rp.id), timeout=30,
-                     what=f"an allocation held by migration {mig['uuid']} on {source}")
-            yield HeldMigration(moved, mig["uuid"], source, mig["dest_compute"], rp.id)
+            wait_for(lambda: held in provider_allocations(conn, rp.id), timeout=30,
+                     what=f"an allocation held by migration {held} on {source}")
+            yield HeldMigration(moved, held, source, mig["dest_compute"], rp.id)
         finally:
             if killed:
                 start_service(proc)
                 wait_all_healthy(conn, timeout)
+                # the restarted source handles the queued confirm: wait until it did (confirmed, or error),
+                # so that deleting the server does not race it
+                with contextlib.suppress(TimeoutError):
+                    wait_for(lambda: all(m["status"] != "confirming" for m in migrations(conn, srv.id)),
+                             timeout=60, what="the migration to leave 'confirming'")
+    if held is not None:  # whatever the restarted compute did, leave no allocation held by that migration
+        conn.placement.delete(f"/allocations/{held}", headers=PLACEMENT_MV)
 
 
 # ---------------------------------------------------------------------------------------------- volumes
