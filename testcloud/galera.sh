@@ -8,8 +8,8 @@
 #                           turns a leftover wsrep_desync off, restarts missing nodes.
 #   galera.sh down          SIGTERM the nodes this script started (launcher PIDs), node3 -> node1
 #   galera.sh status        one line per node; exit 0 only when all 3 are Primary/Synced/ready, size 3
-#   galera.sh reset         up + wsrep_desync=OFF everywhere + empty test table: the known state for tests
-#   galera.sh kill N        SIGKILL node N and wait until the process is gone (scenario helper)
+#   galera.sh reset         up + wsrep_desync=OFF and the stacktop password on every node + empty test table
+#   galera.sh kill N [M..]  SIGKILL the nodes at once and wait until the processes are gone (scenario helper)
 #   galera.sh start N       (re)start node N and wait until it is Synced (scenario helper)
 #   galera.sh bootstrap-pc N   SET GLOBAL wsrep_provider_options='pc.bootstrap=YES' on node N
 #   galera.sh sql N "SQL"   run SQL on node N as root over its unix socket
@@ -366,7 +366,11 @@ cmd_status() {
 cmd_reset() {
   cmd_up >/dev/null
   local n
-  for n in "${NODES[@]}"; do q "$n" "SET GLOBAL wsrep_desync=OFF" || true; done
+  for n in "${NODES[@]}"; do
+    q "$n" "SET GLOBAL wsrep_desync=OFF" || true
+    # a test may have changed the reader's password on one node only (not replicated): put it back everywhere
+    q "$n" "SET SESSION wsrep_on=OFF; ALTER USER IF EXISTS '$MONITOR_USER'@'127.0.0.1' IDENTIFIED BY '$MONITOR_PASSWORD'; SET SESSION wsrep_on=ON" || true
+  done
   q 1 "CREATE DATABASE IF NOT EXISTS stacktop_test;
 CREATE TABLE IF NOT EXISTS stacktop_test.t (id INT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(64)) ENGINE=InnoDB;
 TRUNCATE TABLE stacktop_test.t;" || die "node1: could not reset the test table"
@@ -374,14 +378,19 @@ TRUNCATE TABLE stacktop_test.t;" || die "node1: could not reset the test table"
   cmd_status
 }
 
-cmd_kill() {
-  local n=$1 p
-  p=$(pid_of "$n")
-  if [[ -z "$p" ]]; then log "node$n is not running"; return 0; fi
-  kill -KILL "$p"
-  log "node$n: SIGKILL pid $p"
-  wait_gone "$p" || die "node$n: pid $p still there after SIGKILL"
-  rm -f "$(ndir "$n")/launcher.pid"
+cmd_kill() {  # SIGKILL every given node at once, then wait until each process is gone
+  local n p pids=()
+  for n in "$@"; do
+    p=$(pid_of "$n")
+    if [[ -z "$p" ]]; then log "node$n is not running"; continue; fi
+    kill -KILL "$p"
+    log "node$n: SIGKILL pid $p"
+    pids+=("$n:$p")
+  done
+  for p in "${pids[@]}"; do
+    wait_gone "${p#*:}" || die "node${p%%:*}: pid ${p#*:} still there after SIGKILL"
+    rm -f "$(ndir "${p%%:*}")/launcher.pid"
+  done
 }
 
 node_arg() { [[ "${1:-}" =~ ^[123]$ ]] || die "node must be 1, 2 or 3"; echo "$1"; }
@@ -391,10 +400,11 @@ case "${1:-}" in
   down)         cmd_down ;;
   status)       cmd_status ;;
   reset)        cmd_reset ;;
-  kill)         cmd_kill "$(node_arg "${2:-}")" ;;
+  kill)         shift; [[ $# -ge 1 ]] || die "kill needs node numbers"
+                for a in "$@"; do node_arg "$a" >/dev/null; done; cmd_kill "$@" ;;
   start)        n=$(node_arg "${2:-}"); start_node "$n"; wait_synced "$n" ;;
   bootstrap-pc) n=$(node_arg "${2:-}"); q "$n" "SET GLOBAL wsrep_provider_options='pc.bootstrap=YES'" ;;
   sql)          n=$(node_arg "${2:-}"); cli "$n" -e "${3:?SQL}" ;;
   wipe)         cmd_down; rm -rf "$BASE"; log "wiped $BASE" ;;
-  *) echo "usage: $0 up|down|status|reset|kill N|start N|bootstrap-pc N|sql N SQL|wipe" >&2; exit 2 ;;
+  *) echo "usage: $0 up|down|status|reset|kill N [M..]|start N|bootstrap-pc N|sql N SQL|wipe" >&2; exit 2 ;;
 esac

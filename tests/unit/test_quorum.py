@@ -171,7 +171,10 @@ def test_flow_control_by_paused_share_names_the_sender() -> None:
              synced(3, flow_control_paused_share=0.7, flow_control_sent_delta=4, recv_queue=16))
     f = one(s, "galera.flow_control")
     assert f.severity == "warning" and "70%" in f.summary
-    assert "node3 (127.0.0.1:3313) sent 4 pause request(s)" in f.summary
+    assert "node3 (127.0.0.1:3313) is asking for the pauses (recv queue 16)" in f.summary
+    live = snap(synced(1, flow_control_active=True), synced(2, flow_control_active=True),
+                synced(3, flow_control_active=True, flow_control_requested=True, recv_queue=29))
+    assert "node3 (127.0.0.1:3313) is asking for the pauses (recv queue 29)" in one(live, "galera.flow_control").summary
     assert verdict(s) == "3/3 Primary; flow control paused 70%"
 
 

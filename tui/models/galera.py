@@ -21,8 +21,9 @@ class GaleraNode:
     auth_error: that line is a login refusal (wrong user/password), the node itself may be fine.
     flow_control_paused_share: fraction (0..1) of the wall time since the previous poll this node spent paused
     by flow control, from the change of wsrep_flow_control_paused_ns (None on the first poll after (re)connect).
-    flow_control_sent_delta: flow-control pause requests this node sent since the previous poll (the node
-    that sends them is the slow applier). recv_queue_history: wsrep_local_recv_queue of the last few polls,
+    flow_control_requested: this node is asking the cluster to pause (wsrep_flow_control_requested): it is
+    the slow applier. flow_control_sent_delta: pause requests it sent since the previous poll.
+    recv_queue_history: wsrep_local_recv_queue of the last few polls,
     oldest first, ending with this one.
     """
 
@@ -47,6 +48,7 @@ class GaleraNode:
     send_queue: int | None = None
     send_queue_avg: float | None = None
     flow_control_active: bool | None = None
+    flow_control_requested: bool | None = None
     flow_control_paused_ns: int | None = None
     flow_control_paused_share: float | None = None
     flow_control_interval_s: float | None = None

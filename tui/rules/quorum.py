@@ -110,8 +110,9 @@ def quorum_findings(snap: GaleraSnapshot) -> list[Finding]:
             else:
                 where = "on the most advanced node (highest wsrep_last_committed)"
             next_step = (
-                "Recovery, choose one: (1) restart the missing nodes: they rejoin and quorum returns once a "
-                f"majority is back; (2) if they cannot come back, {where} run "
+                "Recovery, choose one: (1) restart the missing nodes: once every member of the last Primary "
+                "component is back, the component re-forms by itself (pc.recovery, gvwstate.dat); "
+                f"(2) if they cannot come back, {where} run "
                 "SET GLOBAL wsrep_provider_options='pc.bootstrap=YES'. Risk of (2): if the other nodes are "
                 "alive in another component that is still Primary (a network split, not a crash) you get two "
                 "Primary components writing diverging data (split brain), and anything committed on a more "
@@ -227,7 +228,9 @@ def flow_control_findings(snap: GaleraSnapshot, th: GaleraThresholds) -> list[Fi
     worst = max(shares.values(), default=0.0)
     if not active and worst <= th.flow_control_share:
         return []
-    senders = [n for n in nodes if (n.flow_control_sent_delta or 0) > 0]
+    # who asks for the pauses: wsrep_flow_control_requested (live), else pause requests sent since last poll
+    senders = [n for n in nodes if n.flow_control_requested] or [
+        n for n in nodes if (n.flow_control_sent_delta or 0) > 0]
     interval = max((n.flow_control_interval_s or 0.0 for n in nodes), default=0.0) or snap.interval_s
     parts = []
     if worst > 0:
@@ -236,9 +239,9 @@ def flow_control_findings(snap: GaleraSnapshot, th: GaleraThresholds) -> list[Fi
         parts.append(f"wsrep_flow_control_active=ON on {', '.join(n.label for n in active)}")
     summary = "; ".join(parts) + ": writes stall cluster-wide even while every node says Synced."
     if senders:
-        culprit = max(senders, key=lambda n: n.flow_control_sent_delta or 0)
-        summary += (f" {culprit.label} sent {culprit.flow_control_sent_delta} pause request(s) "
-                    f"(recv queue {culprit.recv_queue}): it is the slow applier.")
+        culprit = max(senders, key=lambda n: (n.flow_control_sent_delta or 0, n.recv_queue or 0))
+        summary += (f" {culprit.label} is asking for the pauses (recv queue {culprit.recv_queue}): it is the "
+                    "slow applier.")
         next_step = (f"Look at {culprit.label}: long transactions or table locks blocking its applier "
                      "(SHOW PROCESSLIST), disk or CPU saturation.")
     else:
@@ -247,6 +250,7 @@ def flow_control_findings(snap: GaleraSnapshot, th: GaleraThresholds) -> list[Fi
     evidence = {
         "paused_share_by_node": shares,
         "flow_control_active": [n.address for n in active],
+        "flow_control_requested": [n.address for n in nodes if n.flow_control_requested],
         "flow_control_sent_by_node": {n.address: n.flow_control_sent_delta for n in nodes},
         "recv_queue_by_node": {n.address: n.recv_queue for n in nodes},
         "threshold": th.flow_control_share,
