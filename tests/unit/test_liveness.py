@@ -318,13 +318,21 @@ def test_keystone_unreachable_names_url_and_cloud() -> None:
     assert "--os-cloud prod" in f.next_step
 
 
-def test_endpoint_unreachable_but_identity_left_to_keystone_finding() -> None:
+def test_endpoint_unreachable_and_identity_left_to_the_keystone_finding() -> None:
     checks = [EndpointCheck("identity", "http://ks:5000/v3", ok=False, error="connection refused"),
               EndpointCheck("network", "http://neutron:9696", name="neutron", ok=False, status=503),
               EndpointCheck("compute", "http://nova:8774/v2.1", ok=True, status=200)]
-    found = services_findings(snap(catalog=checks), NOW, TH)
-    assert kinds(found) == [("catalog.endpoint_unreachable", "network", "critical")]
-    assert "HTTP 503" in found[0].summary and "http://neutron:9696" in found[0].summary
+    found = services_findings(snap(catalog=checks, keystone_ok=False), NOW, TH)
+    assert kinds(found) == [("catalog.endpoint_unreachable", "network", "critical"),
+                            ("keystone.unreachable", "http://ks:5000/v3", "critical")]
+    net = next(f for f in found if f.kind == "catalog.endpoint_unreachable")
+    assert "HTTP 503" in net.summary and "http://neutron:9696" in net.summary
+
+
+def test_catalog_identity_endpoint_down_while_auth_url_works_is_an_endpoint_finding() -> None:
+    checks = [EndpointCheck("identity", "https://public.example:5000/v3", ok=False, error="timed out")]
+    assert kinds(services_findings(snap(catalog=checks), NOW, TH)) == [
+        ("catalog.endpoint_unreachable", "identity", "critical")]
 
 
 def test_missing_service_type_is_a_warning() -> None:

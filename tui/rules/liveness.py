@@ -347,8 +347,8 @@ def catalog_findings(snap: ServicesSnapshot) -> list[Finding]:
                 {"service_type": stype, "cloud": snap.keystone.cloud},
                 f"openstack catalog show {stype}; check region_name / interface in clouds.yaml", SOURCE))
     for check in snap.catalog:
-        if check.ok or check.service_type == "identity":
-            continue  # identity is keystone.unreachable
+        if check.ok or (check.service_type == "identity" and not snap.keystone.ok):
+            continue  # already keystone.unreachable
         out.append(endpoint_finding(check))
     return out
 

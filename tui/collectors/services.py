@@ -1,0 +1,286 @@
+"""Control-plane source ("services"): compute services, network agents, volume services, Keystone and the
+catalog, the seed's five-command routine in one poll.
+
+Reads go through tui.openstack (openstacksdk for auth, catalog and microversions; plain JSON through its
+adapters; admin view: /os-services and /agents are admin APIs) in worker threads, concurrently:
+- Keystone: a version GET on clouds.yaml's auth_url, then the token (cached by the session while valid);
+- GET /os-services (compute, microversion negotiated >= 2.53: UUID ids, forced_down), GET /agents,
+  GET /os-services (block-storage), each with the API's `Date` header so heartbeat ages use the API's clock;
+- the catalog from the token, and an unauthenticated version GET per endpoint of the cloud's interface.
+
+Keystone outage: the source does not fail. The poll reports `keystone.ok = False` (-> keystone.unreachable)
+and still says what it can: while the session's token is valid the listings are read as usual; without one
+they are not attempted and each section keeps the rows it last read, marked with the error and their read
+time (the rules judge those as of their read, so old heartbeats do not turn into false "down"s). The
+endpoint checks use the last catalog seen. Other sources are independent of this one (one runner each).
+
+A listing that fails on its own (403, its API down) keeps its last rows the same way; the rest of the poll
+stands. Only config problems (clouds.yaml cloud missing, credentials refused) raise SourceError.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
+from typing import Any
+
+from tui.collectors.base import BaseCollector, Collector, SourceError
+from tui.config import Config, OpenStackConfig, Thresholds
+from tui.models.finding import Finding
+from tui.models.services import (
+    EndpointCheck,
+    KeystoneCheck,
+    SectionRead,
+    ServiceRow,
+    ServicesSnapshot,
+)
+from tui.rules.liveness import REQUIRED_TYPES, services_findings
+
+# catalog service type -> canonical type (os-service-types aliases that matter here), best first
+TYPE_ALIASES: dict[str, str] = {"block-storage": "block-storage", "volumev3": "block-storage",
+                                "volumev2": "block-storage", "volume": "block-storage", "block-store": "block-storage",
+                                "identity": "identity", "compute": "compute", "network": "network",
+                                "image": "image", "placement": "placement"}
+_ALIAS_RANK = {name: i for i, name in enumerate(TYPE_ALIASES)}
+
+
+def parse_time(value: Any) -> datetime | None:
+    """Nova/cinder `2025-12-02T10:40:01.000000`, neutron `2025-12-02 10:40:01`, maybe with Z/offset -> UTC."""
+    if not value or not isinstance(value, str):
+        return None
+    text = value.strip().replace("Z", "+00:00")
+    try:
+        parsed = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
+
+
+def _age(updated: datetime | None, base: datetime) -> float | None:
+    return None if updated is None else round((base - updated).total_seconds(), 3)
+
+
+def _str(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def parse_compute_service(raw: dict[str, Any], base: datetime) -> ServiceRow:
+    updated = parse_time(raw.get("updated_at"))
+    forced = raw.get("forced_down")
+    return ServiceRow(section="compute", binary=str(raw.get("binary") or "?"), host=str(raw.get("host") or "?"),
+                      id=str(raw.get("id") or ""), zone=_str(raw.get("zone")), status=str(raw.get("status") or "?"),
+                      state=str(raw.get("state") or "?"), updated_at=updated, age_at_read_s=_age(updated, base),
+                      disabled_reason=_str(raw.get("disabled_reason")),
+                      forced_down=None if forced is None else bool(forced))
+
+
+def parse_agent(raw: dict[str, Any], base: datetime) -> ServiceRow:
+    updated = parse_time(raw.get("heartbeat_timestamp"))
+    alive = raw.get("alive")
+    return ServiceRow(section="network", binary=str(raw.get("binary") or "?"), host=str(raw.get("host") or "?"),
+                      id=str(raw.get("id") or ""), zone=_str(raw.get("availability_zone")),
+                      status="enabled" if raw.get("admin_state_up", True) else "disabled",
+                      state="UNKNOWN" if alive is None else "up" if alive else "down",
+                      updated_at=updated, age_at_read_s=_age(updated, base), agent_type=_str(raw.get("agent_type")))
+
+
+def parse_volume_service(raw: dict[str, Any], base: datetime) -> ServiceRow:
+    updated = parse_time(raw.get("updated_at"))
+    return ServiceRow(section="volume", binary=str(raw.get("binary") or "?"), host=str(raw.get("host") or "?"),
+                      id=str(raw.get("id") or ""), zone=_str(raw.get("zone")), status=str(raw.get("status") or "?"),
+                      state=str(raw.get("state") or "?"), updated_at=updated, age_at_read_s=_age(updated, base),
+                      disabled_reason=_str(raw.get("disabled_reason")))
+
+
+PARSERS = {"compute": parse_compute_service, "network": parse_agent, "volume": parse_volume_service}
+
+
+def catalog_types(catalog: Iterable[dict[str, Any]]) -> set[str]:
+    return {TYPE_ALIASES.get(str(s.get("type")), str(s.get("type"))) for s in catalog}
+
+
+def endpoint_checks(answers: Iterable[dict[str, Any]]) -> tuple[EndpointCheck, ...]:
+    """client.endpoint_versions() rows -> one check per canonical service type (block-storage over
+    volumev3 over volumev2), sorted by type."""
+    best: dict[str, tuple[int, dict[str, Any]]] = {}
+    for a in answers:
+        raw_type = str(a.get("service_type") or "?")
+        canon = TYPE_ALIASES.get(raw_type, raw_type)
+        rank = _ALIAS_RANK.get(raw_type, 99)
+        if canon not in best or rank < best[canon][0]:
+            best[canon] = (rank, a)
+    out = []
+    for canon, (_, a) in sorted(best.items()):
+        status = a.get("status")
+        ok = status is not None and int(status) < 500
+        out.append(EndpointCheck(service_type=canon, url=str(a.get("url")), name=str(a.get("name") or ""),
+                                 interface=str(a.get("interface") or "public"), region=_str(a.get("region")),
+                                 ok=ok, status=None if status is None else int(status), error=a.get("error"),
+                                 elapsed_s=a.get("seconds")))
+    return tuple(out)
+
+
+class ServicesCollector(BaseCollector):
+    """client_factory returns a tui.openstack OpenStackClient (shared_client(config.openstack) by default)."""
+
+    name = "services"
+
+    def __init__(
+        self,
+        openstack: OpenStackConfig | None = None,
+        thresholds: Thresholds | None = None,
+        *,
+        client_factory: Callable[[], Any] | None = None,
+        interval: float | None = None,
+        timeout: float | None = None,
+        endpoint_timeout: float | None = None,
+        clock: Callable[[], datetime] | None = None,
+    ) -> None:
+        self.openstack = openstack or OpenStackConfig()
+        self.thresholds = thresholds or Thresholds()
+        self.interval = interval if interval is not None else self.openstack.interval
+        self.timeout = timeout if timeout is not None else self.openstack.timeout
+        # each endpoint check and the Keystone probe must fit in the poll with the listings
+        default_ep = max(1.0, min(5.0, self.timeout / 4))
+        self.endpoint_timeout = endpoint_timeout if endpoint_timeout is not None else default_ep
+        self._clock = clock or (lambda: datetime.now(UTC))
+        self._factory = client_factory
+        self._client: Any = None
+        self._sections: dict[str, SectionRead] = {n: SectionRead(n) for n in ("compute", "network", "volume")}  # type: ignore[arg-type]
+        self._catalog: list[dict[str, Any]] | None = None
+        self._microversion: str | None = None
+
+    @classmethod
+    def from_config(cls, config: Config) -> ServicesCollector:
+        return cls(config.openstack, config.thresholds)
+
+    def client(self) -> Any:
+        if self._client is None:
+            if self._factory is not None:
+                self._client = self._factory()
+            else:
+                from tui.openstack import shared_client
+
+                self._client = shared_client(self.openstack)
+        return self._client
+
+    # ----------------------------------------------------------------------------------------- one poll
+    async def collect(self) -> ServicesSnapshot:
+        taken_at = self._clock()
+        client = await asyncio.to_thread(self.client)
+        keystone = await asyncio.to_thread(self._check_keystone, client)
+        from tui.openstack.services_reads import has_usable_token
+
+        can_read = keystone.ok or await asyncio.to_thread(has_usable_token, client)
+        if can_read:
+            catalog = await asyncio.to_thread(self._read_catalog, client)
+        else:
+            catalog = self._catalog
+        types = catalog_types(catalog) if catalog is not None else None
+        missing = tuple(t for t in REQUIRED_TYPES if types is not None and t not in types)
+
+        async def section(name: str, service_type: str) -> SectionRead:
+            if types is not None and service_type not in types:
+                return SectionRead(name, deployed=False)  # type: ignore[arg-type]
+            if not can_read:
+                return self._carry(name, f"not read: Keystone at {keystone.auth_url} does not answer")
+            return await asyncio.to_thread(self._read_section, client, name)
+
+        checks = asyncio.to_thread(self._check_endpoints, client, catalog) if catalog else _none()
+        compute, network, volume, answers = await asyncio.gather(
+            section("compute", "compute"), section("network", "network"), section("volume", "block-storage"),
+            checks)
+        return ServicesSnapshot(taken_at=taken_at, keystone=keystone, compute=compute, network=network,
+                                volume=volume, catalog=endpoint_checks(answers), missing_types=missing,
+                                compute_microversion=self._microversion)
+
+    def _check_keystone(self, client: Any) -> KeystoneCheck:
+        where = client.where
+        base = KeystoneCheck(auth_url=where.auth_url, cloud=where.cloud, clouds_file=where.clouds_file)
+        if where.auth_url:
+            answer = client.version_get(where.auth_url, timeout=self.endpoint_timeout)
+            status = answer.get("status")
+            if status is None or status >= 500:
+                error = answer.get("error") or f"{where.auth_url} answered {status}"
+                return _replace(base, ok=False, error=_one_line(error))
+        try:
+            client.authenticate()  # no network while the session's token is valid
+        except SourceError as exc:
+            text = str(exc)
+            if "(401)" in text or "rejected the credentials" in text or "incomplete auth" in text:
+                raise  # a config problem, not an outage: the line names the clouds.yaml cloud to fix
+            return _replace(base, ok=False, error=_one_line(text))
+        return base
+
+    def _read_catalog(self, client: Any) -> list[dict[str, Any]] | None:
+        try:
+            catalog = client.catalog()
+        except SourceError:
+            return self._catalog
+        self._catalog = catalog
+        return catalog
+
+    def _check_endpoints(self, client: Any, catalog: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        try:
+            return client.endpoint_versions(catalog=catalog, timeout=self.endpoint_timeout)
+        except SourceError:
+            return []
+
+    def _carry(self, name: str, error: str) -> SectionRead:
+        prev = self._sections[name]
+        carried = SectionRead(prev.name, prev.rows, prev.read_at, _one_line(error), prev.deployed)
+        self._sections[name] = carried
+        return carried
+
+    def _read_section(self, client: Any, name: str) -> SectionRead:
+        from tui.openstack import services_reads as reads
+
+        try:
+            if name == "compute":
+                raw, date, self._microversion = reads.compute_services(client)
+            elif name == "network":
+                raw, date = reads.network_agents(client)
+            else:
+                raw, date = reads.volume_services(client)
+        except SourceError as exc:
+            return self._carry(name, str(exc))
+        read_at = self._clock()
+        base = date or read_at  # the API's clock when it sent a Date header
+        rows = tuple(PARSERS[name](r, base) for r in raw if isinstance(r, dict))
+        section = SectionRead(name, rows, read_at)  # type: ignore[arg-type]
+        self._sections[name] = section
+        return section
+
+    def findings(self, snapshot: ServicesSnapshot, now: datetime) -> list[Finding]:
+        return services_findings(snapshot, now, self.thresholds)
+
+    async def aclose(self) -> None:
+        """The shared client belongs to the process (tui.openstack.close_shared); only our own is closed."""
+        client, self._client = self._client, None
+        if client is not None and self._factory is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.to_thread(client.close)
+
+
+async def _none() -> list[dict[str, Any]]:
+    return []
+
+
+def _replace(check: KeystoneCheck, **changes: Any) -> KeystoneCheck:
+    import dataclasses
+
+    return dataclasses.replace(check, **changes)
+
+
+def _one_line(text: str) -> str:
+    lines = str(text).strip().splitlines()
+    return lines[0] if lines else ""
+
+
+def build(config: Config) -> list[Collector]:
+    if not config.openstack.cloud:
+        return []
+    return [ServicesCollector.from_config(config)]
+

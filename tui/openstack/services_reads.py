@@ -1,0 +1,79 @@
+"""Control-plane reads the services source needs beyond tui.openstack.client: the three service listings
+*with the API's clock* (the response's `Date` header), so heartbeat ages do not depend on the stacktop
+machine's clock, and whether the session still holds a usable token (to read through a Keystone outage).
+
+Blocking, like the client: call through asyncio.to_thread. Plain dicts, API field names.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+from tui.collectors.base import SourceError
+from tui.openstack.client import SERVICE_ADAPTERS, OpenStackClient
+from tui.openstack.errors import http_error, to_source_error
+from tui.openstack.paging import query
+
+
+def parse_http_date(value: str | None) -> datetime | None:
+    if not value:
+        return None
+    try:
+        parsed = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
+
+
+def dated_get(client: OpenStackClient, service: str, path: str, *, microversion: str | None = None,
+              action: str = "") -> tuple[dict[str, Any], datetime | None]:
+    """GET path on the service's versioned endpoint -> (JSON object, the server's Date or None)."""
+    try:
+        adapter = getattr(client.conn, SERVICE_ADAPTERS.get(service, service))
+    except Exception as exc:
+        raise to_source_error(exc, client.where, action=f"{service} endpoint") from None
+    kwargs: dict[str, Any] = {"connect_retries": 0, "headers": {"Accept": "application/json"}}
+    if microversion:
+        kwargs["microversion"] = microversion
+    try:
+        resp = adapter.get(path, **kwargs)
+    except Exception as exc:
+        raise to_source_error(exc, client.where, action=action or f"GET {service} {path}") from None
+    if resp.status_code >= 400:
+        raise http_error("GET", resp.url or path, resp.status_code, resp.content, client.where)
+    try:
+        data = resp.json()
+    except ValueError:
+        raise SourceError(f"GET {resp.url} answered {resp.status_code} with a body that is not JSON") from None
+    if not isinstance(data, dict):
+        raise SourceError(f"GET {resp.url} answered {resp.status_code} with JSON that is not an object")
+    return data, parse_http_date(resp.headers.get("Date"))
+
+
+def compute_services(client: OpenStackClient) -> tuple[list[dict[str, Any]], datetime | None, str]:
+    """GET /os-services at the negotiated compute microversion (>= 2.53: UUID ids, forced_down)."""
+    mv = client.compute_microversion()
+    body, date = dated_get(client, "compute", "/os-services", microversion=mv, action="listing compute services")
+    return list(body.get("services", [])), date, mv
+
+
+def network_agents(client: OpenStackClient, **filters: Any) -> tuple[list[dict[str, Any]], datetime | None]:
+    body, date = dated_get(client, "network", query("/agents", filters), action="listing network agents")
+    return list(body.get("agents", [])), date
+
+
+def volume_services(client: OpenStackClient) -> tuple[list[dict[str, Any]], datetime | None]:
+    body, date = dated_get(client, "volume", "/os-services", action="listing volume services")
+    return list(body.get("services", [])), date
+
+
+def has_usable_token(client: OpenStackClient, margin_s: float = 30.0) -> bool:
+    """True when the session holds a token valid for at least margin_s more: reads can go on without
+    Keystone. Never calls Keystone."""
+    try:
+        ref = getattr(client.conn.session.auth, "auth_ref", None)
+        return ref is not None and not ref.will_expire_soon(margin_s)
+    except Exception:
+        return False
