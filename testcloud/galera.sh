@@ -20,7 +20,8 @@
 # Accounts (replicated to every node):
 #   root@127.0.0.1     empty password, all privileges  (test helpers: scenario writes, LOCK TABLES, ...)
 #   stacktop@127.0.0.1 password "stacktop", no privileges beyond USAGE (what stacktop itself reads with:
-#                      SHOW GLOBAL STATUS/VARIABLES need none)
+#                      SHOW GLOBAL STATUS/VARIABLES need none); `up` writes it to
+#                      $STACKTOP_TESTCLOUD_HOME/galera.password (mode 600) for testcloud/stacktop.toml
 # Test data: database stacktop_test, table t (id INT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(64)).
 # Lowered group-communication timers so tests are fast (a killed node is evicted ~3 s after the kill):
 #   evs.suspect_timeout=PT2S, evs.inactive_timeout=PT4S, evs.inactive_check_period=PT0.5S,
@@ -242,6 +243,13 @@ CREATE TABLE IF NOT EXISTS stacktop_test.t (id INT AUTO_INCREMENT PRIMARY KEY, v
     || die "node$1: could not create the test accounts"
 }
 
+write_password_file() {  # the reader's password for testcloud/stacktop.toml ([galera] password_file), mode 600
+  local f="$HOME_DIR/galera.password"
+  if [[ "$(cat "$f" 2>/dev/null)" != "$MONITOR_PASSWORD" ]]; then
+    (umask 077; printf '%s\n' "$MONITOR_PASSWORD" >"$f")
+  fi
+}
+
 all_healthy() {
   local n
   for n in "${NODES[@]}"; do
@@ -307,7 +315,7 @@ cmd_up() {
   local n any=0 t0=$SECONDS
   mkdir -p "$BASE"
   [[ -f "$PROVIDER" ]] || die "Galera provider $PROVIDER not found (install galera-4 or set STACKTOP_GALERA_PROVIDER)"
-  if all_healthy; then cmd_status; return 0; fi
+  if all_healthy; then write_password_file; cmd_status; return 0; fi
   for n in "${NODES[@]}"; do running "$n" && any=1; done
   if (( any == 0 )); then
     bootstrap
@@ -337,6 +345,7 @@ cmd_up() {
     running "$n" || join_node "$n"
   done
   for n in "${NODES[@]}"; do synced "$n" || wait_synced "$n" || die "node$n is not Synced"; done
+  write_password_file
   log "cluster up in $((SECONDS - t0))s"
   cmd_status
 }
