@@ -101,6 +101,7 @@ class Engine:
             self.at(self.t + 60.0 / churn, self._churn_tick)
         if storyline:
             self.at(self.t, self._loop_start, 0)
+        self.advance_to(self.t)  # the first loop starts now: story_state is set before any request
 
     # ---------------------------------------------------------------- event loop
     def at(self, when: float, fn: Callable[..., None], *args: Any) -> None:

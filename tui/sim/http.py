@@ -100,6 +100,10 @@ class Stats:
             self.cpu[service] += cpu
             self.log.append((service, method, target, status, size))
 
+    def add_cpu(self, service: str, cpu: float) -> None:
+        with self.lock:
+            self.cpu[service] += cpu
+
     def snapshot(self) -> dict[str, Any]:
         with self.lock:
             return {"requests": dict(self.requests), "bytes": dict(self.bytes),
@@ -161,11 +165,14 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(resp.body)))
         for k, v in resp.headers:
             self.send_header(k, v)
+        # accounted before the body goes out: a client that got its answer finds its request counted
+        listener.stats.record(listener.name, self.command, self.path, resp.status, len(resp.body),
+                              time.thread_time() - cpu0)
+        cpu1 = time.thread_time()
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(resp.body)
-        listener.stats.record(listener.name, self.command, self.path, resp.status, len(resp.body),
-                              time.thread_time() - cpu0)
+        listener.stats.add_cpu(listener.name, time.thread_time() - cpu1)
 
     do_GET = do_POST = do_PUT = do_DELETE = do_HEAD = do_PATCH = _serve
 
