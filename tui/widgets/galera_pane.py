@@ -1,0 +1,118 @@
+"""Galera pane: a one-line verdict, then one row per configured node.
+
+Verdict ("healthy", "degraded 2/3, still Primary", "NO QUORUM: reads fail (1047), writes fail", plus what else
+is wrong) comes from tui.rules.quorum.verdict. Rows are keyed by node address and updated in place; an
+unreachable node keeps its row and shows its error in the state column. Node names of rows with a finding are
+coloured by the worst one. `fc paused` is the share of the last poll interval the node spent paused by flow
+control (`?` on the first poll after a (re)connect), `ACTIVE` while wsrep_flow_control_active is on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from rich.markup import escape
+from rich.text import Text
+from textual.app import ComposeResult
+
+from tui.models.finding import SEVERITY_ORDER, Finding
+from tui.models.galera import NON_PRIMARY_CONF_ID, GaleraNode, GaleraSnapshot
+from tui.models.observation import Observation
+from tui.rules.quorum import NO_QUORUM_VERDICT, verdict
+from tui.widgets.source_pane import SourcePane
+
+SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
+COLUMNS = ("node", "reachable", "size", "status", "state", "ready", "conf_id", "fc paused", "recv/send q")
+
+
+def _q(value: Any) -> str:
+    return "?" if value is None else str(value)
+
+
+def _worst(findings: Iterable[Finding]) -> dict[str, str]:
+    worst: dict[str, str] = {}
+    for f in findings:
+        if f.subject not in worst or SEVERITY_ORDER[f.severity] < SEVERITY_ORDER[worst[f.subject]]:
+            worst[f.subject] = f.severity
+    return worst
+
+
+def _fc(node: GaleraNode) -> Text | str:
+    share = node.flow_control_paused_share
+    text = "?" if share is None else f"{share:.0%}"
+    if node.flow_control_active:
+        return Text(f"ACTIVE {text}", style="bold yellow")
+    if share is not None and share > 0.1:
+        return Text(text, style="yellow")
+    return text
+
+
+def node_cells(node: GaleraNode, expected: int | None, severity: str | None) -> tuple[Any, ...]:
+    name = f"{node.node_name} {node.address}" if node.node_name else node.address
+    name_cell = Text(name, style=SEVERITY_STYLE[severity]) if severity else Text(name)
+    if not node.reachable:
+        error = node.error or "no answer"
+        reach = Text("login refused" if node.auth_error else "NO", style="yellow" if node.auth_error else "bold red")
+        return (name_cell, reach, "", "", Text(error, style="red"), "", "", "", "")
+    size = f"{_q(node.cluster_size)}/{expected}" if expected else _q(node.cluster_size)
+    if expected and node.cluster_size is not None and node.cluster_size < expected:
+        size_cell: Any = Text(size, style="bold red" if node.cluster_size * 2 <= expected else "yellow")
+    else:
+        size_cell = size
+    status: Any = _q(node.cluster_status)
+    if node.cluster_status not in (None, "Primary"):
+        status = Text(status, style="bold red")
+    state: Any = _q(node.state_comment)
+    if node.state_comment not in (None, "Synced"):
+        state = Text(state, style="bold red" if node.quorum_lost else "yellow")
+    ready: Any = "?" if node.ready is None else ("ON" if node.ready else Text("OFF", style="bold red"))
+    conf = "-1" if node.conf_id == NON_PRIMARY_CONF_ID else _q(node.conf_id)
+    queues = f"{_q(node.recv_queue)}/{_q(node.send_queue)}"
+    return (name_cell, Text("yes", style="green"), size_cell, status, state, ready, conf, _fc(node), queues)
+
+
+def node_rows(snapshot: GaleraSnapshot, findings: Iterable[Finding] = ()) -> list[tuple[str, tuple[Any, ...]]]:
+    """(address, cells) for every configured node, in configured order."""
+    worst = _worst(findings)
+    return [(n.address, node_cells(n, snapshot.expected_size, worst.get(n.address))) for n in snapshot.nodes]
+
+
+def verdict_line(snapshot: GaleraSnapshot, findings: Iterable[Finding] = ()) -> str:
+    """Console markup: the verdict coloured by the worst finding, then cluster name and provider version."""
+    text = verdict(snapshot)
+    sev = min((f.severity for f in findings), key=lambda s: SEVERITY_ORDER[s], default=None)
+    if text.startswith((NO_QUORUM_VERDICT, "NO DATA")) or sev == "critical":
+        style = "bold red"
+    elif sev == "warning":
+        style = "yellow"
+    elif text == "healthy":
+        style = "green"
+    else:
+        style = "cyan"
+    parts = [f"[{style}]{escape(text)}[/]"]
+    names = {n.cluster_name for n in snapshot.reachable if n.cluster_name}
+    if names:
+        parts.append(f"cluster {escape(', '.join(sorted(names)))}")
+    versions = {n.provider_version for n in snapshot.reachable if n.provider_version}
+    if versions:
+        parts.append(f"galera {escape(', '.join(sorted(versions)))}")
+    return "  ·  ".join(parts)
+
+
+class GaleraPane(SourcePane):
+    SOURCE = "galera"
+    TITLE = "Galera"
+    COLUMNS = COLUMNS
+
+    def compose_body(self) -> ComposeResult:
+        if self.configured:  # unconfigured: just the "not configured" line
+            yield from super().compose_body()
+
+    def render_snapshot(self, snapshot: Any, obs: Observation) -> None:
+        if not isinstance(snapshot, GaleraSnapshot):
+            super().render_snapshot(snapshot, obs)
+            return
+        self.set_message(verdict_line(snapshot, obs.findings))
+        if self.table is not None:
+            self.table.sync(node_rows(snapshot, obs.findings))
