@@ -23,8 +23,8 @@
 #                      SHOW GLOBAL STATUS/VARIABLES need none); `up` writes it to
 #                      $STACKTOP_TESTCLOUD_HOME/galera.password (mode 600) for testcloud/stacktop.toml
 # Test data: database stacktop_test, table t (id INT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(64)).
-# Lowered group-communication timers so tests are fast (a killed node is evicted ~3 s after the kill):
-#   evs.suspect_timeout=PT2S, evs.inactive_timeout=PT4S, evs.inactive_check_period=PT0.5S,
+# Lowered group-communication timers so tests are fast (a SIGKILLed node is evicted ~2 s after its process
+# is gone): evs.suspect_timeout=PT3S, evs.inactive_timeout=PT6S, evs.inactive_check_period=PT0.5S,
 #   evs.keepalive_period=PT0.5S  (Galera defaults: 5 s / 15 s / 1 s / 1 s).
 # The machine's own MariaDB (3306, /etc/mysql) is never touched: every mariadbd here starts with
 # --defaults-file=<node>/my.cnf and every client call uses --no-defaults.
@@ -122,7 +122,7 @@ wsrep_sst_receive_address=127.0.0.1:$(sst_port "$n")
 wsrep_sst_method=stacktop_rsync
 wsrep_sst_auth=root:
 wsrep_slave_threads=1
-wsrep_provider_options="gmcast.listen_addr=tcp://127.0.0.1:$(gcomm_port "$n");ist.recv_addr=127.0.0.1:$(ist_port "$n");gcache.size=16M;gcache.page_size=16M;evs.suspect_timeout=PT2S;evs.inactive_timeout=PT4S;evs.inactive_check_period=PT0.5S;evs.keepalive_period=PT0.5S"
+wsrep_provider_options="gmcast.listen_addr=tcp://127.0.0.1:$(gcomm_port "$n");ist.recv_addr=127.0.0.1:$(ist_port "$n");gcache.size=16M;gcache.page_size=16M;evs.suspect_timeout=PT3S;evs.inactive_timeout=PT6S;evs.inactive_check_period=PT0.5S;evs.keepalive_period=PT0.5S"
 EOF
   chown -R "$RUN_USER:" "$d"
 }
