@@ -8,7 +8,7 @@ from tui.collectors.base import Collector
 from tui.config import Config
 
 # Source modules under tui.collectors, in pane order. Each returns [] when its section is not configured.
-SOURCE_MODULES: tuple[str, ...] = ("services", "rabbitmq", "galera")
+SOURCE_MODULES: tuple[str, ...] = ("services", "instances", "rabbitmq", "galera")
 
 
 def build_collectors(config: Config) -> list[Collector]:

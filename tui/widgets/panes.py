@@ -22,9 +22,11 @@ def pane_class(source: str, title: str) -> type[SourcePane]:
 
 def _specific_panes() -> dict[str, type[SourcePane]]:
     from tui.widgets.galera_pane import GaleraPane
+    from tui.widgets.instances_pane import InstancesPane
     from tui.widgets.rabbitmq_pane import RabbitMQPane
     from tui.widgets.services_pane import ServicesPane
 
-    panes: dict[str, type[SourcePane]] = {"rabbitmq": RabbitMQPane, "services": ServicesPane}
+    panes: dict[str, type[SourcePane]] = {"rabbitmq": RabbitMQPane, "services": ServicesPane,
+                                           "instances": InstancesPane}
     panes["galera"] = GaleraPane
     return panes

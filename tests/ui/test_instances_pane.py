@@ -1,0 +1,166 @@
+"""The instances pane and screen, driven by Pilot with the real InstancesCollector reading the simulated cloud
+(tui.sim, manual clock): default attention view, `a` toggles all, rows updated in place through the build
+states, stuck + compute down, enter -> instance screen (five questions, create request id), h -> host screen."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from datetime import datetime
+from typing import Any
+
+import pytest
+
+from tui.app import StacktopApp
+from tui.collectors.instances import InstancesCollector
+from tui.config import Config
+from tui.models.finding import Finding
+from tui.models.instances import InstancesSnapshot
+from tui.openstack import connect
+from tui.screens.instance import InstanceScreen
+from tui.sim import start_demo
+from tui.sim.demo import Demo
+from tui.widgets.instances_pane import InstancesPane
+
+STUCK = {"scheduling": 120.0, "networking": 300.0, "block_device_mapping": 180.0, "spawning": 20.0,
+         "deleting": 300.0, "default": 1800.0}
+
+
+@pytest.fixture
+def demo() -> Iterator[Demo]:
+    d = start_demo(instances=40, hosts=3, queues=5, churn=0, storyline=False, manual=True,
+                   service_down_time=20, agent_down_time=20)
+    try:
+        yield d
+    finally:
+        d.stop()
+
+
+class SimClockCollector(InstancesCollector):
+    """The runner evaluates rules at the wall clock; the manual sim clock is ahead of it: use the sim's."""
+
+    def findings(self, snapshot: InstancesSnapshot, now: datetime) -> list[Finding]:
+        return super().findings(snapshot, self._clock())
+
+
+def collector_for(demo: Demo) -> InstancesCollector:
+    cfg = demo.config().openstack
+    return SimClockCollector(cfg, client_factory=lambda: connect(cfg), clock=demo.now, stuck=STUCK,
+                              interval=0.2, timeout=10)
+
+
+async def until(pilot: Any, probe: Callable[[], Any], what: str, timeout: float = 30.0) -> Any:
+    for _ in range(int(timeout / 0.05)):
+        value = probe()
+        if value:
+            return value
+        await pilot.pause(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def boot(demo: Demo, host: str, spawn_s: float = 60.0) -> str:
+    with demo.engine.lock:
+        inst = demo.engine.boot("canary", demo.engine.projects[0], "m1.small", host=host,
+                                durations=(2.0, 2.0, 1.0, spawn_s))
+        return inst.id
+
+
+def row_cells(pane: InstancesPane, key: str) -> list[str]:
+    assert pane.table is not None
+    return [str(c) for c in pane.table.get_row(key)]
+
+
+def snapshot_of(app: StacktopApp) -> InstancesSnapshot | None:
+    obs = app.observations.get("instances")
+    return obs.snapshot if obs is not None and isinstance(obs.snapshot, InstancesSnapshot) else None
+
+
+async def test_attention_view_toggle_build_states_in_place_stuck_and_compute_down(demo: Demo) -> None:
+    collector = collector_for(demo)
+    app = StacktopApp(Config(), collectors=[collector], clock=lambda: demo.clock.time())
+    async with app.run_test(size=(160, 48)) as pilot:
+        pane = app.query_one("#pane-instances", InstancesPane)
+        assert pane.table is not None
+        await until(pilot, lambda: snapshot_of(app) is not None, "the first poll")
+        assert pane.table.row_count == 0, "40 ACTIVE servers: nothing worth attention"
+        assert "40 servers" in str(pane.query_one(".pane-message").render())
+
+        await pilot.press("tab")  # focus the instances pane (services is first)
+        await pilot.press("a")
+        await until(pilot, lambda: pane.table.row_count == 40, "all 40 rows after `a`")
+        await pilot.press("a")
+        await until(pilot, lambda: pane.table.row_count == 0, "attention only again")
+
+        host = demo.engine.hosts[1].name
+        sid = boot(demo, host)
+        await until(pilot, lambda: sid in pane.table.shown_keys, "the booted server in the attention view")
+        assert row_cells(pane, sid)[3:5] == ["BUILD", "scheduling"]
+        assert row_cells(pane, sid)[7] == "nova-scheduler"
+        seen = {"scheduling"}
+        for _ in range(5):  # walk sim time through the build states; the row is updated, never re-added
+            demo.advance(1.5)
+            await until(pilot, lambda: (snap := snapshot_of(app)) is not None and snap.taken_at >= demo.now(),
+                        "a poll after the clock step")
+            await pilot.pause(0.1)
+            seen.add(row_cells(pane, sid)[4])
+        assert {"networking", "spawning"} <= seen, seen
+        assert row_cells(pane, sid)[6] == host
+        assert row_cells(pane, sid)[7] == f"nova-compute@{host}"
+
+        demo.advance(25)  # spawning for > 20 s: stuck
+        await until(pilot, lambda: any(f.kind == "instance.stuck" and f.subject == sid
+                                       for f in app.observations["instances"].findings), "instance.stuck")
+        stuck = next(f for f in app.observations["instances"].findings if f.kind == "instance.stuck")
+        assert stuck.evidence["owner"] == "nova-compute" and stuck.evidence["host"] == host
+        await until(pilot, lambda: pane.table.get_row(sid)[0].style == "yellow", "warning styling")
+        assert str(pane.table.get_row(sid)[0]) == "! canary"
+
+        demo.inject("kill_compute", host=host)
+        demo.advance(25)  # > service_down_time (20 s)
+        await until(pilot, lambda: any(f.kind == "instance.stuck" and f"nova-compute on {host} is down" in f.summary
+                                       for f in app.observations["instances"].findings), "compute down in the finding")
+        await until(pilot, lambda: pane.table.get_row(sid)[0].style == "bold red", "critical styling")
+        assert str(pane.table.get_row(sid)[0]) == "!! canary"
+
+        # enter -> instance screen: five questions and the create action's request id
+        pane.table.move_cursor(row=pane.table.get_row_index(sid))
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, InstanceScreen), "the instance screen")
+        screen = app.screen
+        assert isinstance(screen, InstanceScreen)
+        await until(pilot, lambda: screen.detail is not None or screen.error, "the instance detail")
+        assert screen.detail is not None, screen.error
+        text = str(screen.query_one("#instance-body").render())
+        create = next(a for a in screen.detail.actions if a.action == "create")
+        assert create.request_id.startswith("req-") and create.request_id in text
+        assert "Five questions" in text and f"nova-compute on {host} is down" in text
+        assert "Did it get a host? yes" in text
+        await pilot.press("h")
+        await pilot.pause(0.1)
+        from tui.screens.host import HostScreen
+
+        assert isinstance(app.screen, HostScreen) and app.screen.host == host
+        await pilot.press("escape")
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, (InstanceScreen, HostScreen)), "back to the panes")
+
+
+async def test_error_server_row_and_leaves_view_when_deleted(demo: Demo) -> None:
+    collector = collector_for(demo)
+    app = StacktopApp(Config(), collectors=[collector], clock=lambda: demo.clock.time())
+    async with app.run_test(size=(160, 48)) as pilot:
+        pane = app.query_one("#pane-instances", InstancesPane)
+        await until(pilot, lambda: snapshot_of(app) is not None, "the first poll")
+        with demo.engine.lock:
+            sid = demo.engine.boot("bigdata", demo.engine.projects[0], "x.huge", fail="novalidhost",
+                                   durations=(1.0, 1.0, 1.0, 1.0)).id
+        demo.advance(2)
+        await until(pilot, lambda: pane.table is not None and sid in pane.table.shown_keys
+                    and row_cells(pane, sid)[3] == "ERROR", "the ERROR row")
+        assert row_cells(pane, sid)[7] == "fault: nova-scheduler / placement"
+        err = next(f for f in app.observations["instances"].findings if f.kind == "instance.error")
+        assert err.summary.startswith("No valid host was found")
+        with demo.engine.lock:
+            demo.engine.delete(sid)
+        demo.advance(5)
+        await until(pilot, lambda: sid not in pane.table.shown_keys, "the deleted server to leave")
+        assert sid not in collector.index.servers

@@ -1,0 +1,148 @@
+"""Instances pane: by default only servers worth attention (a task_state set, BUILD, ERROR, stuck); `a` shows all.
+
+Rows are keyed by server id and updated in place. `in state for` is how long the server has been in its
+task_state as of the poll (a lower bound: see models/instances.py), rendered per poll, not ticking; a `~`
+marks figures that rest on nova's updated_at rather than on our own observation. `owner` names the component
+that owns the task_state (and the host it runs on), or for ERROR servers the service the fault names.
+Stuck servers are marked `! ` (warning) or `!! ` (critical, e.g. their host's nova-compute is down).
+Enter opens the instance screen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Any, ClassVar
+
+from rich.markup import escape
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+
+from tui.freshness import human_age
+from tui.models.finding import Finding
+from tui.models.instances import InstancesSnapshot, Server
+from tui.models.observation import Observation
+from tui.rules.stuck import fault_origin, owner_of, worth_attention
+from tui.widgets.source_pane import SourcePane
+
+COLUMNS = ("name", "id", "project", "status", "task_state", "in state for", "host", "owner")
+SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
+STATUS_STYLE = {"ERROR": "bold red", "BUILD": "yellow", "DELETED": "dim", "SHUTOFF": "dim"}
+
+
+def owner_label(server: Server) -> str:
+    if server.task_state:
+        owner = owner_of(server.task_state)
+        return f"{owner.component}@{server.host}" if owner.on_host and server.host else owner.component
+    if server.status == "ERROR":
+        origin = fault_origin(server.fault.message) if server.fault else None
+        return f"fault: {origin[0]}" if origin else "fault"
+    return ""
+
+
+def in_state_label(server: Server, now: datetime) -> str:
+    age = server.in_state_for(now)
+    if age is None:
+        return ""
+    return ("~" if server.task_since_basis == "updated_at" else "") + human_age(age)
+
+
+def _sort_key(server: Server, severity: dict[str, str], now: datetime) -> tuple[Any, ...]:
+    rank = {"critical": 0, "warning": 1}.get(severity.get(server.id, ""), 2)
+    if rank == 2:
+        rank = 2 if server.status == "ERROR" else 3 if server.task_state else 4
+    age = server.in_state_for(now) or 0.0
+    return (rank, -age, server.name, server.id)
+
+
+def instance_rows(snapshot: InstancesSnapshot, findings: Iterable[Finding] = (), *, show_all: bool = False
+                  ) -> list[tuple[str, tuple[Any, ...]]]:
+    """(server id, cells): stuck first (critical, then warning), then ERROR, then in a task_state (longest
+    first), then the rest by name. Without show_all only servers worth attention."""
+    severity: dict[str, str] = {}
+    for f in findings:
+        if f.kind == "instance.stuck":
+            severity[f.subject] = f.severity
+    now = snapshot.taken_at
+    stuck_ids = set(severity)
+    servers = [s for s in snapshot.servers if show_all or worth_attention(s, stuck_ids)]
+    servers.sort(key=lambda s: _sort_key(s, severity, now))
+    rows = []
+    for s in servers:
+        sev = severity.get(s.id)
+        # the mark also makes the cell differ (Rich Text equality ignores the style, so would the table diff)
+        mark = {"critical": "!! ", "warning": "! "}.get(sev or "", "")
+        name = Text(mark + (s.name or "(no name)"), style=SEVERITY_STYLE[sev] if sev else "")
+        status = Text(s.status, style=STATUS_STYLE.get(s.status, ""))
+        task = Text(s.task_state or "", style=SEVERITY_STYLE[sev] if sev else "")
+        rows.append((s.id, (name, s.short_id, s.project_id[:8], status, task, in_state_label(s, now),
+                            s.host or "", owner_label(s))))
+    return rows
+
+
+def status_line(snapshot: InstancesSnapshot, findings: Iterable[Finding], *, show_all: bool, shown: int) -> str:
+    servers = snapshot.servers
+    busy = sum(1 for s in servers if s.task_state)
+    errors = sum(1 for s in servers if s.status == "ERROR")
+    stuck = sum(1 for f in findings if f.kind == "instance.stuck")
+    parts = [f"{len(servers):,} servers", f"{busy} in a task_state", f"{errors} ERROR"]
+    if stuck:
+        parts.append(f"[bold red]{stuck} stuck[/]")
+    view = f"showing all {shown:,} (a: attention only)" if show_all else f"showing {shown:,} worth attention (a: all)"
+    parts.append(view)
+    poll = snapshot.poll
+    parts.append(f"poll {escape(poll.mode)}: {poll.requests} req, {poll.rows:,} rows")
+    if snapshot.hosts_error:
+        parts.append(f"[yellow]host health unknown: {escape(snapshot.hosts_error)}[/]")
+    down = sorted(h.host for h in snapshot.hosts.values() if h.compute_state is not None and h.compute_down)
+    if down:
+        parts.append(f"[bold red]nova-compute down on {escape(', '.join(down))}[/]")
+    return "  ·  ".join(parts)
+
+
+class InstancesPane(SourcePane):
+    SOURCE = "instances"
+    TITLE = "instances"
+    COLUMNS = COLUMNS
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("a", "toggle_all", "All/attention"),
+    ]
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.show_all = False
+
+    def compose_body(self) -> ComposeResult:
+        if self.configured:
+            yield from super().compose_body()
+
+    def render_snapshot(self, snapshot: Any, obs: Observation) -> None:
+        if not isinstance(snapshot, InstancesSnapshot):
+            super().render_snapshot(snapshot, obs)
+            return
+        rows = instance_rows(snapshot, obs.findings, show_all=self.show_all)
+        self.set_message(status_line(snapshot, obs.findings, show_all=self.show_all, shown=len(rows)))
+        if self.table is not None:
+            self.table.sync(rows)
+
+    def action_toggle_all(self) -> None:
+        self.show_all = not self.show_all
+        obs = self.observation
+        if obs is not None and isinstance(obs.snapshot, InstancesSnapshot):
+            self.render_snapshot(obs.snapshot, obs)
+        else:
+            self.set_message("showing all servers (a: attention only)" if self.show_all
+                             else "showing servers worth attention (a: all)")
+
+    def selected_server(self) -> str | None:
+        return self.table.cursor_key() if self.table is not None else None
+
+    def drill_down(self) -> None:
+        server_id = self.selected_server()
+        if server_id is None:
+            return
+        from tui.screens.instance import InstanceScreen
+
+        self.app.push_screen(InstanceScreen(server_id))
