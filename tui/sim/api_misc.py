@@ -266,8 +266,12 @@ def make_cinder(engine: Engine, auth: Auth) -> Router:
                                                    "message": f"Volume {vid} could not be found."}}, 404)
         return json_response({"volume": volume_dict(v, req.base, project)})
 
+    def project_root(req: Request, t: float, project: str) -> Response:
+        return json_response({"itemNotFound": {"code": 404, "message": "The resource could not be found."}}, 404)
+
     r.add("GET", "/", root)
     r.add("GET", "/v3", v3)
+    r.add("GET", "/v3/(?P<project>[0-9a-f]{32})", _guard(engine, auth, project_root))  # real: 401 unauthenticated
     r.add("GET", "/v3/(?P<project>[0-9a-f]{32})/os-services", services)
     r.add("GET", "/v3/(?P<project>[0-9a-f]{32})/volumes/detail", volumes_detail)
     r.add("GET", "/v3/(?P<project>[0-9a-f]{32})/volumes", volumes)

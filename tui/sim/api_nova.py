@@ -20,7 +20,7 @@ from tui.sim.model import Instance, Migration, Service
 from tui.sim.util import host_id, iso_us, iso_z, parse_iso
 
 MIN_VERSION = (2, 1)
-MAX_VERSION = (2, 100)
+MAX_VERSION = (2, 104)  # nova 34, as the real test cloud advertises
 MAX_LIMIT = 1000
 _TRUE = {"1", "true", "yes", "on", "t", "y", ""}
 

@@ -59,22 +59,38 @@ def queue_dict(q: Queue, t: float, node: str) -> dict[str, Any]:
     return base
 
 
+_NODE_COUNTERS = (
+    "gc_bytes_reclaimed", "io_read_avg_time", "io_read_bytes", "io_write_count", "io_write_bytes",
+    "io_write_avg_time", "io_sync_count", "io_sync_avg_time", "io_seek_count", "io_seek_avg_time",
+    "io_reopen_count", "mnesia_ram_tx_count", "mnesia_disk_tx_count", "msg_store_read_count",
+    "msg_store_write_count", "queue_index_write_count", "queue_index_read_count", "connection_created",
+    "connection_closed", "channel_created", "channel_closed", "queue_declared", "queue_created", "queue_deleted",
+)
+
+
 def node_dict(n: RabbitNode, t: float) -> dict[str, Any]:
     alarm = n.alarmed(t - NODES_ALARM_LAG)
     mem_used = int(n.mem_limit * 1.03) if n.alarmed(t) else n.mem_used
-    return {
+    d: dict[str, Any] = {
         "partitions": [], "os_pid": "2933", "fd_total": 1048576, "sockets_total": 943629,
         "mem_limit": n.mem_limit, "mem_alarm": alarm, "disk_free_limit": 50000000, "disk_free_alarm": False,
         "proc_total": 1048576, "rates_mode": "basic", "uptime": int((t - n.started) * 1000), "run_queue": 1,
-        "processors": 8, "net_ticktime": 60, "mem_used": mem_used, "mem_used_details": {"rate": 0.0},
+        "processors": 8, "exchange_types": [], "auth_mechanisms": [], "applications": [], "contexts": [],
+        "log_files": [f"/var/log/rabbitmq/{n.name}.log"], "db_dir": f"/var/lib/rabbitmq/mnesia/{n.name}",
+        "config_files": ["/etc/rabbitmq/rabbitmq.conf"], "net_ticktime": 60, "enabled_plugins":
+        ["rabbitmq_management"], "mem_calculation_strategy": "rss", "ra_open_file_metrics": {},
+        "name": n.name, "type": "disc", "running": True, "mem_used": mem_used, "mem_used_details": {"rate": 0.0},
         "fd_used": n.fd_used, "fd_used_details": {"rate": 0.0}, "sockets_used": n.sockets_used,
         "sockets_used_details": {"rate": 0.0}, "proc_used": n.proc_used, "proc_used_details": {"rate": 0.0},
         "disk_free": 84_000_000_000, "disk_free_details": {"rate": 0.0}, "gc_num": 1000,
-        "gc_num_details": {"rate": 0.0}, "io_read_count": 1, "io_read_count_details": {"rate": 0.0},
-        "context_switches": 1000, "context_switches_details": {"rate": 0.0}, "name": n.name, "type": "disc",
-        "running": True, "being_drained": False, "cluster_links": [], "applications": [],
-        "contexts": [], "exchange_types": [], "auth_mechanisms": [], "enabled_plugins": ["rabbitmq_management"],
+        "gc_num_details": {"rate": 0.0}, "context_switches": 1000, "context_switches_details": {"rate": 0.0},
+        "io_read_count": 1, "io_read_count_details": {"rate": 0.0}, "metrics_gc_queue_length": {},
+        "cluster_links": [],
     }
+    for name in _NODE_COUNTERS:
+        d[name] = 0
+        d[f"{name}_details"] = {"rate": 0.0}
+    return d
 
 
 def _select(row: dict[str, Any], columns: list[str]) -> dict[str, Any]:
