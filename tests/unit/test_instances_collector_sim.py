@@ -1,0 +1,85 @@
+"""The instances collector against the simulated cloud (tui.sim, manual clock): what each poll asks and
+gets, counted at the simulator: a quiet poll is one request returning no servers; pagination; DELETED
+servers leave the index; the full resync."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tui.collectors.instances import InstancesCollector
+from tui.openstack import connect
+from tui.sim import start_demo
+from tui.sim.demo import Demo
+
+
+@pytest.fixture
+def demo() -> Iterator[Demo]:
+    d = start_demo(instances=200, hosts=4, queues=5, churn=0, storyline=False, manual=True)
+    try:
+        yield d
+    finally:
+        d.stop()
+
+
+def collector(demo: Demo, **kw: object) -> InstancesCollector:
+    cfg = demo.config().openstack
+    return InstancesCollector(cfg, client_factory=lambda: connect(cfg), clock=demo.now, **kw)  # type: ignore[arg-type]
+
+
+def server_requests(demo: Demo) -> list[str]:
+    return [target for _, _, target, _, _ in demo.stats.matching("compute", "/v2.1/servers")]
+
+
+async def test_quiet_poll_is_one_request_returning_no_servers(demo: Demo) -> None:
+    c = collector(demo)
+    first = await c.collect()
+    assert first.poll.mode == "full" and first.poll.rows == 200 and len(first.servers) == 200
+    demo.advance(60)  # past the overlap: nothing changed in the last 60 s
+    demo.stats.reset()
+    quiet = await c.collect()
+    lists = server_requests(demo)
+    assert len(lists) == 1 and "changes-since=" in lists[0], lists
+    body_sizes = [size for _, _, target, _, size in demo.stats.matching("compute", "/v2.1/servers")]
+    assert body_sizes == [len(b'{"servers": []}')], "the answer carried no server"
+    assert quiet.poll.mode == "changes-since" and quiet.poll.rows == 0
+    assert quiet.poll.requests == 2, "servers + os-services; no agents without a server in a task_state"
+    assert len(quiet.servers) == 200, "the index keeps what the first list gave"
+    await c.aclose()
+
+
+async def test_changes_merge_and_deleted_leave(demo: Demo) -> None:
+    c = collector(demo)
+    await c.collect()
+    demo.advance(60)
+    with demo.engine.lock:
+        new = demo.engine.boot("fresh", demo.engine.projects[0], "m1.small", durations=(5.0, 5.0, 5.0, 5.0)).id
+        victim = next(iter(demo.engine.instances))
+        demo.engine.delete(victim)
+    demo.advance(10)  # victim's delete completes in 1-4 s; fresh leaves scheduling at 5 s
+    demo.stats.reset()
+    snap = await c.collect()
+    assert len(server_requests(demo)) == 1
+    assert snap.poll.mode == "changes-since" and snap.poll.rows == 2 and snap.poll.deleted == 1
+    assert victim not in c.index.servers and new in c.index.servers
+    assert snap.server(new) is not None and snap.server(new).status == "BUILD"  # type: ignore[union-attr]
+    assert snap.poll.requests == 3, "a server with a host in a task_state: the L2 agents are read too"
+    assert snap.hosts and all(h.agents_read for h in snap.hosts.values() if h.compute_state)
+    await c.aclose()
+
+
+async def test_pagination_and_full_resync(demo: Demo) -> None:
+    c = collector(demo, page_size=64, resync_s=300)
+    demo.stats.reset()
+    snap = await c.collect()
+    lists = server_requests(demo)
+    assert len(lists) == 4 and snap.poll.requests == 5, lists  # 64+64+64+8 servers, + os-services
+    assert "marker=" in lists[1] and len(snap.servers) == 200
+    assert len({s.id for s in snap.servers}) == 200
+    demo.advance(301)
+    demo.stats.reset()
+    again = await c.collect()
+    assert again.poll.mode == "full" and len(server_requests(demo)) == 4
+    assert "changes-since" not in " ".join(server_requests(demo))
+    await c.aclose()
