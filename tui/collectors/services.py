@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import Any
@@ -185,7 +186,7 @@ class ServicesCollector(BaseCollector):
             if types is not None and service_type not in types:
                 return SectionRead(name, deployed=False)  # type: ignore[arg-type]
             if not can_read:
-                return self._carry(name, f"not read: Keystone at {keystone.auth_url} does not answer")
+                return self._carry(name, f"not read: no token from Keystone at {keystone.auth_url}")
             return await asyncio.to_thread(self._read_section, client, name)
 
         checks = asyncio.to_thread(self._check_endpoints, client, catalog) if catalog else _none()
@@ -208,10 +209,14 @@ class ServicesCollector(BaseCollector):
         try:
             client.authenticate()  # no network while the session's token is valid
         except SourceError as exc:
-            text = str(exc)
-            if "(401)" in text or "rejected the credentials" in text or "incomplete auth" in text:
-                raise  # a config problem, not an outage: the line names the clouds.yaml cloud to fix
-            return _replace(base, ok=False, error=_one_line(text))
+            text = _one_line(str(exc))
+            if re.search(r"\b401\b|Unauthorized|rejected the credentials", text):
+                # a config problem, not an outage: the line names the clouds.yaml cloud to fix
+                raise SourceError(f"Keystone at {where.auth_url} refused the credentials of {where.cloud_ref} "
+                                  "(401) - fix the auth section of that cloud") from None
+            if "incomplete auth" in text:
+                raise
+            return _replace(base, ok=False, error=text)
         return base
 
     def _read_catalog(self, client: Any) -> list[dict[str, Any]] | None:
