@@ -59,7 +59,7 @@ want="$( { cat "$HERE/setup.sh" "$HERE/py/cloudctl.py"; (cd "$HERE" && find etc 
          | sha256sum | cut -d' ' -f1)"
 have_dbs="$("${MYSQL[@]}" -N -e "SELECT COUNT(*) FROM information_schema.schemata WHERE schema_name LIKE '${DB_PREFIX//_/\\_}%'")"
 if [ -f "$B/setup.stamp" ] && [ "$(cat "$B/setup.stamp")" = "$want" ] && [ "$have_dbs" = "${#DBS[@]}" ] \
-   && rabbitmqctl -q list_vhosts 2>/dev/null | grep -qx openstack; then
+   && grep -qx openstack <<<"$(rabbitmqctl -q list_vhosts 2>/dev/null)"; then
   log "setup already done (stamp matches, databases and vhost present)"
   exit 0
 fi
@@ -88,7 +88,8 @@ NM=("$V/nova-manage" --config-file "$B/etc/nova/nova.conf")
 "${NM[@]}" api_db sync
 "${NM[@]}" cell_v2 map_cell0 \
   --database_connection "mysql+pymysql://root@/${DB_PREFIX}nova_cell0?unix_socket=$SOCK&charset=utf8"
-"${NM[@]}" cell_v2 list_cells | grep -q ' cell1 ' || "${NM[@]}" cell_v2 create_cell --name cell1
+cells="$("${NM[@]}" cell_v2 list_cells 2>/dev/null)"   # (not piped into grep -q: pipefail + SIGPIPE)
+grep -q ' cell1 ' <<<"$cells" || "${NM[@]}" cell_v2 create_cell --name cell1
 "${NM[@]}" db sync
 "$V/neutron-db-manage" --config-file "$B/etc/neutron/neutron.conf" --config-file "$B/etc/neutron/ml2_conf.ini" upgrade heads
 "$V/cinder-manage" --config-file "$B/etc/cinder/cinder.conf" db sync
