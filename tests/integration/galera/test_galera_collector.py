@@ -185,3 +185,37 @@ async def test_flow_control_from_a_locked_table(make_collector, galera_cluster) 
         assert writer.error is None
     await poll_until(c, lambda s, f: ("galera.flow_control", "cluster") not in kinds(f), timeout=30,
                      every=0.5, what="flow_control to clear")
+
+
+async def test_connections_are_kept_and_failed_connects_back_off(galera_cluster) -> None:
+    """One connect per reachable node over many polls; a refusing address is retried only after its backoff
+    (1 s, 2 s, 4 s ... on the collector's monotonic clock, driven by hand here)."""
+    from tui.collectors.galera import GaleraCollector
+    from tui.collectors.galera_sql import pymysql_connector
+
+    real = pymysql_connector()
+    calls: list[str] = []
+
+    def counting(address, user, password, timeout):  # the real pymysql connector, counted
+        calls.append(address)
+        return real(address, user, password, timeout)
+
+    clock = [1000.0]
+    c = GaleraCollector((ADDR[1], "127.0.0.1:1"), galera_cluster.reader_user, galera_cluster.reader_password,
+                        expected_size=1, connector=counting, monotonic=lambda: clock[0])
+    try:
+        for _ in range(5):
+            snap = await c.collect()
+        assert calls.count(ADDR[1]) == 1 and calls.count("127.0.0.1:1") == 1
+        assert snap.nodes[1].error.startswith("(2003)")  # the last error is kept while backing off
+        clock[0] += 1.01
+        await c.collect()
+        assert calls.count("127.0.0.1:1") == 2
+        clock[0] += 1.5  # second backoff is 2 s
+        await c.collect()
+        assert calls.count("127.0.0.1:1") == 2
+        clock[0] += 0.6
+        await c.collect()
+        assert calls.count("127.0.0.1:1") == 3 and calls.count(ADDR[1]) == 1
+    finally:
+        await c.aclose()
