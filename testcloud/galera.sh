@@ -58,16 +58,24 @@ cli()   { mariadb --no-defaults -uroot -S "$(sock "$1")" --connect-timeout=2 -N 
 q()     { cli "$1" -e "$2" 2>/dev/null; }
 status_var() { q "$1" "SHOW GLOBAL STATUS LIKE '$2'" | awk '{print $2}'; }
 
+ours() {  # ours PID N: PID is alive and is a mariadbd started with node N's my.cnf
+  kill -0 "$1" 2>/dev/null && tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null | grep -qF -- "--defaults-file=$(cnf "$2") "
+}
+
 pid_of() {
   # The launcher PID recorded at spawn (the launcher execs into mariadbd, so it is the server's PID), else
-  # the server's own pid file (written only once SST is done). Trust a PID only if that process is still a
-  # mariadbd started with *our* my.cnf (PIDs get reused).
+  # the server's own pid file (written only once SST is done), else (both files lost) a process whose
+  # command line names this node's my.cnf: only this script starts mariadbd with that file. PIDs are
+  # trusted only after that check (PIDs get reused).
   local p f
   for f in "$(ndir "$1")/launcher.pid" "$(ndir "$1")/mysqld.pid"; do
     p=$(cat "$f" 2>/dev/null || true)
-    [[ -n "$p" ]] || continue
-    if kill -0 "$p" 2>/dev/null && tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -qF -- "--defaults-file=$(cnf "$1")"; then
-      echo "$p"; return 0
+    if [[ -n "$p" ]] && ours "$p" "$1"; then echo "$p"; return 0; fi
+  done
+  for f in $(grep -lF -- "--defaults-file=$(cnf "$1")" /proc/[0-9]*/cmdline 2>/dev/null); do
+    p=${f#/proc/}; p=${p%/cmdline}
+    if [[ "$p" != "$$" ]] && grep -q '^mariadbd$' "/proc/$p/comm" 2>/dev/null && ours "$p" "$1"; then
+      echo "$p" >"$(ndir "$1")/launcher.pid"; echo "$p"; return 0
     fi
   done
 }
