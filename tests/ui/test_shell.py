@@ -14,6 +14,16 @@ from tui.widgets.source_pane import SourcePane
 FROZEN = 1_790_000_000.0
 
 
+async def wait_until(pilot, predicate, timeout: float = 15.0) -> None:  # type: ignore[no-untyped-def]
+    """Poll the app until predicate() holds (shared, noisy machines: never a fixed sleep)."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "condition not reached in time"
+        await pilot.pause(0.02)
+
+
 def visible_panes(app: StacktopApp) -> list[str]:
     return [p.SOURCE for p in app.panes if p.display and p.region.width > 0]
 
@@ -91,19 +101,16 @@ async def test_failing_source_keeps_last_data_marked_error_others_unaffected() -
     good = ScriptedCollector("galera", [5], interval=0.05, severity="warning")
     app = StacktopApp(Config(), collectors=[bad, good])
     async with app.run_test(size=(160, 48)) as pilot:
-        for _ in range(200):
-            if bad.calls >= 3 and good.calls >= 2:
-                break
-            await pilot.pause(0.02)
-        await pilot.pause(0.1)
         rabbit = app.query_one("#pane-rabbitmq", SourcePane)
         galera = app.query_one("#pane-galera", SourcePane)
+        findings = app.query_one(FindingsPane)
+        await wait_until(pilot, lambda: bad.calls >= 3 and good.calls >= 2 and rabbit.has_class("-error")
+                         and findings.table is not None and findings.table.row_count == 1)
         assert rabbit.observation is not None and rabbit.observation.snapshot.value == 1
         assert str(rabbit.border_subtitle).startswith("ERROR rabbitmq at http://example.invalid: 401")
         assert "last ok" in str(rabbit.border_subtitle)
         assert rabbit.has_class("-error")
         assert str(galera.border_subtitle).startswith("ok ")
-        findings = app.query_one(FindingsPane)
         assert findings.table is not None and findings.table.row_count == 1
         assert "sources failing: rabbitmq" in str(findings.border_subtitle)
 
