@@ -324,41 +324,49 @@ class OpenStackClient:
     # ------------------------------------------------------------------ many GETs at once (async HTTP)
     async def aget_json_many(self, service: str, paths: list[str], *, microversion: str | None = None,
                              concurrency: int = 32) -> list[dict[str, Any] | SourceError]:
-        """GET many paths of one service concurrently over one async HTTP client (httpx), reusing the
-        SDK's token and endpoint: ~50x less CPU than as many SDK calls (facts.md). Per-path errors come
-        back in place as SourceError; auth/endpoint failures raise."""
-        import httpx  # lazy
+        """GET many paths of one service concurrently (tui.openstack.fastget: persistent connections on
+        asyncio streams), reusing the SDK's token and endpoint: ~0.1-0.2 ms of CPU a call instead of ~1 ms
+        through the SDK adapter. Per-path failures come back in place as SourceError (NotFound for 404);
+        a refused token is renewed once; auth/catalog failures raise."""
+        import json
 
-        token, endpoint, verify = await asyncio.to_thread(self._token_endpoint, service)
-        headers = {"X-Auth-Token": token, "Accept": "application/json"}
+        from tui.openstack.fastget import FetchError, get_many
+
+        token, endpoint, tls = await asyncio.to_thread(self._token_endpoint, service)
+        headers = {"Accept": "application/json", "User-Agent": "stacktop"}
         if microversion:
-            svc = {"placement": "placement", "compute": "compute", "volume": "volume"}.get(service, service)
+            svc = {"volume": "volume"}.get(service, service)
             headers["OpenStack-API-Version"] = f"{svc} {microversion}"
-        sem = asyncio.Semaphore(max(1, concurrency))
-        base = endpoint.rstrip("/")
-
-        async def one(client: Any, path: str) -> dict[str, Any] | SourceError:
-            url = f"{base}/{path.lstrip('/')}"
-            async with sem:
+        with self._lock:
+            self.requests += len(paths)
+        answers = await get_many(endpoint, paths, {**headers, "X-Auth-Token": token}, concurrency=concurrency,
+                                 timeout=self.timeout, tls=tls)
+        if any(not isinstance(a, FetchError) and a.status == 401 for a in answers):
+            token, endpoint, tls = await asyncio.to_thread(self._token_endpoint, service, True)
+            redo = [i for i, a in enumerate(answers) if not isinstance(a, FetchError) and a.status == 401]
+            again = await get_many(endpoint, [paths[i] for i in redo], {**headers, "X-Auth-Token": token},
+                                   concurrency=concurrency, timeout=self.timeout, tls=tls)
+            for i, a in zip(redo, again, strict=True):
+                answers[i] = a
+        out: list[dict[str, Any] | SourceError] = []
+        for a in answers:
+            if isinstance(a, FetchError):
+                out.append(SourceError(f"GET {a.url}: {a.reason}"))
+            elif a.status >= 400:
+                out.append(http_error("GET", a.url, a.status, a.body, self.where))
+            else:
                 try:
-                    resp = await client.get(url)
-                except Exception as exc:
-                    return SourceError(f"GET {url}: {type(exc).__name__}: {exc}".splitlines()[0])
-            if resp.status_code >= 400:
-                return http_error("GET", url, resp.status_code, resp.content, self.where)
-            try:
-                return dict(resp.json())
-            except ValueError:
-                return SourceError(f"GET {url} answered {resp.status_code} with a body that is not JSON")
+                    data = json.loads(a.body)
+                except ValueError:
+                    out.append(SourceError(f"GET {a.url} answered {a.status} with a body that is not JSON"))
+                    continue
+                out.append(data if isinstance(data, dict) else SourceError(f"GET {a.url}: not a JSON object"))
+        return out
 
-        limits = httpx.Limits(max_connections=max(1, concurrency), max_keepalive_connections=max(1, concurrency))
-        async with httpx.AsyncClient(headers=headers, timeout=self.timeout, verify=verify, limits=limits) as client:
-            with self._lock:
-                self.requests += len(paths)
-            return list(await asyncio.gather(*(one(client, p) for p in paths)))
-
-    def _token_endpoint(self, service: str) -> tuple[str, str, Any]:
+    def _token_endpoint(self, service: str, renew: bool = False) -> tuple[str, str, Any]:
         try:
+            if renew:
+                self.conn.session.invalidate()
             token = self.conn.session.get_token()
             endpoint = self._adapter(service).get_endpoint()
         except Exception as exc:
@@ -366,11 +374,20 @@ class OpenStackClient:
         if not endpoint:
             raise SourceError(f"no {service} endpoint in the catalog of {self.where.cloud_ref}")
         verify = getattr(self.conn.session, "verify", True)
-        if isinstance(verify, str):
+        tls = None
+        if str(endpoint).startswith("https:"):
             import ssl
 
-            verify = ssl.create_default_context(cafile=verify)
-        return token, endpoint, verify
+            if verify is False:
+                tls = ssl.create_default_context()
+                tls.check_hostname = False
+                tls.verify_mode = ssl.CERT_NONE
+            else:
+                tls = ssl.create_default_context(cafile=verify if isinstance(verify, str) else None)
+            cert = getattr(self.conn.session, "cert", None)
+            if cert:
+                tls.load_cert_chain(*(cert if isinstance(cert, tuple) else (cert,)))
+        return token, str(endpoint), tls
 
 
 class AsyncOpenStackClient:

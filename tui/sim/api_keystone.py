@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -31,7 +32,7 @@ class Auth:
         with self._lock:
             self._n += 1
             token = f"gAAAAAsim{self._n:06d}{hex32(self.rng)}"
-            self._tokens[token] = self.engine.clock.time() + 3600 * 24
+            self._tokens[token] = time.time() + 3600 * 24
             return token
 
     def valid(self, token: str | None) -> bool:
@@ -39,7 +40,7 @@ class Auth:
             return False
         with self._lock:
             exp = self._tokens.get(token)
-        return exp is not None and exp > self.engine.clock.time()
+        return exp is not None and exp > time.time()
 
     def check(self, req: Request) -> Response | None:
         """None when the request carries a valid token, else the 401 a service answers."""
@@ -89,7 +90,7 @@ def make_app(auth: Auth, catalog: Callable[[], list[dict[str, Any]]]) -> Router:
         if pw.get("name") != auth.username or pw.get("password") != auth.password:
             return json_response(UNAUTHORIZED, 401)
         token = auth.issue()
-        now = engine.clock.time()
+        now = time.time()  # wall clock: clients judge token expiry by theirs, whatever the sim clock says
         return json_response(token_body(now + 86400, now), 201, [("X-Subject-Token", token)])
 
     def tokens_get(req: Request) -> Response:
@@ -100,7 +101,7 @@ def make_app(auth: Auth, catalog: Callable[[], list[dict[str, Any]]]) -> Router:
         if not auth.valid(subject):
             return json_response({"error": {"code": 404, "title": "Not Found",
                                             "message": "Could not find token."}}, 404)
-        now = engine.clock.time()
+        now = time.time()
         return json_response(token_body(now + 86400, now), 200, [("X-Subject-Token", subject or "")])
 
     def auth_catalog(req: Request) -> Response:

@@ -124,12 +124,12 @@ def make_app(engine: Engine, user: str, password: str) -> Router:
 
     node0 = lambda: engine.rabbit_nodes[0]  # noqa: E731 - the node this endpoint is served by
 
-    def _paged(req: Request, rows: list[dict[str, Any]]) -> Response:
+    def _paged(req: Request, items: list[Any], render: Any) -> Response:
+        """items are rendered only for the page asked (the real broker pays for all rows; we need not)."""
         columns = [c for c in (req.q("columns") or "").split(",") if c]
         if req.q("page") is None:
-            if columns:
-                rows = [_select(x, columns) for x in rows]
-            return json_response(rows)
+            rows = [render(x) for x in items]
+            return json_response([_select(x, columns) for x in rows] if columns else rows)
         try:
             page, size = int(req.q("page") or 1), int(req.q("page_size") or 100)
         except ValueError:
@@ -138,30 +138,31 @@ def make_app(engine: Engine, user: str, password: str) -> Router:
             return json_response({"error": "invalid_pagination_parameters",
                                   "reason": f"Invalid pagination parameters: page number {page}, page size "
                                             f"{size}"}, 400)
-        total = len(rows)
+        total = len(items)
         page_count = math.ceil(total / size)
         if total and page > page_count:
             return json_response({"error": "page_out_of_range",
                                   "reason": f"Page out of range, page: {page} page size: {size}, len: {total}"},
                                  400)
-        items = rows[(page - 1) * size:page * size]
+        rows = [render(x) for x in items[(page - 1) * size:page * size]]
         if columns:
-            items = [_select(x, columns) for x in items]
-        return json_response({"filtered_count": total, "item_count": len(items), "items": items, "page": page,
+            rows = [_select(x, columns) for x in rows]
+        return json_response({"filtered_count": total, "item_count": len(rows), "items": rows, "page": page,
                               "page_count": page_count, "page_size": size, "total_count": total})
 
-    def _queues(t: float, vhost: str | None) -> list[dict[str, Any]]:
+    def _queues(t: float, vhost: str | None) -> tuple[list[Queue], Any]:
         node = node0().name
-        qs = sorted(engine.queues.values(), key=lambda q: (q.vhost, q.name))
-        return [queue_dict(q, t, node) for q in qs if vhost is None or q.vhost == vhost]
+        qs = sorted((q for q in engine.queues.values() if vhost is None or q.vhost == vhost),
+                    key=lambda q: (q.vhost, q.name))
+        return qs, lambda q: queue_dict(q, t, node)
 
     @api
     def queues(req: Request, t: float) -> Response:
-        return _paged(req, _queues(t, None))
+        return _paged(req, *_queues(t, None))
 
     @api
     def queues_vhost(req: Request, t: float, vhost: str) -> Response:
-        return _paged(req, _queues(t, unquote(vhost)))
+        return _paged(req, *_queues(t, unquote(vhost)))
 
     @api
     def queue_show(req: Request, t: float, vhost: str, name: str) -> Response:

@@ -1,12 +1,13 @@
-"""A tiny threaded HTTP layer: one listener per simulated service, a router, JSON responses, accounting.
+"""A tiny HTTP layer for the simulator: one listener per simulated service, a router, JSON responses, accounting.
 
-Each listener is a stdlib ThreadingHTTPServer on 127.0.0.1 (ephemeral port) in a daemon thread. A listener
-can be made to refuse connections (its socket closed, open connections dropped) and reopened on the same
-port: that is how the demo injects "Keystone unreachable".
+Each listener is an asyncio server on 127.0.0.1 (ephemeral port); one event loop in one daemon thread serves
+them all (stdlib only). A listener can be made to refuse connections (its socket closed, open connections
+dropped) and reopened on the same port: that is how the demo injects "Keystone unreachable".
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import re
@@ -16,8 +17,8 @@ import time
 from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from email.message import Message
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from email.utils import formatdate
+from http import HTTPStatus
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -27,7 +28,7 @@ class Request:
     method: str
     path: str
     query: dict[str, list[str]]
-    headers: Message
+    headers: Headers
     body: bytes
     base: str  # http://127.0.0.1:PORT of this listener
     raw_query: str = ""
@@ -121,74 +122,46 @@ class Stats:
             self.log.clear()
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True
+class Headers:
+    """Case-insensitive request headers (what handlers read with .get)."""
 
-    def __init__(self, addr: tuple[str, int], listener: Listener) -> None:
-        self.listener = listener
-        super().__init__(addr, _Handler)
+    def __init__(self, items: list[tuple[str, str]]) -> None:
+        self._d = {k.lower(): v for k, v in items}
+
+    def get(self, name: str, default: str | None = None) -> str | None:
+        return self._d.get(name.lower(), default)
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    disable_nagle_algorithm = True  # headers and body are separate writes: avoid 40 ms delayed-ACK stalls
-    server: _Server
+class _Loop:
+    """An asyncio event loop in a daemon thread serves listeners: no thread per connection, so many
+    concurrent keep-alive clients do not turn into a GIL convoy. The simulated services share one loop;
+    the control API has its own (its handlers start and stop the services' listeners and wait for that)."""
 
-    def log_message(self, format: str, *args: Any) -> None:
-        return None
+    _lock = threading.Lock()
+    _loops: dict[str, asyncio.AbstractEventLoop] = {}
 
-    def setup(self) -> None:
-        super().setup()
-        self.server.listener._track(self.connection, True)
-
-    def finish(self) -> None:
-        try:
-            super().finish()
-        finally:
-            self.server.listener._track(self.connection, False)
-
-    def _serve(self) -> None:
-        listener = self.server.listener
-        cpu0 = time.thread_time()
-        length = int(self.headers.get("Content-Length") or 0)
-        body = self.rfile.read(length) if length else b""
-        parts = urlsplit(self.path)
-        req = Request(self.command, parts.path, parse_qs(parts.query, keep_blank_values=True), self.headers,
-                      body, listener.base, parts.query)
-        try:
-            resp = listener.app(req)
-        except Exception as exc:  # the sim must answer, not hang the client
-            resp = json_response({"error": {"code": 500, "message": f"simulator error: {exc!r}"}}, 500)
-        self.send_response(resp.status)
-        self.send_header("Content-Type", resp.content_type)
-        self.send_header("Content-Length", str(len(resp.body)))
-        for k, v in resp.headers:
-            self.send_header(k, v)
-        # accounted before the body goes out: a client that got its answer finds its request counted
-        listener.stats.record(listener.name, self.command, self.path, resp.status, len(resp.body),
-                              time.thread_time() - cpu0)
-        cpu1 = time.thread_time()
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(resp.body)
-        listener.stats.add_cpu(listener.name, time.thread_time() - cpu1)
-
-    do_GET = do_POST = do_PUT = do_DELETE = do_HEAD = do_PATCH = _serve
+    @classmethod
+    def get(cls, name: str = "sim") -> asyncio.AbstractEventLoop:
+        with cls._lock:
+            loop = cls._loops.get(name)
+            if loop is None or loop.is_closed():
+                loop = asyncio.new_event_loop()
+                threading.Thread(target=loop.run_forever, name=f"stacktop-{name}-http", daemon=True).start()
+                cls._loops[name] = loop
+            return loop
 
 
 class Listener:
-    """One service's HTTP endpoint on 127.0.0.1."""
+    """One service's HTTP/1.1 endpoint on 127.0.0.1 (keep-alive, Content-Length bodies)."""
 
-    def __init__(self, name: str, app: Callable[[Request], Response], stats: Stats) -> None:
+    def __init__(self, name: str, app: Callable[[Request], Response], stats: Stats, loop: str = "sim") -> None:
         self.name = name
+        self.loop_name = loop
         self.app = app
         self.stats = stats
         self.port = 0
-        self._server: _Server | None = None
-        self._thread: threading.Thread | None = None
-        self._conns: set[socket.socket] = set()
-        self._lock = threading.Lock()
+        self._server: asyncio.base_events.Server | None = None
+        self._writers: set[asyncio.StreamWriter] = set()
 
     @property
     def base(self) -> str:
@@ -199,31 +172,80 @@ class Listener:
         return self._server is None
 
     def start(self) -> int:
-        if self._server is not None:
-            return self.port
-        self._server = _Server(("127.0.0.1", self.port), self)
-        self.port = self._server.server_address[1]
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name=f"sim-{self.name}", daemon=True)
-        self._thread.start()
+        if self._server is None:
+            asyncio.run_coroutine_threadsafe(self._start(), _Loop.get(self.loop_name)).result(10)
         return self.port
 
     def stop(self) -> None:
         """Close the socket (new connections are refused) and drop open keep-alive connections."""
+        if self._server is not None:
+            asyncio.run_coroutine_threadsafe(self._stop(), _Loop.get(self.loop_name)).result(10)
+
+    async def _start(self) -> None:
+        self._server = await asyncio.start_server(self._client, "127.0.0.1", self.port, reuse_address=True,
+                                                  limit=1 << 20)
+        self.port = self._server.sockets[0].getsockname()[1]
+
+    async def _stop(self) -> None:
         server, self._server = self._server, None
         if server is None:
             return
-        server.shutdown()
-        server.server_close()
-        with self._lock:
-            conns = list(self._conns)
-        for c in conns:
-            with contextlib.suppress(OSError):
-                c.shutdown(socket.SHUT_RDWR)
+        server.close()
+        for w in list(self._writers):
+            w.close()
+        self._writers.clear()
 
-    def _track(self, conn: socket.socket, add: bool) -> None:
-        with self._lock:
-            if add:
-                self._conns.add(conn)
-            else:
-                self._conns.discard(conn)
+    async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._writers.add(writer)
+        sock = writer.get_extra_info("socket")
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        try:
+            while self._server is not None:
+                try:
+                    head = await reader.readuntil(b"\r\n\r\n")
+                except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError):
+                    return
+                cpu0 = time.thread_time()
+                lines = head.decode("latin-1").split("\r\n")
+                try:
+                    method, target, version = lines[0].split(" ", 2)
+                except ValueError:
+                    return
+                items = [(k.strip(), v.strip()) for k, _, v in (ln.partition(":") for ln in lines[1:] if ln)]
+                headers = Headers(items)
+                length = int(headers.get("Content-Length") or 0)
+                body = await reader.readexactly(length) if length else b""
+                parts = urlsplit(target)
+                req = Request(method, parts.path, parse_qs(parts.query, keep_blank_values=True), headers,
+                              body, self.base, parts.query)
+                try:
+                    resp = self.app(req)
+                except Exception as exc:  # the sim must answer, not hang the client
+                    resp = json_response({"error": {"code": 500, "message": f"simulator error: {exc!r}"}}, 500)
+                close = version == "HTTP/1.0" or (headers.get("Connection") or "").lower() == "close"
+                out = [f"HTTP/1.1 {resp.status} {_phrase(resp.status)}", f"Content-Type: {resp.content_type}",
+                       f"Content-Length: {len(resp.body)}", f"Date: {formatdate(usegmt=True)}",
+                       f"Connection: {'close' if close else 'keep-alive'}"]
+                out += [f"{k}: {v}" for k, v in resp.headers]
+                payload = ("\r\n".join(out) + "\r\n\r\n").encode("latin-1")
+                self.stats.record(self.name, method, target, resp.status, len(resp.body), time.thread_time() - cpu0)
+                cpu1 = time.thread_time()
+                writer.write(payload + resp.body if method != "HEAD" else payload)
+                self.stats.add_cpu(self.name, time.thread_time() - cpu1)
+                await writer.drain()
+                if close:
+                    return
+        except (ConnectionError, OSError):
+            return
+        finally:
+            self._writers.discard(writer)
+            writer.close()
+
+
+def _phrase(status: int) -> str:
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return "Unknown"

@@ -1,0 +1,29 @@
+"""The simulator in its own process (spawn_demo / python -m tui.sim) has the same controls as in process."""
+
+from __future__ import annotations
+
+import pymysql
+import pytest
+
+from tui.collectors.base import SourceError
+from tui.openstack import connect
+from tui.sim import spawn_demo
+
+
+def test_spawned_demo_serves_and_obeys_its_controls():
+    with spawn_demo(instances=50, hosts=4, queues=30, churn=0, manual=True, start=1_790_000_000) as demo:
+        client = connect(demo.config().openstack)
+        assert len(client.servers()) == 50
+        assert demo.stats()["requests"]["compute"] >= 1
+        demo.advance(61)  # past the storyline's quorum loss
+        conn = demo.galera_connector("sim-db-1:3306", "monitor", "stacktop-demo", 2.0)
+        assert dict(conn.query("SHOW GLOBAL STATUS LIKE 'wsrep_ready'")) == {"wsrep_ready": "OFF"}
+        with pytest.raises(pymysql.err.OperationalError) as err:
+            demo.galera_connector("sim-db-2:3306", "monitor", "stacktop-demo", 2.0)
+        assert err.value.args[0] == 2003
+        demo.keystone_refusing(True)
+        with pytest.raises(SourceError, match="connection refused"):
+            connect(demo.config().openstack).compute_services()
+        names = [name for _, name, _ in demo.story()]
+        assert names[:3] == ["loop_start", "novalidhost_boot", "stuck_boot"]
+    assert demo.proc.returncode == 0

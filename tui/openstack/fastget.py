@@ -1,0 +1,144 @@
+"""Many GETs against one endpoint over a few persistent HTTP/1.1 connections, on asyncio streams.
+
+Why not httpx: measured here, httpcore's pool re-checks every pooled connection's socket for each request
+(`is_socket_readable` through anyio), ~4.5 ms of CPU per request at 32 connections, more than the SDK's own
+adapter (~1.1 ms). This client costs ~0.1-0.2 ms a request: N workers, each owning one keep-alive connection,
+pull paths from a shared queue. GET only, Content-Length or chunked bodies, TLS through an ssl context.
+Proxies from the environment are not used (the SDK path honours them).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ssl
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+
+@dataclass(frozen=True)
+class Answer:
+    status: int
+    body: bytes
+    url: str
+
+
+class FetchError(Exception):
+    """No HTTP answer for one URL (connect failure, timeout, broken connection)."""
+
+    def __init__(self, url: str, reason: str) -> None:
+        super().__init__(f"{url}: {reason}")
+        self.url = url
+        self.reason = reason
+
+
+class _Conn:
+    def __init__(self, host: str, port: int, tls: ssl.SSLContext | None) -> None:
+        self.host, self.port, self.tls = host, port, tls
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def open(self) -> None:
+        self.reader, self.writer = await asyncio.open_connection(
+            self.host, self.port, ssl=self.tls, server_hostname=self.host if self.tls else None)
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+        self.reader = self.writer = None
+
+    async def get(self, request: bytes) -> tuple[int, bytes, bool]:
+        if self.writer is None:
+            await self.open()
+        assert self.reader is not None and self.writer is not None
+        self.writer.write(request)
+        await self.writer.drain()
+        head = await self.reader.readuntil(b"\r\n\r\n")
+        lines = head.decode("latin-1").split("\r\n")
+        status = int(lines[0].split(" ", 2)[1])
+        headers: dict[str, str] = {}
+        for line in lines[1:]:
+            if ":" in line:
+                k, _, v = line.partition(":")
+                headers[k.strip().lower()] = v.strip()
+        if "chunked" in headers.get("transfer-encoding", "").lower():
+            parts = []
+            while True:
+                size = int((await self.reader.readuntil(b"\r\n")).split(b";")[0].strip(), 16)
+                if size == 0:
+                    await self.reader.readuntil(b"\r\n")
+                    break
+                parts.append(await self.reader.readexactly(size))
+                await self.reader.readexactly(2)
+            body = b"".join(parts)
+        elif "content-length" in headers:
+            body = await self.reader.readexactly(int(headers["content-length"]))
+        else:
+            body = await self.reader.read()
+            return status, body, True
+        keep = headers.get("connection", "").lower() != "close" and not lines[0].startswith("HTTP/1.0")
+        return status, body, not keep
+
+
+async def get_many(base_url: str, paths: Sequence[str], headers: Mapping[str, str], *, concurrency: int = 32,
+                   timeout: float = 20.0, tls: ssl.SSLContext | None = None) -> list[Answer | FetchError]:
+    """GET base_url + path for every path; answers in the order of `paths`."""
+    parts = urlsplit(base_url)
+    host = parts.hostname or "localhost"
+    secure = parts.scheme == "https"
+    port = parts.port or (443 if secure else 80)
+    if secure and tls is None:
+        tls = ssl.create_default_context()
+    prefix = parts.path.rstrip("/")
+    hostport = parts.netloc.rsplit("@", 1)[-1]
+    extra = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
+    results: list[Answer | FetchError | None] = [None] * len(paths)
+    queue: asyncio.Queue[int] = asyncio.Queue()
+    for i in range(len(paths)):
+        queue.put_nowait(i)
+
+    async def worker() -> None:
+        conn = _Conn(host, port, tls if secure else None)
+        try:
+            while True:
+                try:
+                    i = queue.get_nowait()
+                except asyncio.QueueEmpty:
+                    return
+                path = f"{prefix}/{paths[i].lstrip('/')}"
+                url = f"{parts.scheme}://{hostport}{path}"
+                request = f"GET {path} HTTP/1.1\r\nHost: {hostport}\r\n{extra}\r\n".encode()
+                for attempt in (1, 2):  # a kept-alive connection the server closed: retry once, fresh
+                    reused = conn.writer is not None
+                    try:
+                        status, body, close = await asyncio.wait_for(conn.get(request), timeout)
+                        results[i] = Answer(status, body, url)
+                        if close:
+                            conn.close()
+                        break
+                    except TimeoutError:  # before OSError: TimeoutError is one
+                        conn.close()
+                        results[i] = FetchError(url, f"timed out after {timeout:g} s")
+                        break
+                    except (ConnectionError, asyncio.IncompleteReadError, OSError) as exc:
+                        conn.close()
+                        if not (reused and attempt == 1):
+                            results[i] = FetchError(url, _reason(exc))
+                            break
+                    except (ValueError, IndexError, asyncio.LimitOverrunError) as exc:
+                        conn.close()
+                        results[i] = FetchError(url, f"malformed HTTP answer ({exc})")
+                        break
+        finally:
+            conn.close()
+
+    await asyncio.gather(*(worker() for _ in range(max(1, min(concurrency, len(paths))))))
+    return [r if r is not None else FetchError(base_url, "not fetched") for r in results]
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, ConnectionRefusedError):
+        return "connection refused"
+    if isinstance(exc, asyncio.IncompleteReadError):
+        return "connection closed mid-answer"
+    return f"{type(exc).__name__}: {exc}".splitlines()[0]
