@@ -1,5 +1,5 @@
 # Sourced by the OpenStack test cloud scripts: paths and small helpers.
-OS_HOME="${STACKTOP_TESTCLOUD_HOME:-$HOME/.cache/stacktop/testcloud}"
+OS_HOME="${STACKTOP_TESTCLOUD_HOME:-${HOME:-$(getent passwd "$(id -u)" | cut -d: -f6)}/.cache/stacktop/testcloud}"
 B="$OS_HOME/openstack"          # the cloud's state: venv, rendered etc/, logs, pids, data
 VENV="$B/venv"
 V="$VENV/bin"

@@ -11,6 +11,7 @@ if [ -x "$VENV/bin/python" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want"
   log "venv reused ($VENV)"
   exit 0
 fi
+t0=$SECONDS
 log "installing the OpenStack venv into $VENV (about a minute)"
 rm -rf "$VENV"
 "$PY" -m venv "$VENV"
@@ -18,4 +19,4 @@ rm -rf "$VENV"
 # (grep: drop the noise of find-links folders this machine configures but does not have)
 "$VENV/bin/pip" install -q -c "$HERE/uc.txt" -r "$HERE/requirements.txt" 2> >(grep -v "is ignored: it is neither" >&2)
 echo "$want" > "$stamp"
-log "venv ready ($(du -sm "$VENV" | cut -f1) MB)"
+log "venv ready ($(du -sm "$VENV" | cut -f1) MB) in $((SECONDS - t0)) s"
