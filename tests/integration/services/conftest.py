@@ -87,16 +87,24 @@ class Poller:
         return poll
 
     async def until(self, pred: Callable[[Poll], Any], *, timeout: float, what: str) -> Poll:
-        """Poll every `interval` until pred(poll) is truthy; TimeoutError names `what` and the last findings."""
+        """Poll every `interval` until pred(poll) is truthy; TimeoutError names `what` and the last findings
+        (or the last failed poll: a failing poll counts as "not yet", as in the runner)."""
         deadline = time.monotonic() + timeout
         while True:
-            poll = await self.once()
-            if pred(poll):
-                return poll
+            start = time.monotonic()
+            last: object
+            try:
+                poll = await self.once()
+            except (Exception, TimeoutError) as exc:
+                last = f"poll failed: {type(exc).__name__}: {exc}"
+            else:
+                if pred(poll):
+                    return poll
+                rows = [(r.binary, r.host, r.state, r.age_at_read_s) for r in poll.snapshot.compute.rows]
+                last = f"findings {[(f.kind, f.subject) for f in poll.findings]}, compute rows {rows}"
             if time.monotonic() >= deadline:
-                seen = [(f.kind, f.subject) for f in poll.findings]
-                raise TimeoutError(f"timed out after {timeout:.0f} s waiting for {what}; last findings: {seen}")
-            await asyncio.sleep(max(0.0, self.interval - (time.monotonic() - poll.t - self.t0)))
+                raise TimeoutError(f"timed out after {timeout:.0f} s waiting for {what}; last: {last}")
+            await asyncio.sleep(max(0.0, self.interval - (time.monotonic() - start)))
 
 
 @pytest.fixture
