@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.contract.kinds import KINDS, ids_for, read_all, report, sim_ids
-from tests.testbed.openstack import attached_volume, error_server, migrations, server_on
+from tests.testbed.openstack import attached_volume, error_server, migrations, server_on, wait_all_healthy
 from tests.testbed.wait import wait_for
 from tui.config import OpenStackConfig
 from tui.openstack import connect
@@ -29,7 +29,7 @@ def _confirmed_migration(conn) -> Iterator[str]:  # type: ignore[no-untyped-def]
     """A server cold-migrated compute-01 -> compute-02 and confirmed: a 'confirmed' os-migrations row."""
     with server_on(conn, "compute-01") as srv:
         conn.compute.migrate_server(srv)
-        wait_for(lambda: conn.compute.get_server(srv.id).status == "VERIFY_RESIZE", timeout=120,
+        wait_for(lambda: conn.compute.get_server(srv.id).status == "VERIFY_RESIZE", timeout=180,
                  what=f"server {srv.id} to reach VERIFY_RESIZE")
         conn.compute.confirm_server_resize(srv)
         wait_for(lambda: any(m["status"] == "confirmed" for m in migrations(conn, srv.id)), timeout=60,
@@ -40,6 +40,7 @@ def _confirmed_migration(conn) -> Iterator[str]:  # type: ignore[no-untyped-def]
 @pytest.fixture(scope="module")
 def shapes(openstack_cloud):  # type: ignore[no-untyped-def]
     conn = openstack_cloud.connect()
+    wait_all_healthy(conn, timeout=300)  # the cloud is shared: another test may have a service down
     real_client = connect(OpenStackConfig(cloud=openstack_cloud.cloud, clouds_file=str(openstack_cloud.clouds_yaml)))
     demo = start_demo(instances=120, hosts=6, queues=60, seed=1, manual=True, start=START)
     try:
