@@ -133,3 +133,12 @@ def test_snapshot_is_jsonable() -> None:
     snap = InstancesSnapshot(taken_at=T0, servers=tuple(idx.servers.values()), hosts=health)
     text = json.dumps(to_jsonable(snap))
     assert "No valid host was found" in text and "compute-01" in text
+
+
+def test_build_without_task_state_is_tracked_as_a_phase() -> None:
+    idx = ServerIndex()
+    idx.replace_all([row("a", None, "BUILD", updated=T0 - timedelta(minutes=5))], T0)
+    a = idx.servers["a"]
+    assert a.phase == "build_queued" and a.in_state_for(T0) == 300 and a.task_since_basis == "updated_at"
+    idx.merge([row("a", "networking", updated=T0 + timedelta(seconds=1))], T0 + timedelta(seconds=2))
+    assert idx.servers["a"].task_since == T0 + timedelta(seconds=1)

@@ -221,3 +221,20 @@ def test_allocations_on_another_provider_do_not_match() -> None:
     assert missing[4].verdict == "bad" and "undercounts" in missing[4].answer
     unread = five_questions(s, NOW, STUCK, healthy("compute-01"), None, allocations_error="placement: 503")
     assert unread[4].verdict == "unknown"
+
+
+# ---- BUILD with a host and no task_state: the cast to compute.<host> nobody picked up -------------------
+def test_build_without_task_state_on_a_dead_compute_is_stuck_there() -> None:
+    s = Server(id="q" * 32, name="forced", status="BUILD", task_state=None, host="compute-02",
+               task_since=NOW - timedelta(seconds=121), task_since_basis="updated_at")
+    assert s.phase == "build_queued" and worth_attention(s)
+    hosts = {"compute-02": healthy(compute_state="down")}
+    f = instance_stuck(s, NOW, STUCK, hosts)
+    assert f is not None and f.severity == "critical"
+    assert "stuck in BUILD with no task_state for 2m" in f.summary
+    assert f.evidence["task_state"] is None and f.evidence["phase"] == "build_queued"
+    assert f.evidence["threshold_s"] == 120, "a hand-off: scheduling's threshold"
+    assert "compute.compute-02" in f.evidence["then"]
+    assert instance_stuck(s, NOW, {**STUCK, "scheduling": 200}, hosts) is None
+    answers = five_questions(s, NOW, STUCK, hosts["compute-02"], None)
+    assert "BUILD with no task_state" in answers[1].answer and answers[1].verdict == "bad"

@@ -216,7 +216,7 @@ class ServerIndex:
         return left
 
     def _tracked(self, server: Server, now: datetime) -> Server:
-        state = server.task_state
+        state = server.phase
         if state is None:
             self._track.pop(server.id, None)
             return server
@@ -363,7 +363,7 @@ class InstancesCollector(BaseCollector):
             services = client.compute_services(binary="nova-compute")
             requests += 1
             agents = None
-            if any(s.task_state and s.host for s in servers):
+            if any(s.phase and s.host for s in servers):
                 agents = [a for a in client.network_agents() if a.get("agent_type") in L2_AGENT_TYPES]
                 requests += 1
         except SourceError as exc:

@@ -8,7 +8,8 @@ The API does not say when a task_state began. `task_since` is our best lower bou
 - "updated_at": the server's `updated_at` at the first poll that saw the state, when that is earlier than our
   own observation (e.g. the state began before stacktop started). Every task_state change bumps `updated_at`,
   so the state began at or before it; it is nova's clock, not ours.
-Either way, `now - task_since` is a lower bound of how long the server has been in that state.
+Either way, `now - task_since` is a lower bound of how long the server has been in that state. A BUILD server
+without a task_state is tracked the same way, as the phase BUILD_QUEUED.
 """
 
 from __future__ import annotations
@@ -20,6 +21,10 @@ from types import MappingProxyType
 from typing import Literal
 
 SinceBasis = Literal["observed", "updated_at"]
+
+# A BUILD server with a host but no task_state: conductor recorded the host and cast the build to
+# compute.<host> over the bus; nova-compute has not picked it up. Where a boot stops when that compute is down.
+BUILD_QUEUED = "build_queued"
 
 
 @dataclass(frozen=True)
@@ -62,9 +67,16 @@ class Server:
     def label(self) -> str:
         return f"{self.name} ({self.short_id})" if self.name else self.id
 
+    @property
+    def phase(self) -> str | None:
+        """The task_state, or BUILD_QUEUED for a BUILD server without one, else None."""
+        if self.task_state:
+            return self.task_state
+        return BUILD_QUEUED if self.status == "BUILD" else None
+
     def in_state_for(self, now: datetime) -> float | None:
-        """Seconds since task_since (a lower bound); None when there is no task_state."""
-        if self.task_state is None or self.task_since is None:
+        """Seconds since task_since (a lower bound); None when there is no phase."""
+        if self.phase is None or self.task_since is None:
             return None
         return max(0.0, (now - self.task_since).total_seconds())
 

@@ -15,7 +15,7 @@ from datetime import datetime
 
 from tui.freshness import human_age
 from tui.models.finding import Finding
-from tui.models.instances import AllocationInfo, HostHealth, InstancesSnapshot, Server
+from tui.models.instances import BUILD_QUEUED, AllocationInfo, HostHealth, InstancesSnapshot, Server
 from tui.rules.task_states import DEFAULT_STUCK_SECONDS
 
 SOURCE = "instances"
@@ -59,6 +59,9 @@ OWNERS: dict[str, Owner] = {
     "rebuild_spawning": Owner("nova-compute", "the hypervisor on the target host", "nova-compute on {host}",
                               "libvirt on {host}", True),
 }
+# BUILD with a host and no task_state: the build was cast to compute.<host> and nobody picked it up
+OWNERS[BUILD_QUEUED] = Owner("nova-compute", "nova-compute on the host to pick up the build (cast over the bus)",
+                             "nova-compute on {host}", "nova-conductor and the bus (queue compute.{host})", True)
 _IMAGE = Owner("nova-compute", "the image upload to glance", "nova-compute on {host}", "glance-api", True)
 _MIGRATE = Owner("nova-compute", "the migration between hosts", "nova-compute on {host}",
                  "nova-compute on the destination host (openstack server migration list)", True)
@@ -81,6 +84,9 @@ def _fill(text: str, host: str | None) -> str:
 
 
 def threshold_for(stuck: Mapping[str, float], task_state: str) -> float:
+    """The configured threshold; BUILD_QUEUED (not a nova task_state) uses scheduling's: a hand-off."""
+    if task_state == BUILD_QUEUED and task_state not in stuck:
+        task_state = "scheduling"
     default = stuck.get("default", DEFAULT_STUCK_SECONDS["default"])
     return float(stuck.get(task_state, DEFAULT_STUCK_SECONDS.get(task_state, default)))
 
@@ -116,7 +122,7 @@ def host_problems(host: str | None, hosts: Mapping[str, HostHealth], hosts_error
 def instance_stuck(server: Server, now: datetime, stuck: Mapping[str, float],
                    hosts: Mapping[str, HostHealth] | None = None, *, hosts_error: str | None = None,
                    poll_interval_s: float | None = None) -> Finding | None:
-    state = server.task_state
+    state = server.phase
     if not state:
         return None
     age = server.in_state_for(now)
@@ -129,7 +135,8 @@ def instance_stuck(server: Server, now: datetime, stuck: Mapping[str, float],
     where = f" on {host}" if owner.on_host and host else ""
     first, then = _fill(owner.first_log, host), _fill(owner.then, host)
     basis = "first seen by stacktop" if server.task_since_basis == "observed" else "since updated_at"
-    summary = (f"{server.label} stuck in {state} for {human_age(age)} (> {human_age(limit)}, {basis}): "
+    shown = "BUILD with no task_state" if state == BUILD_QUEUED else state
+    summary = (f"{server.label} stuck in {shown} for {human_age(age)} (> {human_age(limit)}, {basis}): "
                f"waiting on {owner.waiting_on}; owner {owner.component}{where}")
     if state == "scheduling":
         summary += " (no host yet: restarting a compute never fixes it)"
@@ -144,7 +151,7 @@ def instance_stuck(server: Server, now: datetime, stuck: Mapping[str, float],
     critical = compute_down or (agent_dead and state in ("networking", "spawning"))
     evidence = {
         "server": server.id, "name": server.name, "status": server.status, "vm_state": server.vm_state,
-        "task_state": state, "in_state_s": round(age, 1), "threshold_s": limit,
+        "task_state": server.task_state, "phase": state, "in_state_s": round(age, 1), "threshold_s": limit,
         "since": server.task_since, "since_basis": server.task_since_basis, "updated_at": server.updated_at,
         "poll_interval_s": poll_interval_s, "owner": owner.component, "host": host,
         "first_log": first, "then": then, "host_problems": problems,
@@ -225,7 +232,7 @@ def instance_findings(snapshot: InstancesSnapshot, now: datetime, stuck: Mapping
 
 def worth_attention(server: Server, stuck_ids: set[str] | frozenset[str] = frozenset()) -> bool:
     """The pane's default view: a task_state set, BUILD, ERROR, or stuck."""
-    return bool(server.task_state) or server.status in ("BUILD", "ERROR") or server.id in stuck_ids
+    return bool(server.phase) or server.status == "ERROR" or server.id in stuck_ids
 
 
 # ---- the five questions of seed 000 (instance screen) ----------------------------------------------------
@@ -253,14 +260,14 @@ def five_questions(server: Server, now: datetime, stuck: Mapping[str, float], he
     else:
         out.append(Answer("Did it get a host?", "no host recorded", "unknown", "OS-EXT-SRV-ATTR:host is empty"))
     # 2. task state and its owner
-    if server.task_state:
-        owner = owner_of(server.task_state)
+    if server.phase:
+        owner = owner_of(server.phase)
         age = server.in_state_for(now)
-        limit = threshold_for(stuck, server.task_state)
+        limit = threshold_for(stuck, server.phase)
         basis = f"{server.task_since_basis or '?'} {server.task_since.isoformat() if server.task_since else ''}"
         verdict = "bad" if age is not None and age > limit else "ok"
         out.append(Answer("What is the task state?",
-                          f"{server.task_state} for {human_age(age)} (threshold {human_age(limit)}): owner "
+                          f"{_phase_text(server)} for {human_age(age)} (threshold {human_age(limit)}): owner "
                           f"{owner.component}; open {_fill(owner.first_log, server.host)} first, then "
                           f"{_fill(owner.then, server.host)}", verdict, f"since ({basis.strip()})"))
     else:
@@ -292,6 +299,11 @@ def five_questions(server: Server, now: datetime, stuck: Mapping[str, float], he
     # 5. do placement's allocations match?
     out.append(_allocations_answer(server, allocations, allocations_error))
     return out
+
+
+def _phase_text(server: Server) -> str:
+    return "BUILD with no task_state (queued for nova-compute)" if server.phase == BUILD_QUEUED \
+        else str(server.task_state)
 
 
 def _health_text(health: HostHealth | None) -> str:

@@ -32,8 +32,8 @@ STATUS_STYLE = {"ERROR": "bold red", "BUILD": "yellow", "DELETED": "dim", "SHUTO
 
 
 def owner_label(server: Server) -> str:
-    if server.task_state:
-        owner = owner_of(server.task_state)
+    if server.phase:
+        owner = owner_of(server.phase)
         return f"{owner.component}@{server.host}" if owner.on_host and server.host else owner.component
     if server.status == "ERROR":
         origin = fault_origin(server.fault.message) if server.fault else None
@@ -51,7 +51,7 @@ def in_state_label(server: Server, now: datetime) -> str:
 def _sort_key(server: Server, severity: dict[str, str], now: datetime) -> tuple[Any, ...]:
     rank = {"critical": 0, "warning": 1}.get(severity.get(server.id, ""), 2)
     if rank == 2:
-        rank = 2 if server.status == "ERROR" else 3 if server.task_state else 4
+        rank = 2 if server.status == "ERROR" else 3 if server.phase else 4
     age = server.in_state_for(now) or 0.0
     return (rank, -age, server.name, server.id)
 
