@@ -169,7 +169,19 @@ def make_app(engine: Engine, user: str, password: str) -> Router:
         q = engine.queues.get((unquote(vhost), unquote(name)))
         if q is None:
             return json_response({"error": "Object Not Found", "reason": "Not Found"}, 404)
-        return json_response(queue_dict(q, t, node0().name))
+        d = queue_dict(q, t, node0().name)
+        consumers = d.get("consumers", 0) or 0
+        d["consumer_details"] = [{
+            "arguments": {}, "ack_required": True, "active": True, "activity_status": "up",
+            "channel_details": {"connection_name": f"10.0.0.{10 + i}:{40000 + i} -> 10.0.0.1:5672",
+                                "name": f"10.0.0.{10 + i}:{40000 + i} -> 10.0.0.1:5672 (1)", "node": node0().name,
+                                "number": 1, "peer_host": f"10.0.0.{10 + i}", "peer_port": 40000 + i,
+                                "user": "openstack"},
+            "consumer_tag": f"{i + 1}", "exclusive": False, "prefetch_count": 0,
+            "queue": {"name": q.name, "vhost": q.vhost}} for i in range(min(consumers, 50))]
+        d["deliveries"] = []
+        d["incoming"] = []
+        return json_response(d)
 
     @api
     def nodes(req: Request, t: float) -> Response:
