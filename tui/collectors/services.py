@@ -146,6 +146,8 @@ class ServicesCollector(BaseCollector):
         # each endpoint check and the Keystone probe must fit in the poll with the listings
         default_ep = max(1.0, min(5.0, self.timeout / 4))
         self.endpoint_timeout = endpoint_timeout if endpoint_timeout is not None else default_ep
+        # a hung API must cost its own section, not the whole poll (Keystone probe + listing < timeout)
+        self.read_timeout = max(1.0, self.timeout - self.endpoint_timeout - 1.0)
         self._clock = clock or (lambda: datetime.now(UTC))
         self._factory = client_factory
         self._client: Any = None
@@ -187,7 +189,11 @@ class ServicesCollector(BaseCollector):
                 return SectionRead(name, deployed=False)  # type: ignore[arg-type]
             if not can_read:
                 return self._carry(name, f"not read: no token from Keystone at {keystone.auth_url}")
-            return await asyncio.to_thread(self._read_section, client, name)
+            try:
+                return await asyncio.wait_for(asyncio.to_thread(self._read_section, client, name),
+                                              timeout=self.read_timeout)
+            except TimeoutError:  # the worker thread ends on the session timeout; the poll goes on
+                return self._carry(name, f"listing {name} services timed out after {self.read_timeout:g}s")
 
         checks = asyncio.to_thread(self._check_endpoints, client, catalog) if catalog else _none()
         compute, network, volume, answers = await asyncio.gather(
@@ -244,11 +250,11 @@ class ServicesCollector(BaseCollector):
 
         try:
             if name == "compute":
-                raw, date, self._microversion = reads.compute_services(client)
+                raw, date, self._microversion = reads.compute_services(client, self.read_timeout)
             elif name == "network":
-                raw, date = reads.network_agents(client)
+                raw, date = reads.network_agents(client, self.read_timeout)
             else:
-                raw, date = reads.volume_services(client)
+                raw, date = reads.volume_services(client, self.read_timeout)
         except SourceError as exc:
             return self._carry(name, str(exc))
         read_at = self._clock()

@@ -28,8 +28,9 @@ def parse_http_date(value: str | None) -> datetime | None:
 
 
 def dated_get(client: OpenStackClient, service: str, path: str, *, microversion: str | None = None,
-              action: str = "") -> tuple[dict[str, Any], datetime | None]:
-    """GET path on the service's versioned endpoint -> (JSON object, the server's Date or None)."""
+              action: str = "", timeout: float | None = None) -> tuple[dict[str, Any], datetime | None]:
+    """GET path on the service's versioned endpoint -> (JSON object, the server's Date or None).
+    timeout: seconds for this request (default: the session's, i.e. [openstack] timeout)."""
     try:
         adapter = getattr(client.conn, SERVICE_ADAPTERS.get(service, service))
     except Exception as exc:
@@ -37,6 +38,8 @@ def dated_get(client: OpenStackClient, service: str, path: str, *, microversion:
     kwargs: dict[str, Any] = {"connect_retries": 0, "headers": {"Accept": "application/json"}}
     if microversion:
         kwargs["microversion"] = microversion
+    if timeout is not None:
+        kwargs["timeout"] = timeout
     try:
         resp = adapter.get(path, **kwargs)
     except Exception as exc:
@@ -52,20 +55,25 @@ def dated_get(client: OpenStackClient, service: str, path: str, *, microversion:
     return data, parse_http_date(resp.headers.get("Date"))
 
 
-def compute_services(client: OpenStackClient) -> tuple[list[dict[str, Any]], datetime | None, str]:
+def compute_services(client: OpenStackClient, timeout: float | None = None
+                     ) -> tuple[list[dict[str, Any]], datetime | None, str]:
     """GET /os-services at the negotiated compute microversion (>= 2.53: UUID ids, forced_down)."""
     mv = client.compute_microversion()
-    body, date = dated_get(client, "compute", "/os-services", microversion=mv, action="listing compute services")
+    body, date = dated_get(client, "compute", "/os-services", microversion=mv, action="listing compute services",
+                           timeout=timeout)
     return list(body.get("services", [])), date, mv
 
 
-def network_agents(client: OpenStackClient, **filters: Any) -> tuple[list[dict[str, Any]], datetime | None]:
-    body, date = dated_get(client, "network", query("/agents", filters), action="listing network agents")
+def network_agents(client: OpenStackClient, timeout: float | None = None, **filters: Any
+                   ) -> tuple[list[dict[str, Any]], datetime | None]:
+    body, date = dated_get(client, "network", query("/agents", filters), action="listing network agents",
+                           timeout=timeout)
     return list(body.get("agents", [])), date
 
 
-def volume_services(client: OpenStackClient) -> tuple[list[dict[str, Any]], datetime | None]:
-    body, date = dated_get(client, "volume", "/os-services", action="listing volume services")
+def volume_services(client: OpenStackClient, timeout: float | None = None
+                    ) -> tuple[list[dict[str, Any]], datetime | None]:
+    body, date = dated_get(client, "volume", "/os-services", action="listing volume services", timeout=timeout)
     return list(body.get("services", [])), date
 
 

@@ -211,3 +211,35 @@ async def test_refused_credentials_are_a_source_error_naming_the_cloud(openstack
         assert "\n" not in line and openstack_cloud.cloud in line and "401" in line
     finally:
         await collector.aclose()
+
+
+async def test_hung_compute_api_costs_only_its_section(openstack_cloud: OpenStackCloud, tmp_path: Path) -> None:
+    import asyncio
+    import socket
+
+    import yaml
+
+    blackhole = socket.socket()  # listens, never accepts: connections succeed, no answer ever comes
+    blackhole.bind(("127.0.0.1", 0))
+    blackhole.listen(64)
+    data = yaml.safe_load(openstack_cloud.clouds_yaml.read_text())
+    data["clouds"][openstack_cloud.cloud]["compute_endpoint_override"] = \
+        f"http://127.0.0.1:{blackhole.getsockname()[1]}/v2.1"
+    yaml_path = tmp_path / "clouds.yaml"
+    yaml_path.write_text(yaml.safe_dump(data))
+    yaml_path.chmod(0o600)
+    collector = make_collector(os_config(yaml_path, openstack_cloud.cloud, timeout=8))
+    try:
+        t0 = time.monotonic()
+        snap = await asyncio.wait_for(collector.collect(), timeout=collector.timeout)
+        took = time.monotonic() - t0
+        assert took < collector.timeout
+        assert snap.compute.error and "timed out" in snap.compute.error
+        assert snap.network.error is None and snap.network.rows
+        assert snap.volume.error is None and snap.volume.rows
+        kinds = {(f.kind, f.subject) for f in collector.findings(snap, snap.taken_at)}
+        assert ("services.read_failed", "compute") in kinds
+        print(f"\n[timing] hung compute API: poll returned in {took:.1f} s (timeout {collector.timeout:g} s)")
+    finally:
+        await collector.aclose()
+        blackhole.close()
