@@ -148,3 +148,41 @@ async def test_keystone_unreachable_line_and_finding() -> None:
         findings = app.query_one(FindingsPane)
         assert findings.table is not None
         assert "keystone.unreachable|http://127.0.0.1:5000/v3" in findings.table.shown_keys
+
+
+async def test_sim_keystone_refusing_keeps_rows_and_other_panes() -> None:
+    """On the simulated cloud: Keystone refusing connections -> keystone.unreachable; the control-plane rows
+    and the RabbitMQ pane keep their data."""
+    from tui.sim import start_demo
+    from tui.widgets.source_pane import SourcePane
+
+    demo = start_demo(storyline=False, instances=20, queues=30)
+    try:
+        app = StacktopApp(demo.config())
+        async with app.run_test(size=(160, 48)) as pilot:
+            pane = app.query_one("#pane-services", ServicesPane)
+            rabbit = app.query_one("#pane-rabbitmq", SourcePane)
+            findings = app.query_one(FindingsPane)
+            deadline = time.monotonic() + 30
+            while not (pane.table and pane.table.row_count and rabbit.table and rabbit.table.row_count):
+                assert time.monotonic() < deadline, "panes never filled from the sim"
+                await pilot.pause(0.1)
+            rows, rabbit_rows = pane.table.row_count, rabbit.table.row_count
+            demo.keystone_refusing(True)
+            app.action_refresh_now()
+            assert findings.table is not None
+            deadline = time.monotonic() + 30
+            while not any(k.startswith("keystone.unreachable|") for k in findings.table.shown_keys):
+                assert time.monotonic() < deadline, "no keystone.unreachable"
+                await pilot.pause(0.1)
+            assert pane.table.row_count == rows
+            assert "unreachable" in str(pane.query_one("#services-message").render())
+            assert rabbit.table.row_count == rabbit_rows and str(rabbit.border_subtitle).startswith("ok")
+            demo.keystone_refusing(False)
+            app.action_refresh_now()
+            deadline = time.monotonic() + 30
+            while any(k.startswith("keystone.unreachable|") for k in findings.table.shown_keys):
+                assert time.monotonic() < deadline, "keystone.unreachable did not clear"
+                await pilot.pause(0.1)
+    finally:
+        demo.stop()
