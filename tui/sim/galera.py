@@ -78,7 +78,10 @@ def wsrep_status(e: Engine, node: GaleraNode, t: float) -> dict[str, str]:
                                        "STREAMING:NBO:",
         "wsrep_provider_name": "Galera", "wsrep_provider_vendor": "Codership Oy <info@codership.com>",
         "wsrep_provider_version": PROVIDER_VERSION, "wsrep_ready": "ON" if primary else "OFF",
-        "wsrep_rollbacker_thread_count": "1", "wsrep_thread_count": "5",
+        "wsrep_rollbacker_thread_count": "1", "wsrep_thread_count": "5", "wsrep_apply_waits": "0",
+        "wsrep_checkpoint_position": f"{e.galera_uuid}:{committed}", "wsrep_protocol_application": "4",
+        "wsrep_protocol_gcs": "5", "wsrep_protocol_replicator": "11",
+        "wsrep_se_checkpoint": f"{e.galera_uuid}:{committed} 0-1-{committed}",
     }
 
 
@@ -91,6 +94,21 @@ def wsrep_variables(e: Engine, node: GaleraNode) -> dict[str, str]:
         "wsrep_dirty_reads": "OFF", "wsrep_sync_wait": "0", "wsrep_osu_method": "TOI",
         "wsrep_provider_options": "gcache.size = 1G; gcs.fc_limit = 16; evs.suspect_timeout = PT5S",
         "version": "10.11.6-MariaDB-log", "hostname": node.name, "read_only": "OFF",
+        # the rest of MariaDB 10.11's wsrep variables, at their defaults (as the real test cluster shows)
+        "wsrep_allowlist": "", "wsrep_auto_increment_control": "ON", "wsrep_causal_reads": "OFF",
+        "wsrep_certification_rules": "strict", "wsrep_certify_nonpk": "ON", "wsrep_convert_lock_to_trx": "OFF",
+        "wsrep_data_home_dir": "/var/lib/mysql/", "wsrep_dbug_option": "", "wsrep_debug": "NONE",
+        "wsrep_desync": "OFF", "wsrep_drupal_282555_workaround": "OFF", "wsrep_forced_binlog_format": "NONE",
+        "wsrep_gtid_domain_id": "0", "wsrep_gtid_mode": "OFF", "wsrep_ignore_apply_errors": "7",
+        "wsrep_load_data_splitting": "OFF", "wsrep_log_conflicts": "OFF", "wsrep_max_ws_rows": "0",
+        "wsrep_max_ws_size": "2147483647", "wsrep_mode": "", "wsrep_mysql_replication_bundle": "0",
+        "wsrep_node_incoming_address": node.address, "wsrep_notify_cmd": "", "wsrep_patch_version": "wsrep_26.22",
+        "wsrep_recover": "OFF", "wsrep_reject_queries": "NONE", "wsrep_restart_slave": "OFF",
+        "wsrep_retry_autocommit": "1", "wsrep_slave_fk_checks": "ON", "wsrep_slave_uk_checks": "OFF",
+        "wsrep_sr_store": "table", "wsrep_sst_auth": "********", "wsrep_sst_donor": "",
+        "wsrep_sst_donor_rejects_queries": "OFF", "wsrep_sst_receive_address": "AUTO",
+        "wsrep_start_position": "00000000-0000-0000-0000-000000000000:-1", "wsrep_status_file": "",
+        "wsrep_trx_fragment_size": "0", "wsrep_trx_fragment_unit": "bytes",
     }
 
 
