@@ -15,10 +15,14 @@ export OS_CLIENT_CONFIG_FILE="$CLOUDS_YAML" TESTCLOUD_ROOT="$B" \
 
 cloudctl() { "$V/python" "$D/py/cloudctl.py" "$@"; }
 
+# processes a running test holds down on purpose (tests/testbed): not restarted, not required healthy
+HELD="$(held_list)"
+export TESTCLOUD_HELD="$HELD"
+
 all_running() {
-  local n u
-  for n in "${SERVICES[@]}"; do pid_alive "$n" || return 1; done
-  for u in "${API_URLS[@]}"; do http_ok "$u" || return 1; done
+  local i n
+  for n in "${SERVICES[@]}"; do held "$n" || pid_alive "$n" || return 1; done
+  for i in "${!API_URLS[@]}"; do held "${SERVICES[$i]}" || http_ok "${API_URLS[$i]}" || return 1; done
 }
 
 healthy() {
@@ -39,6 +43,7 @@ bring_up() {
 case "${1:-}" in
   up)
     lock
+    [ -z "$HELD" ] || log "held down by a running test (left alone): $HELD"
     if healthy; then
       log "up (already running, healthy)"
     else
@@ -55,6 +60,7 @@ case "${1:-}" in
     rc=0
     for n in "${SERVICES[@]}"; do
       if pid_alive "$n"; then printf '  %-26s pid %s\n' "$n" "$(cat "$B/run/$n.pid")"
+      elif held "$n"; then printf '  %-26s held down by test pid %s\n' "$n" "$(cat "$B/run/$n.hold")"
       else printf '  %-26s not running\n' "$n"; rc=1; fi
     done
     for u in "${API_URLS[@]}"; do
@@ -69,6 +75,8 @@ case "${1:-}" in
     ;;
   reset)
     lock
+    # a reset means every service up: holds of tests are dropped
+    rm -f "$B"/run/*.hold; HELD=""; TESTCLOUD_HELD=""
     healthy || bring_up
     cloudctl reset --timeout "$READY_TIMEOUT"
     ;;

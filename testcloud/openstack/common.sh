@@ -25,3 +25,13 @@ SERVICES=(keystone placement-api glance-api nova-api neutron-server cinder-api
           cinder-scheduler cinder-volume nova-scheduler nova-conductor nova-compute-01 nova-compute-02)
 API_URLS=(http://127.0.0.1:5000/v3 http://127.0.0.1:8778 http://127.0.0.1:9292 http://127.0.0.1:8774
           http://127.0.0.1:9696 http://127.0.0.1:8776)
+# held NAME: a test killed NAME on purpose (tests/testbed writes run/NAME.hold with its own PID) and will restart
+# it itself; `up` must not restart it behind the test's back. A hold whose test process is gone is stale.
+held() {
+  local f="$B/run/$1.hold" p
+  [ -f "$f" ] || return 1
+  p="$(cat "$f")"
+  if [ -n "$p" ] && kill -0 "$p" 2>/dev/null; then return 0; fi
+  rm -f "$f"; return 1
+}
+held_list() { local n; for n in "${SERVICES[@]}"; do held "$n" && printf '%s ' "$n"; done; return 0; }

@@ -55,7 +55,7 @@ YAML
 )
 mv "$CLOUDS_YAML.tmp" "$CLOUDS_YAML"
 
-want="$( { cat "$HERE/setup.sh" "$HERE/py/cloudctl.py"; (cd "$HERE" && find etc -type f | sort | xargs cat); } \
+want="$( { cat "$HERE/setup.sh" "$HERE/py/setup_keystone.py"; (cd "$HERE" && find etc -type f | sort | xargs cat); } \
          | sha256sum | cut -d' ' -f1)"
 have_dbs="$("${MYSQL[@]}" -N -e "SELECT COUNT(*) FROM information_schema.schemata WHERE schema_name LIKE '${DB_PREFIX//_/\\_}%'")"
 if [ -f "$B/setup.stamp" ] && [ "$(cat "$B/setup.stamp")" = "$want" ] && [ "$have_dbs" = "${#DBS[@]}" ] \
@@ -101,7 +101,7 @@ until http_ok http://127.0.0.1:5000/v3; do
   sleep 0.5
 done
 OS_CLIENT_CONFIG_FILE="$CLOUDS_YAML" SERVICE_PASSWORD="$SERVICE_PASSWORD" \
-  "$V/python" "$HERE/py/cloudctl.py" keystone-setup
+  "$V/python" "$HERE/py/setup_keystone.py"
 }
 set +e
 ( set -e; heavy ) > "$B/logs/setup.log" 2>&1

@@ -104,10 +104,14 @@ def _group_alive(pid: int) -> bool:
 
 def kill_service(name: str, *, sig: int = signal.SIGKILL, deadline: float = 10.0) -> int:
     """Signal the process group of test-cloud process `name` (it was started with setsid); if it has not
-    exited after `deadline` seconds, SIGKILL it. Returns the PID. Does NOT restart it: see service_killed()."""
+    exited after `deadline` seconds, SIGKILL it. Returns the PID. Does NOT restart it: see service_killed().
+
+    Until start_service(name), `name` is *held* (run/NAME.hold names this process): a `scripts/testcloud up`
+    from another pytest session leaves it down instead of restarting it behind this test's back."""
     pid = service_pid(name)
     if pid is None:
         raise RuntimeError(f"test-cloud process {name} is not running (no live PID in {paths.pid_file(name)})")
+    paths.hold_file(name).write_text(f"{os.getpid()}\n")
     os.killpg(pid, sig)
     end = time.monotonic() + deadline
     while _group_alive(pid) and time.monotonic() < end:
@@ -127,6 +131,7 @@ def stop_service(name: str, *, deadline: float = 10.0) -> int:
 def start_service(name: str) -> None:
     """(Re)start test-cloud process `name` through testcloud/openstack/start.sh (no-op when it runs)."""
     script = paths.OPENSTACK_SCRIPTS / "start.sh"
+    paths.hold_file(name).unlink(missing_ok=True)
     proc = subprocess.run([str(script), name], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                           stderr=subprocess.PIPE, text=True, timeout=60, check=False)
     if proc.returncode != 0:

@@ -25,3 +25,8 @@ def clouds_yaml() -> Path:
 
 def pid_file(service: str) -> Path:
     return openstack_root() / "run" / f"{service}.pid"
+
+
+def hold_file(service: str) -> Path:
+    """Written while a test holds `service` down on purpose: `scripts/testcloud up` leaves it down."""
+    return openstack_root() / "run" / f"{service}.hold"

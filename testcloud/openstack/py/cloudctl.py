@@ -1,8 +1,7 @@
 """Admin tasks on the stacktop test cloud, run with the cloud's own venv (openstacksdk 4.22).
 
-usage: cloudctl.py keystone-setup | ready [--timeout S] | check | reset [--timeout S]
+usage: cloudctl.py ready [--timeout S] | check | reset [--timeout S]
 
-  keystone-setup  service project, service users (admin + service roles), services and endpoints. Idempotent.
   ready           wait until every service is up (4 nova binaries, 2 hypervisors, 2 placement providers,
                   2 alive OVS agents, cinder scheduler + volume), then make sure flavors m1.tiny / x.huge,
                   image `tiny` and network `provider` exist. Exit 1 with what is missing at the deadline.
@@ -11,7 +10,7 @@ usage: cloudctl.py keystone-setup | ready [--timeout S] | check | reset [--timeo
                   then `ready`.
 
 Env: OS_CLIENT_CONFIG_FILE (the generated clouds.yaml), STACKTOP_TESTCLOUD_CLOUD (default
-stacktop-testcloud), SERVICE_PASSWORD (keystone-setup only), TESTCLOUD_ROOT (the cloud's state folder),
+stacktop-testcloud), TESTCLOUD_ROOT (the cloud's state folder),
 TESTCLOUD_NOVA_MANAGE (nova-manage command line for discover_hosts).
 """
 
@@ -27,7 +26,6 @@ import openstack
 
 CLOUD = os.environ.get("STACKTOP_TESTCLOUD_CLOUD", "stacktop-testcloud")
 PLACEMENT_MV = {"OpenStack-API-Version": "placement 1.39"}
-NOVA_BINARIES = {"nova-scheduler": 1, "nova-conductor": 1, "nova-compute": 2}
 CINDER_BINARIES = {"cinder-scheduler", "cinder-volume"}
 HOSTS = ("compute-01", "compute-02")
 
@@ -49,58 +47,40 @@ def connect(timeout: float = 60.0) -> openstack.connection.Connection:
             time.sleep(1)
 
 
-def keystone_setup() -> None:
-    conn = connect()
-    idn = conn.identity
-    password = os.environ["SERVICE_PASSWORD"]
-    dom = idn.find_domain("default")
-    proj = idn.find_project("service", domain_id=dom.id) or idn.create_project(name="service", domain_id=dom.id)
-    roles = {r.name: r for r in idn.roles()}
-    if "service" not in roles:
-        roles["service"] = idn.create_role(name="service")
-    for name in ("placement", "nova", "glance", "neutron", "cinder"):
-        user = idn.find_user(name, domain_id=dom.id)
-        if user is None:
-            user = idn.create_user(name=name, password=password, domain_id=dom.id)
-        else:
-            idn.update_user(user, password=password)
-        for role in ("admin", "service"):
-            idn.assign_project_role_to_user(proj, user, roles[role])
-    for name, typ, url in [
-        ("placement", "placement", "http://127.0.0.1:8778"),
-        ("nova", "compute", "http://127.0.0.1:8774/v2.1"),
-        ("glance", "image", "http://127.0.0.1:9292"),
-        ("neutron", "network", "http://127.0.0.1:9696"),
-        ("cinderv3", "volumev3", "http://127.0.0.1:8776/v3/%(project_id)s"),
-    ]:
-        svc = idn.find_service(name) or idn.create_service(name=name, type=typ)
-        have = {e.interface for e in idn.endpoints(service_id=svc.id)}
-        for itf in ("public", "internal", "admin"):
-            if itf not in have:
-                idn.create_endpoint(service_id=svc.id, interface=itf, url=url, region_id="RegionOne")
-    log(f"keystone catalog: {sorted(s.name for s in idn.services())}")
+def held() -> set[str]:
+    """Processes a running test holds down on purpose (TESTCLOUD_HELD, from testcloud/openstack.sh)."""
+    return set(os.environ.get("TESTCLOUD_HELD", "").split())
 
 
 def problems(conn: openstack.connection.Connection) -> list[str]:
-    """What keeps the cloud from being ready (empty list = healthy)."""
+    """What keeps the cloud from being ready (empty list = healthy). What a test holds down is not required,
+    nor what depends on it (nova-compute heartbeats go through nova-conductor)."""
     out: list[str] = []
+    hold = held()
     try:
         services = list(conn.compute.services())
-        for binary, want in NOVA_BINARIES.items():
-            up = [s for s in services if s.binary == binary and s.state == "up" and s.status == "enabled"]
-            if len(up) < want:
-                out.append(f"{binary}: {len(up)}/{want} up and enabled")
+        for binary in ("nova-scheduler", "nova-conductor"):
+            if binary not in hold and not any(s.binary == binary and s.state == "up" for s in services):
+                out.append(f"{binary}: not up")
+        if "nova-conductor" not in hold:
+            for host in HOSTS:
+                if f"nova-{host}" in hold:
+                    continue
+                # state only: a service a test disabled is still healthy (reset re-enables it)
+                if not any(s.binary == "nova-compute" and s.host == host and s.state == "up" for s in services):
+                    out.append(f"nova-compute on {host}: not up")
         hyps = list(conn.compute.hypervisors())
         if len(hyps) < 2:
             out.append(f"hypervisors: {len(hyps)}/2 (hosts not mapped to cell1 yet)")
         rps = list(conn.placement.resource_providers())
         if len(rps) < 2:
             out.append(f"placement providers: {len(rps)}/2")
-        agents = [a for a in conn.network.agents() if a.agent_type == "Open vSwitch agent" and a.is_alive]
-        if {a.host for a in agents} < set(HOSTS):
-            out.append(f"OVS agents alive: {sorted(a.host for a in agents)}")
+        alive = {a.host for a in conn.network.agents() if a.agent_type == "Open vSwitch agent" and a.is_alive}
+        want = {h for h in HOSTS if f"neutron-agent-{h}" not in hold}
+        if not want <= alive:
+            out.append(f"OVS agents alive: {sorted(alive)}")
         vol = {s.binary for s in conn.block_storage.services() if s.state == "up"}
-        if not CINDER_BINARIES <= vol:
+        if not vol >= CINDER_BINARIES - hold:
             out.append(f"cinder services up: {sorted(vol)}")
     except Exception as exc:
         out.append(f"API error: {type(exc).__name__}: {exc}")
@@ -152,8 +132,9 @@ def ready(timeout: float) -> int:
             return 1
         time.sleep(1)
     ensure_resources(conn)
+    note = f" (held down by a test, not required: {' '.join(sorted(held()))})" if held() else ""
     log(f"ready ({time.monotonic() - t0:.1f} s): 4 nova services up, 2 hypervisors, 2 providers, "
-        "2 OVS agents, cinder up; flavors m1.tiny x.huge, image tiny, network provider")
+        f"2 OVS agents, cinder up; flavors m1.tiny x.huge, image tiny, network provider{note}")
     return 0
 
 
@@ -224,9 +205,6 @@ def main(argv: list[str]) -> int:
         return 2
     timeout = float(argv[argv.index("--timeout") + 1]) if "--timeout" in argv else 300.0
     cmd = argv[0]
-    if cmd == "keystone-setup":
-        keystone_setup()
-        return 0
     if cmd == "ready":
         return ready(timeout)
     if cmd == "check":
