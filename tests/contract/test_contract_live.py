@@ -47,8 +47,8 @@ def shapes(openstack_cloud):  # type: ignore[no-untyped-def]
         demo.advance(20)
         sim_client = connect(demo.config().openstack)
         sim = read_all(sim_client, sim_ids(sim_client))
-        with server_on(conn, "compute-01", network="provider") as active, attached_volume(conn, active), \
-                error_server(conn) as err, _confirmed_migration(conn):
+        with _confirmed_migration(conn), server_on(conn, "compute-01", network="provider") as active, \
+                attached_volume(conn, active), error_server(conn) as err:
             real = read_all(real_client, ids_for(real_client, active.id, err.id))
         yield real, sim
     finally:
