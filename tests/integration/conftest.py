@@ -1,5 +1,5 @@
 """Session fixtures for the integration tests: each starts the real server it needs, on demand, by running
-`scripts/testcloud up <component>` (idempotent: a quick no-op when it already runs).
+`scripts/testcloud up <component>` (idempotent: a quick no-op when it already runs; `reset` in CI).
 
   openstack_cloud  -> OpenStackCloud: clouds_yaml, cloud, root, connect(), env, reset()
   rabbitmq_broker  -> tests.testbed.rabbitmq.Broker for a fresh per-run vhost (deleted at session end):
@@ -28,6 +28,11 @@ from tests.testbed.testcloud import TestbedError, run_script
 from tests.testbed.testcloud import testcloud as _testcloud
 
 UP_TIMEOUT = {"openstack": 1200, "rabbitmq": 120, "galera": 600}
+# In CI (CI=true) a session starts from the known state: `reset` (= up, then no servers / volumes / leftover
+# allocations, memory watermark 0.4, Galera synced with an empty test table) instead of `up`. Elsewhere `up`
+# only, so a developer's session never deletes what a parallel session is using; STACKTOP_TESTCLOUD_RESET=1
+# asks for the reset there too.
+START_VERB = "reset" if os.environ.get("CI") == "true" or os.environ.get("STACKTOP_TESTCLOUD_RESET") == "1" else "up"
 
 
 def testcloud(verb: str, component: str, timeout: float | None = None) -> str:
@@ -51,7 +56,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 # ---------------------------------------------------------------------------------------------- OpenStack
 @pytest.fixture(scope="session")
 def openstack_cloud() -> OpenStackCloud:
-    testcloud("up", "openstack")
+    testcloud(START_VERB, "openstack")
     yaml = paths.clouds_yaml()
     if not yaml.is_file():
         pytest.fail(f"scripts/testcloud up openstack succeeded but wrote no {yaml}", pytrace=False)
@@ -61,7 +66,7 @@ def openstack_cloud() -> OpenStackCloud:
 # ----------------------------------------------------------------------------------------------- RabbitMQ
 @pytest.fixture(scope="session")
 def rabbitmq_broker() -> Iterator[Broker]:
-    testcloud("up", "rabbitmq")
+    testcloud(START_VERB, "rabbitmq")
     base = Broker(
         mgmt_url=os.environ.get("STACKTOP_RABBITMQ_MGMT_URL", "http://127.0.0.1:15672"),
         user=os.environ.get("STACKTOP_RABBITMQ_USER", "guest"),
@@ -100,5 +105,5 @@ class GaleraCluster:
 
 @pytest.fixture(scope="session")
 def galera_cluster() -> GaleraCluster:
-    testcloud("up", "galera")
+    testcloud(START_VERB, "galera")
     return GaleraCluster()
