@@ -15,12 +15,14 @@ from textual.events import Resize
 from textual.message import Message
 from textual.widgets import DataTable, Footer, Input, Static
 
+from tui import commands
 from tui.collectors.base import Collector
 from tui.config import Config
 from tui.models.observation import Observation
 from tui.recorder import Recorder
 from tui.runner import CollectorRunner
 from tui.screens.help import HelpScreen
+from tui.widgets.command_input import CommandInput, StacktopCommands
 from tui.widgets.findings_pane import FindingsPane
 from tui.widgets.panes import PANE_ORDER, pane_class
 from tui.widgets.source_pane import SourcePane
@@ -49,18 +51,20 @@ class StacktopApp(App[None]):
     TITLE = "stacktop"
     ENABLE_COMMAND_PALETTE = True
     AUTO_FOCUS = None
+    COMMANDS = App.COMMANDS | {StacktopCommands}
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("question_mark", "help", "Help"),
-        Binding("q", "quit", "Quit"),
-        Binding("p", "toggle_pause", "Pause"),
-        Binding("r", "refresh_now", "Refresh"),
-        Binding("slash", "filter", "Filter"),
-        Binding("n", "note", "Note"),
-        Binding("tab", "next_pane", "Next pane", priority=True),
-        Binding("shift+tab", "previous_pane", "Prev pane", show=False, priority=True),
-        Binding("enter", "drill_down", "Drill down", show=False),
-        Binding("escape", "back", "Back", show=False),
+        Binding("question_mark", "help", "Help", tooltip="this help"),
+        Binding("q", "quit", "Quit", tooltip="quit stacktop"),
+        Binding("p", "toggle_pause", "Pause", tooltip="pause / resume refresh"),
+        Binding("r", "refresh_now", "Refresh", tooltip="refresh every source now"),
+        Binding("slash", "filter", "Filter", tooltip="filter the focused table (regex, ! inverts, esc clears)"),
+        Binding("colon", "command", "Command", tooltip="command mode (:host NAME, :server ID, ...)"),
+        Binding("n", "note", "Note", tooltip="write a note on the selected row (or the session) to the journal"),
+        Binding("tab", "next_pane", "Next pane", priority=True, tooltip="next pane"),
+        Binding("shift+tab", "previous_pane", "Prev pane", show=False, priority=True, tooltip="previous pane"),
+        Binding("enter", "drill_down", "Drill down", show=False, tooltip="drill down into the selected row"),
+        Binding("escape", "back", "Back", show=False, tooltip="back / close / clear the filter"),
     ]
 
     def __init__(
@@ -80,6 +84,7 @@ class StacktopApp(App[None]):
         self.active_index = 0
         self.clock = clock
         self.recorder = recorder
+        self.command_history = commands.History()
 
     # ----- layout -------------------------------------------------------------------------------------
     def _configured(self, source: str) -> tuple[bool, float]:
@@ -105,6 +110,7 @@ class StacktopApp(App[None]):
             yield FindingsPane(interval=10.0, configured=True, id="pane-findings")
         yield Input(placeholder="filter: regex, !inverts, esc clears", id="filter")
         yield Input(placeholder="note (enter saves, esc cancels)", id="note")
+        yield CommandInput(placeholder=":command (tab completes, up/down history, esc cancels)", id="command")
         yield Footer()
 
     @property
@@ -204,6 +210,9 @@ class StacktopApp(App[None]):
             self.screen_stack[0].set_focus(None)
 
     def action_next_pane(self) -> None:
+        if isinstance(self.focused, CommandInput):
+            self.focused.complete()
+            return
         if len(self.screen_stack) > 1:
             self.screen.focus_next()
             return
@@ -266,6 +275,57 @@ class StacktopApp(App[None]):
         event.input.value = ""
         event.input.remove_class("-shown")
         self._activate(self.active_index)
+
+    # ----- command mode --------------------------------------------------------------------------------
+    def action_command(self, prefill: str = "") -> None:
+        box = self.screen_stack[0].query_one("#command", CommandInput)
+        if len(self.screen_stack) > 1:
+            self.pop_screen()
+        box.value = prefill
+        box.add_class("-shown")
+        box.focus()
+        box.cursor_position = len(prefill)
+
+    @on(Input.Submitted, "#command")
+    def _command_submitted(self, event: Input.Submitted) -> None:
+        line = event.value.strip()
+        event.input.value = ""
+        event.input.remove_class("-shown")
+        self._activate(self.active_index)
+        if line:
+            self.command_history.add(line)
+            self.run_command(line)
+
+    def run_command(self, line: str) -> bool:
+        """Run one command line (`:host compute-01`); errors become a one-line notification."""
+        try:
+            command, args, name = commands.parse(line)
+            command.resolve()(self, args, name)
+        except commands.CommandError as exc:
+            self.notify(str(exc), severity="warning")
+            return False
+        return True
+
+    def show_source(self, source: str) -> None:
+        while len(self.screen_stack) > 1:
+            self.pop_screen()
+        for index, pane in enumerate(self.panes):
+            if source == pane.SOURCE:
+                self._activate(index)
+                return
+
+    def open_server(self, ref: str) -> None:
+        """:server ID|NAME - by id, id prefix or exact name among the servers the instances source knows."""
+        from tui.screens.instance import InstanceScreen
+
+        snap = getattr(self.observations.get("instances"), "snapshot", None)
+        servers = list(getattr(snap, "servers", ()) or ())
+        matches = [s for s in servers if s.id == ref] or [s for s in servers if s.name == ref] \
+            or [s for s in servers if s.id.startswith(ref)]
+        if len(matches) > 1:
+            self.notify(f":server {ref}: {len(matches)} servers match - give more of the id", severity="warning")
+            return
+        self.push_screen(InstanceScreen(matches[0].id if matches else ref))
 
     def action_back(self) -> None:
         if len(self.screen_stack) > 1:

@@ -2,28 +2,48 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import ClassVar
 
+from rich.markup import escape
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
+from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-HELP_TEXT = """\
-[b]stacktop[/b] - the control plane at a glance. Read-only: it never changes the cloud.
-
-[b]?[/b]          this help                [b]q[/b] / [b]ctrl+q[/b]   quit
-[b]p[/b]          pause / resume refresh   [b]r[/b]            refresh now
-[b]/[/b]          filter the focused table (regex; a leading ! inverts; esc clears)
-[b]tab[/b]        next pane                [b]shift+tab[/b]    previous pane
-[b]enter[/b]      drill down               [b]esc[/b]          back
-[b]ctrl+p[/b]     command palette (themes, screenshot)
-
-Pane borders say how fresh their data is: [green]ok 4s[/green], [yellow]STALE 47s[/yellow],
+INTRO = "[b]stacktop[/b] - the control plane at a glance. Read-only: it never changes the cloud."
+OUTRO = """Pane borders say how fresh their data is: [green]ok 4s[/green], [yellow]STALE 47s[/yellow],
 [red]ERROR <reason> - last ok 2m ago[/red]. A failing source keeps its last rows, dimmed.
+Filters are regexes; a leading ! inverts. ctrl+p opens the palette (themes, screenshot, commands).
 
 Press esc or ? to close."""
+
+KEY_NAMES = {"question_mark": "?", "slash": "/", "colon": ":", "escape": "esc", "enter": "enter",
+             "shift+tab": "shift+tab", "ctrl+q": "ctrl+q", "ctrl+p": "ctrl+p"}
+
+
+def _key_label(key: str) -> str:
+    return ", ".join(KEY_NAMES.get(k, k) for k in key.split(","))
+
+
+def help_text(bindings: Iterable[Binding], extra: Iterable[tuple[str, str]] = ()) -> str:
+    """Every key (from the live bindings, so never out of date) and every : command."""
+    from tui.commands import COMMANDS
+
+    seen: set[str] = set()
+    keys: list[tuple[str, str]] = [("ctrl+q", "quit"), ("ctrl+p", "command palette")]
+    for binding in [*bindings, *[Binding(k, "", d) for k, d in extra]]:
+        label = _key_label(binding.key)
+        if label in seen or not binding.description:
+            continue
+        seen.add(label)
+        keys.append((label, binding.tooltip or binding.description))
+    lines = [INTRO, "", "[b]Keys[/b]"]
+    lines += [f"  [b]{escape(k):<10}[/b] {escape(d)}" for k, d in keys]
+    lines += ["", "[b]Commands[/b] (type : then the command; tab completes; up/down recall)"]
+    lines += [f"  [b]{escape(c.usage):<18}[/b] {escape(c.help)}" for c in COMMANDS]
+    return "\n".join([*lines, "", OUTRO])
 
 
 class HelpScreen(ModalScreen[None]):
@@ -34,14 +54,16 @@ class HelpScreen(ModalScreen[None]):
 
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
-    HelpScreen > Vertical { width: 86; max-width: 100%; height: auto; max-height: 100%;
+    HelpScreen > VerticalScroll { width: 86; max-width: 100%; height: auto; max-height: 100%;
                             border: round $accent; background: $surface; padding: 0 1; }
     HelpScreen #help-text { width: 100%; height: auto; }
     """
 
     def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Static(HELP_TEXT, id="help-text")
+        app_bindings = [b for b in self.app.BINDINGS if isinstance(b, Binding)]
+        with VerticalScroll():
+            yield Static(help_text(app_bindings, [("enter", "drill down"), ("escape", "back")]),
+                         id="help-text")
 
     async def action_dismiss(self, result: None = None) -> None:
         self.dismiss(result)

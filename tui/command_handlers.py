@@ -1,0 +1,29 @@
+"""Handlers of the basic commands (the UI layer: these receive the running app)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tui.commands import PANE_FOR_COMMAND
+
+
+def show_pane(app: Any, args: list[str], name: str = "") -> None:
+    app.show_source(PANE_FOR_COMMAND[name])
+
+
+def open_host(app: Any, args: list[str], name: str = "") -> None:
+    from tui.screens.host import HostScreen
+
+    app.push_screen(HostScreen(args[0]))
+
+
+def open_server(app: Any, args: list[str], name: str = "") -> None:
+    app.open_server(args[0])
+
+
+def show_help(app: Any, args: list[str], name: str = "") -> None:
+    app.action_help()
+
+
+def quit_app(app: Any, args: list[str], name: str = "") -> None:
+    app.exit()

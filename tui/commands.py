@@ -1,0 +1,107 @@
+"""k9s-style command mode (`:`): the command table, parsing and completion. No Textual here.
+
+Each command names its handler as "module:function"; the handler is called as handler(app, args) on the UI
+loop and must not block (start a worker for I/O). Adding a command = one line here plus its handler in the
+module that owns the view, so app.py does not grow with every feature.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    help: str
+    handler: str  # "module:function", called as function(app, args, name)
+    args: str = ""  # usage of the arguments, e.g. "NAME"; empty = none
+    aliases: tuple[str, ...] = ()
+
+    @property
+    def usage(self) -> str:
+        return f":{self.name} {self.args}".rstrip()
+
+    def resolve(self) -> Callable[[Any, list[str], str], None]:
+        module, _, func = self.handler.partition(":")
+        return getattr(importlib.import_module(module), func)  # type: ignore[no-any-return]
+
+
+COMMANDS: list[Command] = [
+    Command("services", "focus the control-plane pane", "tui.command_handlers:show_pane", aliases=("svc",)),
+    Command("instances", "focus the instances pane", "tui.command_handlers:show_pane", aliases=("servers",)),
+    Command("queues", "focus the RabbitMQ pane", "tui.command_handlers:show_pane", aliases=("rabbitmq",)),
+    Command("galera", "focus the Galera pane", "tui.command_handlers:show_pane", aliases=("db",)),
+    Command("findings", "focus the findings pane", "tui.command_handlers:show_pane"),
+    Command("host", "open a host's drill-down", "tui.command_handlers:open_host", args="NAME"),
+    Command("server", "open an instance's screen", "tui.command_handlers:open_server", args="ID|NAME"),
+    Command("help", "show every key and command", "tui.command_handlers:show_help"),
+    Command("q", "quit stacktop", "tui.command_handlers:quit_app", aliases=("quit",)),
+]
+
+PANE_FOR_COMMAND = {"services": "services", "svc": "services", "instances": "instances", "servers": "instances",
+                     "queues": "rabbitmq", "rabbitmq": "rabbitmq", "galera": "galera", "db": "galera",
+                     "findings": "findings"}
+
+
+class CommandError(ValueError):
+    """A line that is not a valid command; str() is the one line shown to the user."""
+
+
+def find(name: str) -> Command | None:
+    for command in COMMANDS:
+        if name == command.name or name in command.aliases:
+            return command
+    return None
+
+
+def parse(line: str) -> tuple[Command, list[str], str]:
+    """':host compute-01' -> (Command host, ['compute-01'], 'host')."""
+    words = line.strip().lstrip(":").split()
+    if not words:
+        raise CommandError("empty command - type :help for the list")
+    command = find(words[0])
+    if command is None:
+        near = complete(words[0]) or difflib.get_close_matches(words[0], [c.name for c in COMMANDS], n=1)
+        hint = f"did you mean :{near[0]}?" if near else "type :help for the list"
+        raise CommandError(f"unknown command :{words[0]} - {hint}")
+    if command.args and len(words) < 2:
+        raise CommandError(f"{command.usage}: missing {command.args}")
+    return command, words[1:], words[0]
+
+
+def complete(prefix: str) -> list[str]:
+    """Command names (not aliases) starting with prefix, then those containing it."""
+    prefix = prefix.lstrip(":").lower()
+    names = [c.name for c in COMMANDS]
+    starts = [n for n in names if n.startswith(prefix)]
+    return starts + [n for n in names if prefix in n and n not in starts]
+
+
+class History:
+    """Previously run command lines, newest last; prev()/next() walk it like a shell."""
+
+    def __init__(self, limit: int = 100) -> None:
+        self.items: list[str] = []
+        self.limit = limit
+        self.cursor = 0
+
+    def add(self, line: str) -> None:
+        if line and (not self.items or self.items[-1] != line):
+            self.items.append(line)
+            del self.items[: -self.limit]
+        self.cursor = len(self.items)
+
+    def prev(self) -> str | None:
+        if not self.items:
+            return None
+        self.cursor = max(0, self.cursor - 1)
+        return self.items[self.cursor]
+
+    def next(self) -> str:
+        self.cursor = min(len(self.items), self.cursor + 1)
+        return self.items[self.cursor] if self.cursor < len(self.items) else ""

@@ -1,0 +1,71 @@
+"""The `:` command line (completion, history) and the same commands in the palette (ctrl+p)."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from textual.binding import Binding, BindingType
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.widgets import Input
+
+from tui import commands
+
+
+class CommandInput(Input):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up", "history_prev", show=False),
+        Binding("down", "history_next", show=False),
+        Binding("left_square_bracket", "history_prev", show=False),
+        Binding("right_square_bracket", "history_next", show=False),
+    ]
+
+    def _history(self) -> commands.History:
+        return self.app.command_history  # type: ignore[attr-defined, no-any-return]
+
+    def action_history_prev(self) -> None:
+        line = self._history().prev()
+        if line is not None:
+            self.value = line
+            self.cursor_position = len(line)
+
+    def action_history_next(self) -> None:
+        self.value = self._history().next()
+        self.cursor_position = len(self.value)
+
+    def complete(self) -> None:
+        """Tab: complete the command name (the first word) when it is unambiguous or extend the common part."""
+        word, sep, _rest = self.value.lstrip(":").partition(" ")
+        if sep:
+            return
+        options = [name for name in commands.complete(word) if name.startswith(word)]
+        if not options:
+            return
+        common = options[0]
+        for option in options[1:]:
+            while not option.startswith(common):
+                common = common[:-1]
+        self.value = common + (" " if len(options) == 1 else "")
+        self.cursor_position = len(self.value)
+        if len(options) > 1:
+            self.app.notify("  ".join(f":{o}" for o in options), timeout=3)
+
+
+class StacktopCommands(Provider):
+    """Every `:` command in the command palette. Commands taking arguments open the `:` line prefilled."""
+
+    def _run(self, command: commands.Command) -> Any:
+        app: Any = self.app
+        if command.args:
+            return lambda: app.action_command(f"{command.name} ")
+        return lambda: app.run_command(command.name)
+
+    async def discover(self) -> Hits:
+        for command in commands.COMMANDS:
+            yield DiscoveryHit(command.usage, self._run(command), help=command.help)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for command in commands.COMMANDS:
+            score = matcher.match(f"{command.usage} {command.help}")
+            if score > 0:
+                yield Hit(score, matcher.highlight(command.usage), self._run(command), help=command.help)
