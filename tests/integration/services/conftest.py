@@ -100,8 +100,9 @@ class Poller:
             else:
                 if pred(poll):
                     return poll
-                rows = [(r.binary, r.host, r.state, r.age_at_read_s) for r in poll.snapshot.compute.rows]
-                last = f"findings {[(f.kind, f.subject) for f in poll.findings]}, compute rows {rows}"
+                rows = [(r.binary, r.host, r.state, r.age_at_read_s) for s in poll.snapshot.sections
+                        for r in s.rows]
+                last = f"findings {[(f.kind, f.subject) for f in poll.findings]}, rows {rows}"
             if time.monotonic() >= deadline:
                 raise TimeoutError(f"timed out after {timeout:.0f} s waiting for {what}; last: {last}")
             await asyncio.sleep(max(0.0, self.interval - (time.monotonic() - start)))
