@@ -173,3 +173,15 @@ def _get(demo, service: str, path: str) -> dict:
                                                        "OpenStack-API-Version": "compute 2.96"})
     with urllib.request.urlopen(req) as resp:
         return json.load(resp)
+
+
+def test_date_header_is_sim_time(demo2500):
+    """Collectors age heartbeats by the API's Date header: it must follow the sim clock, not the wall."""
+    from email.utils import parsedate_to_datetime
+
+    demo2500.advance(3600)
+    token = demo2500.auth.issue()
+    req = urllib.request.Request(demo2500.url("compute") + "/os-services", headers={"X-Auth-Token": token})
+    with urllib.request.urlopen(req) as resp:
+        date = parsedate_to_datetime(resp.headers["Date"]).timestamp()
+    assert abs(date - (START + 3600)) <= 1

@@ -45,16 +45,18 @@ class Demo:
         self.auth = api_keystone.Auth(engine, USERNAME, PASSWORD, PROJECT)
         self.galera = GaleraSim(engine, GALERA_USER, GALERA_PASSWORD)
         nova_base: list[str] = [""]
-        self.listeners: dict[str, Listener] = {
-            "identity": Listener("identity", api_keystone.make_app(self.auth, self._catalog), self.stats),
-            "compute": Listener("compute", api_nova.make_app(engine, self.auth, nova_base), self.stats),
-            "network": Listener("network", api_misc.make_neutron(engine, self.auth), self.stats),
-            "volume": Listener("volume", api_misc.make_cinder(engine, self.auth), self.stats),
-            "placement": Listener("placement", api_misc.make_placement(engine, self.auth), self.stats),
-            "image": Listener("image", api_misc.make_glance(), self.stats),
-            "rabbitmq": Listener("rabbitmq", api_rabbit.make_app(engine, RABBIT_USER, RABBIT_PASSWORD),
-                                 self.stats),
+        clock = engine.clock.time
+        apps = {
+            "identity": api_keystone.make_app(self.auth, self._catalog),
+            "compute": api_nova.make_app(engine, self.auth, nova_base),
+            "network": api_misc.make_neutron(engine, self.auth),
+            "volume": api_misc.make_cinder(engine, self.auth),
+            "placement": api_misc.make_placement(engine, self.auth),
+            "image": api_misc.make_glance(),
+            "rabbitmq": api_rabbit.make_app(engine, RABBIT_USER, RABBIT_PASSWORD),
         }
+        self.listeners: dict[str, Listener] = {
+            name: Listener(name, app, self.stats, clock=clock) for name, app in apps.items()}
         for lst in self.listeners.values():
             lst.start()
         nova_base[0] = self.listeners["compute"].base

@@ -154,9 +154,11 @@ class _Loop:
 class Listener:
     """One service's HTTP/1.1 endpoint on 127.0.0.1 (keep-alive, Content-Length bodies)."""
 
-    def __init__(self, name: str, app: Callable[[Request], Response], stats: Stats, loop: str = "sim") -> None:
+    def __init__(self, name: str, app: Callable[[Request], Response], stats: Stats, loop: str = "sim",
+                 clock: Callable[[], float] = time.time) -> None:
         self.name = name
         self.loop_name = loop
+        self.clock = clock  # the Date header says the sim's time (collectors age heartbeats by it)
         self.app = app
         self.stats = stats
         self.port = 0
@@ -226,7 +228,7 @@ class Listener:
                     resp = json_response({"error": {"code": 500, "message": f"simulator error: {exc!r}"}}, 500)
                 close = version == "HTTP/1.0" or (headers.get("Connection") or "").lower() == "close"
                 out = [f"HTTP/1.1 {resp.status} {_phrase(resp.status)}", f"Content-Type: {resp.content_type}",
-                       f"Content-Length: {len(resp.body)}", f"Date: {formatdate(usegmt=True)}",
+                       f"Content-Length: {len(resp.body)}", f"Date: {formatdate(self.clock(), usegmt=True)}",
                        f"Connection: {'close' if close else 'keep-alive'}"]
                 out += [f"{k}: {v}" for k, v in resp.headers]
                 payload = ("\r\n".join(out) + "\r\n\r\n").encode("latin-1")
