@@ -41,6 +41,19 @@ async def until(pilot: Any, probe: Callable[[], Any], what: str, timeout: float)
         await pilot.pause(0.2)
 
 
+def history(poller: Poller, server_id: str) -> list[tuple[float, str, str | None, str | None, float | None]]:
+    """(t, status, task_state, since basis, in-state-for) of one server, each time it changed."""
+    out: list[tuple[float, str, str | None, str | None, float | None]] = []
+    for p in poller.polls:
+        s = p.snapshot.server(server_id)
+        if s is None:
+            continue
+        row = (round(p.t, 1), s.status, s.task_state, s.task_since_basis, s.in_state_for(p.snapshot.taken_at))
+        if not out or out[-1][1:4] != row[1:4]:
+            out.append(row)
+    return out
+
+
 @pytest.mark.parametrize("slow_compute02", [25], indirect=True)
 async def test_boot_on_slow_compute_shows_build_states_then_leaves_default_view(
         openstack_cloud: OpenStackCloud, slow_compute02: float, healthy: Any) -> None:
@@ -82,8 +95,11 @@ async def test_stuck_spawning_names_nova_compute_on_compute02_then_says_it_is_do
         slow_compute02: float, healthy: Any, poller: Poller) -> None:
     with server_on(healthy, "compute-02", wait=False) as srv:
         t0 = time.monotonic()
-        poll = await poller.until(lambda p: p.about(srv.id, "instance.stuck"), timeout=90,
-                                  what="instance.stuck (spawning > 5 s)")
+        try:
+            poll = await poller.until(lambda p: p.about(srv.id, "instance.stuck"), timeout=90,
+                                      what="instance.stuck (spawning > 5 s)")
+        except TimeoutError as exc:
+            raise AssertionError(f"{exc}; the server as polled: {history(poller, srv.id)}") from None
         stuck = poll.about(srv.id, "instance.stuck")
         assert stuck is not None
         assert stuck.evidence["task_state"] == "spawning" and stuck.evidence["owner"] == "nova-compute"
