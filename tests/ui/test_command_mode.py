@@ -16,7 +16,7 @@ async def test_colon_commands_open_their_views() -> None:
             await pilot.press("colon", *line, "enter")
             await pilot.pause()
             active = app.active_pane()
-            assert active is not None and active.SOURCE == source, line
+            assert active is not None and source == active.SOURCE, line
         await pilot.press("colon", *"host compute-02", "enter")
         await pilot.pause()
         assert isinstance(app.screen, HostScreen) and app.screen.host == "compute-02"

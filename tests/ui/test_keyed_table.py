@@ -45,3 +45,27 @@ async def test_filter_hides_and_restores_rows() -> None:
         assert table.shown_keys == ["compute-01", "compute-02"]
         table.set_filter("")
         assert table.row_count == 2
+
+
+class FlashApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield KeyedTable(("name", "state", "age"), highlight=("state",), id="t")
+
+
+async def test_semantic_change_flashes_once_ticking_age_never() -> None:
+    app = FlashApp()
+    async with app.run_test() as pilot:
+        table = app.query_one(KeyedTable)
+        table.FLASH_SECONDS = 0.2
+        table.sync([("a", ("a", "up", "1s"))])
+        table.sync([("a", ("a", "up", "2s"))])
+        table.sync([("a", ("a", "up", "3s"))])
+        assert table.flashes == 0, "an age tick is not a meaningful change"
+        table.sync([("a", ("a", "down", "4s"))])
+        assert table.flashes == 1
+        cell = table.get_row("a")[1]
+        assert getattr(cell, "style", "") == "reverse" and cell.plain == "down"
+        await pilot.pause(0.4)
+        assert table.get_row("a")[1] == "down", "the flash ends by itself"
+        table.sync([("a", ("a", "down", "5s"))])
+        assert table.flashes == 1

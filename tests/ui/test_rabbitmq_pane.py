@@ -103,5 +103,5 @@ async def test_pane_updates_rows_in_place_and_keeps_the_cursor():
         await pilot.pause(0.1)
         assert table.shown_keys == ["/\x1fconductor", "/\x1fcompute.compute-02", "/\x1fscheduler"]
         assert table.cursor_key() == "/\x1fscheduler"  # re-sorted, cursor stayed on its row
-        assert table.get_row("/\x1fcompute.compute-02")[3] == "1"
+        assert str(table.get_row("/\x1fcompute.compute-02")[3]) == "1"  # may be flashing (reverse)
         assert "with messages and no consumer" not in str(pane.query_one(".pane-message").render())

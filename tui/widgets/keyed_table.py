@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from rich.text import Text
 from textual._two_way_dict import TwoWayDict
 from textual.widgets import DataTable
 from textual.widgets._data_table import RowKey
@@ -22,7 +23,11 @@ class KeyedTable(DataTable):
     KeyedTable { height: 1fr; }
     """
 
-    def __init__(self, columns: Sequence[str], **kwargs: Any) -> None:
+    FLASH_SECONDS = 1.5
+
+    def __init__(self, columns: Sequence[str], *, highlight: Sequence[str] = (), **kwargs: Any) -> None:
+        """highlight: labels of the columns whose change is *semantic* (state, task_state, consumers...):
+        a changed cell there flashes once. Ticking ages are never listed, so they never flash."""
         kwargs.setdefault("cursor_type", "row")
         kwargs.setdefault("zebra_stripes", False)
         super().__init__(**kwargs)
@@ -30,6 +35,8 @@ class KeyedTable(DataTable):
         self._shown: dict[str, tuple[Any, ...]] = {}
         self._all_rows: list[Row] = []
         self.row_filter = RowFilter()
+        self._highlight = {i for i, label in enumerate(columns) if label in set(highlight)}
+        self.flashes = 0  # how many cells flashed (for tests and the curious)
 
     def on_mount(self) -> None:
         for label in self._column_labels:
@@ -66,7 +73,10 @@ class KeyedTable(DataTable):
                 self.remove_row(key)
                 self._shown.pop(key, None)
             for key, index, value in diff.update:
-                self.update_cell(key, column_keys[index], value)
+                if index in self._highlight:
+                    self._flash(key, column_keys[index], value)
+                else:
+                    self.update_cell(key, column_keys[index], value)
             for key, cells in diff.add:
                 self.add_row(*cells, key=key)
             for key, cells in wanted:
@@ -78,6 +88,21 @@ class KeyedTable(DataTable):
             if keep is not None and keep in self._shown:
                 self.move_cursor(row=self.get_row_index(keep), animate=False)
         return True
+
+    def _flash(self, key: str, column: Any, value: Any) -> None:
+        self.flashes += 1
+        plain = value.plain if isinstance(value, Text) else str(value)
+        style = value.style if isinstance(value, Text) else ""
+        self.update_cell(key, column, Text(plain, style=f"{style} reverse".strip()))
+
+        def restore() -> None:
+            current = self._shown.get(key)
+            if current is not None and key in self._shown:
+                index = list(self.columns).index(column)
+                if current[index] == value:
+                    self.update_cell(key, column, value)
+
+        self.set_timer(self.FLASH_SECONDS, restore)
 
     def _ordered_row_keys(self) -> list[RowKey]:
         locations = self._row_locations

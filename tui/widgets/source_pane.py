@@ -26,6 +26,9 @@ class SourcePane(Vertical, can_focus=False):
     SOURCE: ClassVar[str] = ""
     TITLE: ClassVar[str] = ""
     COLUMNS: ClassVar[tuple[str, ...]] = ()
+    # Columns whose changes are meaningful enough to flash once (never ages). Panes may override.
+    HIGHLIGHT: ClassVar[tuple[str, ...]] = ("status", "state", "task_state", "consumers", "reachable", "ready",
+                                            "alive", "severity")
 
     DEFAULT_CSS = """
     SourcePane { border: round $panel-lighten-2; height: 1fr; }
@@ -52,7 +55,7 @@ class SourcePane(Vertical, can_focus=False):
 
     def compose_body(self) -> ComposeResult:
         if self.COLUMNS:
-            self.table = KeyedTable(self.COLUMNS, id=f"{self.SOURCE}-table")
+            self.table = KeyedTable(self.COLUMNS, highlight=self.HIGHLIGHT, id=f"{self.SOURCE}-table")
             yield self.table
 
     def not_configured_text(self) -> str:
