@@ -13,6 +13,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Grid
 from textual.events import Resize
 from textual.message import Message
+from textual.theme import Theme
 from textual.widgets import DataTable, Footer, Input, Static
 
 from tui import commands
@@ -28,6 +29,13 @@ from tui.widgets.panes import PANE_ORDER, pane_class
 from tui.widgets.source_pane import SourcePane
 
 NARROW_WIDTH = 120
+
+# Plain black and white with bright, distinct severities: for projectors, low-vision users and bad terminals.
+HIGH_CONTRAST = Theme(
+    name="stacktop-high-contrast", primary="#ffffff", secondary="#ffff00", accent="#00ffff",
+    foreground="#ffffff", background="#000000", surface="#000000", panel="#1a1a1a",
+    success="#00ff00", warning="#ffff00", error="#ff3030", dark=True,
+)
 NARROW_HEIGHT = 34
 
 
@@ -120,6 +128,7 @@ class StacktopApp(App[None]):
         return list(self.screen_stack[0].query(SourcePane))
 
     def on_mount(self) -> None:
+        self.register_theme(HIGH_CONTRAST)
         self._apply_size(self.size.width, self.size.height)
         self._activate(0)
         self.set_interval(1.0, self._tick)
@@ -275,6 +284,18 @@ class StacktopApp(App[None]):
         event.input.value = ""
         event.input.remove_class("-shown")
         self._activate(self.active_index)
+
+    def action_screenshot(self, filename: str | None = None, path: str | None = None) -> None:
+        """Palette -> screenshot: also keep a copy beside the journal, for the post-incident export."""
+        saved = self.deliver_screenshot(filename, path)
+        if self.recorder is not None and saved:
+            import shutil
+
+            try:
+                copy = shutil.copy(saved, self.recorder.journal.directory)
+                self.recorder.journal.write({"type": "screenshot", "path": str(copy)})
+            except OSError as exc:
+                self.notify(f"screenshot not copied to the recorder folder: {exc.strerror}", severity="warning")
 
     # ----- command mode --------------------------------------------------------------------------------
     def action_command(self, prefill: str = "") -> None:
