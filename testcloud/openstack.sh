@@ -35,8 +35,12 @@ bring_up() {
   local t0=$SECONDS
   "$D/install.sh"
   "$D/setup.sh"
+  export TESTCLOUD_STARTED_FILE="$B/run/.started" TESTCLOUD_FRESH_SINCE
+  TESTCLOUD_FRESH_SINCE="$(date +%s)"
+  : > "$TESTCLOUD_STARTED_FILE"
   "$D/start.sh"
-  cloudctl ready --timeout "$READY_TIMEOUT"
+  # the processes started now must report (heartbeat newer than their start), not only their old records
+  TESTCLOUD_STARTED="$(tr '\n' ' ' < "$TESTCLOUD_STARTED_FILE")" cloudctl ready --timeout "$READY_TIMEOUT"
   log "up in $((SECONDS - t0)) s"
 }
 

@@ -10,4 +10,6 @@ mkdir -p "$B/run" "$B/logs"
 cd "$B"
 setsid nohup "$@" >> "$B/logs/$name.out" 2>&1 < /dev/null 9>&- &
 echo $! > "$B/run/$name.pid"
+# for `up`: what was (re)started now must show a fresh heartbeat before the cloud counts as ready
+[ -z "${TESTCLOUD_STARTED_FILE:-}" ] || echo "$name" >> "$TESTCLOUD_STARTED_FILE"
 log "started $name (pid $!)"

@@ -16,6 +16,7 @@ TESTCLOUD_NOVA_MANAGE (nova-manage command line for discover_hosts).
 
 from __future__ import annotations
 
+import datetime
 import os
 import shlex
 import subprocess
@@ -52,6 +53,41 @@ def held() -> set[str]:
     return set(os.environ.get("TESTCLOUD_HELD", "").split())
 
 
+def _epoch(ts: str | None) -> float:
+    """An API timestamp (UTC, with or without 'Z' / microseconds) as epoch seconds; 0 when missing."""
+    if not ts:
+        return 0.0
+    ts = ts.rstrip("Z").replace(" ", "T").split("+")[0]
+    fmt = "%Y-%m-%dT%H:%M:%S.%f" if "." in ts else "%Y-%m-%dT%H:%M:%S"
+    return datetime.datetime.strptime(ts, fmt).replace(tzinfo=datetime.UTC).timestamp()
+
+
+def stale(conn: openstack.connection.Connection) -> list[str]:
+    """Processes (re)started by this `up` (TESTCLOUD_STARTED) whose heartbeat is older than their start
+    (TESTCLOUD_FRESH_SINCE): right after a restart the API still shows the dead process's last report."""
+    started = set(os.environ.get("TESTCLOUD_STARTED", "").split())
+    since = float(os.environ.get("TESTCLOUD_FRESH_SINCE", "0")) - 1
+    if not started or since <= 0:
+        return []
+    out = []
+    nova = {(s.binary, s.host): s for s in conn.compute.services()}
+    for name in started:
+        if name.startswith("nova-compute-"):
+            svc = nova.get(("nova-compute", name.removeprefix("nova-")))
+        elif name in ("nova-conductor", "nova-scheduler"):
+            svc = next((s for (b, _h), s in nova.items() if b == name), None)
+        else:
+            svc = None
+        if svc is not None and _epoch(svc.updated_at) < since:
+            out.append(f"{name}: no heartbeat since its start")
+    agents = {a.host: a for a in conn.network.agents() if a.agent_type == "Open vSwitch agent"}
+    for host in HOSTS:
+        a = agents.get(host)
+        if f"neutron-agent-{host}" in started and a is not None and _epoch(a.last_heartbeat_at) < since:
+            out.append(f"neutron-agent-{host}: no heartbeat since its start")
+    return out
+
+
 def problems(conn: openstack.connection.Connection) -> list[str]:
     """What keeps the cloud from being ready (empty list = healthy). What a test holds down is not required,
     nor what depends on it (nova-compute heartbeats go through nova-conductor)."""
@@ -82,6 +118,7 @@ def problems(conn: openstack.connection.Connection) -> list[str]:
         vol = {s.binary for s in conn.block_storage.services() if s.state == "up"}
         if not vol >= CINDER_BINARIES - hold:
             out.append(f"cinder services up: {sorted(vol)}")
+        out.extend(stale(conn))
     except Exception as exc:
         out.append(f"API error: {type(exc).__name__}: {exc}")
     return out
