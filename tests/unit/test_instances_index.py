@@ -142,3 +142,13 @@ def test_build_without_task_state_is_tracked_as_a_phase() -> None:
     assert a.phase == "build_queued" and a.in_state_for(T0) == 300 and a.task_since_basis == "updated_at"
     idx.merge([row("a", "networking", updated=T0 + timedelta(seconds=1))], T0 + timedelta(seconds=2))
     assert idx.servers["a"].task_since == T0 + timedelta(seconds=1)
+
+
+def test_full_resync_reuses_unchanged_servers_and_reparses_changed_ones() -> None:
+    idx = ServerIndex()
+    idx.replace_all([row("a", None, "ACTIVE"), row("b", "spawning")], T0)
+    a, b = idx.servers["a"], idx.servers["b"]
+    idx.replace_all([row("a", None, "ACTIVE"), row("b", "spawning", updated=T0 + timedelta(seconds=5))],
+                    T0 + timedelta(seconds=10))
+    assert idx.servers["a"] is a, "unchanged row: the same object, not parsed again"
+    assert idx.servers["b"] is not b and idx.servers["b"].task_since == b.task_since, "tracking kept"
