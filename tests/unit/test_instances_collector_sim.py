@@ -83,3 +83,26 @@ async def test_pagination_and_full_resync(demo: Demo) -> None:
     assert again.poll.mode == "full" and len(server_requests(demo)) == 4
     assert "changes-since" not in " ".join(server_requests(demo))
     await c.aclose()
+
+
+async def test_request_id_read_once_for_a_stuck_server(demo: Demo) -> None:
+    c = collector(demo, stuck={"spawning": 20.0, "default": 1800.0})
+    await c.collect()
+    with demo.engine.lock:
+        sid = demo.engine.boot("slow", demo.engine.projects[0], "m1.small",
+                               durations=(1.0, 1.0, 1.0, 600.0)).id
+        create = demo.engine.instances[sid].actions[-1].request_id  # type: ignore[index]
+    demo.advance(30)  # spawning since ~3.5 s: > 20 s
+    demo.stats.reset()
+    snap = await c.collect()
+    s = snap.server(sid)
+    assert s is not None and s.task_state == "spawning" and s.request_id == create
+    assert len(demo.stats.matching("compute", f"/v2.1/servers/{sid}/os-instance-actions")) == 1
+    f = next(f for f in c.findings(snap, demo.now()) if f.kind == "instance.stuck")
+    assert f.next_step.endswith(f"(grep {create})")
+    demo.advance(2)
+    demo.stats.reset()
+    again = await c.collect()
+    assert again.server(sid).request_id == create  # type: ignore[union-attr]
+    assert demo.stats.matching("compute", f"/v2.1/servers/{sid}/os-instance-actions") == [], "cached"
+    await c.aclose()

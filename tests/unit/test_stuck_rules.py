@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -238,3 +239,12 @@ def test_build_without_task_state_on_a_dead_compute_is_stuck_there() -> None:
     assert instance_stuck(s, NOW, {**STUCK, "scheduling": 200}, hosts) is None
     answers = five_questions(s, NOW, STUCK, hosts["compute-02"], None)
     assert "BUILD with no task_state" in answers[1].answer and answers[1].verdict == "bad"
+
+
+def test_request_id_is_named_in_the_next_step() -> None:
+    s = dataclasses.replace(server("spawning", 700), request_id="req-1234")
+    f = instance_stuck(s, NOW, STUCK, {"compute-02": healthy()})
+    assert f is not None and f.next_step.endswith("(grep req-1234)") and f.evidence["request_id"] == "req-1234"
+    e = instance_error(dataclasses.replace(server(None, status="ERROR", fault=Fault(500, NOVALID, NOW)),
+                                           request_id="req-9"), NOW)
+    assert e is not None and "(grep req-9)" in e.next_step

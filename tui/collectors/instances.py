@@ -47,12 +47,13 @@ from tui.models.instances import (
     Server,
     VolumeInfo,
 )
-from tui.rules.stuck import instance_findings
+from tui.rules.stuck import instance_findings, threshold_for
 from tui.rules.task_states import DEFAULT_STUCK_SECONDS
 
 RESYNC_S = 600.0
 OVERLAP_S = 30.0
 PAGE_SIZE = 1000  # nova's default max_limit
+REQUEST_IDS_PER_POLL = 10  # stuck/ERROR servers whose latest request id is read per poll (cached after)
 ACTIONS_WITH_EVENTS = 10  # the latest actions whose events the instance screen reads (one request each)
 L2_AGENT_TYPES = frozenset({"Open vSwitch agent", "Linux bridge agent", "OVN Controller agent",
                             "OVN Controller Gateway agent", "NIC Switch agent", "Macvtap agent"})
@@ -282,6 +283,7 @@ class InstancesCollector(BaseCollector):
         self._skew_s = 0.0  # how far ahead of our clock nova's updated_at has been seen
         self._lock = threading.Lock()  # a timed-out poll's thread may still run: never two at once
         self._client_lock = threading.Lock()
+        self._request_ids: dict[tuple[str, str], str | None] = {}  # (server id, phase or ERROR) -> request id
         self.cpu_s = 0.0
 
     @classmethod
@@ -355,6 +357,8 @@ class InstancesCollector(BaseCollector):
             self._cursor = now
             servers = tuple(self.index.servers.values())
             hosts, hosts_error, extra = self._host_health(servers)
+            servers, more = self._with_request_ids(servers, now)
+            extra += more
             self.cpu_s = time.thread_time() - cpu0
             poll = PollInfo(mode="full" if full else "changes-since", requests=requests + extra, rows=len(rows),
                             changes_since=since, last_full_at=self._last_full, deleted=left)
@@ -369,6 +373,41 @@ class InstancesCollector(BaseCollector):
             ahead = (updated - now).total_seconds()
             if ahead > 1.0:
                 self._skew_s = max(self._skew_s, ahead)
+
+    def _with_request_ids(self, servers: tuple[Server, ...], now: datetime) -> tuple[tuple[Server, ...], int]:
+        """Attach the latest action's request id to servers past their stuck threshold and ERROR servers, so
+        a finding can say which request id to grep for. Read once per (server, phase), at most
+        REQUEST_IDS_PER_POLL new ones a poll; a failed read is not retried for that phase."""
+        wanted: dict[tuple[str, str], Server] = {}
+        for s in servers:
+            phase = s.phase
+            age = s.in_state_for(now)
+            if phase and age is not None and age > threshold_for(self.stuck, phase):
+                wanted[(s.id, phase)] = s
+            elif s.status == "ERROR":
+                wanted[(s.id, "ERROR")] = s
+        self._request_ids = {k: v for k, v in self._request_ids.items() if k in wanted}
+        requests = 0
+        for key in wanted:
+            if key in self._request_ids:
+                continue
+            if requests >= REQUEST_IDS_PER_POLL:
+                break
+            requests += 1
+            try:
+                actions = self.client().instance_actions(key[0])
+            except SourceError:
+                self._request_ids[key] = None
+                continue
+            latest = max(actions, key=lambda a: a.get("start_time") or "", default=None)
+            self._request_ids[key] = (latest or {}).get("request_id") or None
+        if not self._request_ids:
+            return servers, requests
+        out = []
+        for s in servers:
+            rid = self._request_ids.get((s.id, s.phase or ("ERROR" if s.status == "ERROR" else "")))
+            out.append(dataclasses.replace(s, request_id=rid) if rid else s)
+        return tuple(out), requests
 
     def _host_health(self, servers: tuple[Server, ...]) -> tuple[dict[str, HostHealth], str | None, int]:
         """nova-compute services (1 request) and, when a server with a host is mid-task, the L2 agents."""

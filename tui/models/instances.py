@@ -58,6 +58,7 @@ class Server:
     task_since: datetime | None = None
     task_since_basis: SinceBasis | None = None
     volumes: tuple[str, ...] = ()  # volume ids attached (os-extended-volumes:volumes_attached)
+    request_id: str | None = None  # the latest action's request id: read only for stuck and ERROR servers
 
     @property
     def short_id(self) -> str:

@@ -148,13 +148,15 @@ def instance_stuck(server: Server, now: datetime, stuck: Mapping[str, float],
                      "a restarted nova-compute puts build-state instances in ERROR")
     elif agent_dead and host and state in ("networking", "spawning"):
         next_step = f"the L2 agent on {host} is dead: ports cannot bind/plug; then open {first}'s log"
+    if server.request_id:
+        next_step += f" (grep {server.request_id})"
     critical = compute_down or (agent_dead and state in ("networking", "spawning"))
     evidence = {
         "server": server.id, "name": server.name, "status": server.status, "vm_state": server.vm_state,
         "task_state": server.task_state, "phase": state, "in_state_s": round(age, 1), "threshold_s": limit,
         "since": server.task_since, "since_basis": server.task_since_basis, "updated_at": server.updated_at,
         "poll_interval_s": poll_interval_s, "owner": owner.component, "host": host,
-        "first_log": first, "then": then, "host_problems": problems,
+        "first_log": first, "then": then, "host_problems": problems, "request_id": server.request_id,
     }
     return Finding(severity="critical" if critical else "warning", kind="instance.stuck", subject=server.id,
                    summary=summary, evidence=evidence, next_step=next_step, source=SOURCE)
@@ -211,6 +213,9 @@ def instance_error(server: Server, now: datetime, *, recent_s: float = RECENT_ER
     if fault.details:
         evidence["fault_details"] = fault.details[-2000:]
     step = origin[1] if origin else f"openstack server show {server.id} (fault) and its request id in the logs"
+    if server.request_id:
+        step += f" (grep {server.request_id})"
+        evidence["request_id"] = server.request_id
     anchor = fault.created or server.updated_at
     recent = anchor is None or (now - anchor).total_seconds() <= recent_s
     return Finding(severity="warning" if recent else "info", kind="instance.error", subject=server.id,
