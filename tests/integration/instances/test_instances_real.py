@@ -106,6 +106,9 @@ async def test_stuck_spawning_names_nova_compute_on_compute02_then_says_it_is_do
         assert stuck.evidence["host"] == "compute-02" and stuck.severity == "warning"
         assert "owner nova-compute on compute-02" in stuck.summary and "is down" not in stuck.summary
         assert "nova-compute on compute-02" in stuck.next_step and "libvirt on compute-02" in stuck.next_step
+        create_rid = next(a["request_id"] for a in healthy.compute.get(
+            f"/servers/{srv.id}/os-instance-actions").json()["instanceActions"] if a["action"] == "create")
+        assert stuck.evidence["request_id"] == create_rid and f"(grep {create_rid})" in stuck.next_step
         stuck_at = time.monotonic() - t0
         with service_killed(healthy, "nova-compute-02", wait_down=False):
             killed = time.monotonic()
