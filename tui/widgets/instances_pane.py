@@ -91,6 +91,8 @@ def status_line(snapshot: InstancesSnapshot, findings: Iterable[Finding], *, sho
         parts.append(f"[bold red]{stuck} stuck[/]")
     view = f"showing all {shown:,} (a: attention only)" if show_all else f"showing {shown:,} worth attention (a: all)"
     parts.append(view)
+    if any(s.task_since_basis == "updated_at" for s in servers if s.phase):
+        parts.append("~age: since nova's updated_at")
     poll = snapshot.poll
     parts.append(f"poll {escape(poll.mode)}: {poll.requests} req, {poll.rows:,} rows")
     if snapshot.hosts_error:
