@@ -164,3 +164,35 @@ async def test_error_server_row_and_leaves_view_when_deleted(demo: Demo) -> None
         demo.advance(5)
         await until(pilot, lambda: sid not in pane.table.shown_keys, "the deleted server to leave")
         assert sid not in collector.index.servers
+
+
+def test_rows_order_marks_and_status_line() -> None:
+    from datetime import UTC, timedelta
+
+    from tui.models.instances import Fault, HostHealth, Server
+    from tui.rules.stuck import instance_findings
+    from tui.widgets.instances_pane import instance_rows, status_line
+
+    now = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+
+    def srv(sid: str, status: str, task: str | None, age: float = 0.0, **kw: Any) -> Server:
+        since = now - timedelta(seconds=age) if (task or status == "BUILD") else None
+        return Server(id=sid * 8, name=f"vm-{sid}", status=status, task_state=task, task_since=since,
+                      task_since_basis="updated_at" if since else None, project_id="p" * 32, **kw)
+
+    snap = InstancesSnapshot(taken_at=now, servers=(
+        srv("a", "ACTIVE", None), srv("b", "BUILD", "networking", 30, host="c1"),
+        srv("c", "BUILD", "spawning", 700, host="c2"), srv("d", "ERROR", None, fault=Fault(500, "No valid host")),
+        srv("e", "BUILD", "spawning", 900, host="c1"), srv("f", "BUILD", None, 5, host="c1")),
+        hosts={"c1": HostHealth("c1", "up", "enabled"), "c2": HostHealth("c2", "down", "enabled")})
+    findings = instance_findings(snap, now, {"spawning": 600.0, "default": 1800.0})
+    rows = instance_rows(snap, findings)
+    assert [k[0] for k, _ in rows] == ["c", "e", "d", "b", "f"], "critical stuck, warning stuck, ERROR, busy"
+    cells = dict(rows)
+    assert str(cells["c" * 8][0]) == "!! vm-c" and str(cells["e" * 8][0]) == "! vm-e"
+    assert cells["c" * 8][5] == "~11m" and cells["c" * 8][7] == "nova-compute@c2"
+    assert cells["d" * 8][7] == "fault: nova-scheduler / placement"
+    assert cells["f" * 8][7] == "nova-compute@c1", "BUILD with no task_state: queued for nova-compute"
+    assert len(instance_rows(snap, findings, show_all=True)) == 6
+    line = status_line(snap, findings, show_all=False, shown=5)
+    assert "6 servers" in line and "2 stuck" in line and "1 ERROR" in line and "nova-compute down on c2" in line
