@@ -61,8 +61,8 @@ KINDS: tuple[Kind, ...] = (
 )
 
 
-def read_all(client: OpenStackClient, ids: Ids) -> dict[str, Shape]:
-    return {k.name: shape(k.read(client, ids), k.maps) for k in KINDS}
+def read_all(client: OpenStackClient, ids: Ids, kinds: tuple[Kind, ...] = KINDS) -> dict[str, Shape]:
+    return {k.name: shape(k.read(client, ids), k.maps) for k in kinds}
 
 
 def sim_ids(client: OpenStackClient) -> Ids:
