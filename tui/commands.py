@@ -39,6 +39,8 @@ COMMANDS: list[Command] = [
     Command("findings", "focus the findings pane", "tui.command_handlers:show_pane"),
     Command("host", "open a host's drill-down", "tui.command_handlers:open_host", args="NAME"),
     Command("server", "open an instance's screen", "tui.command_handlers:open_server", args="ID|NAME"),
+    Command("audit", "stale-allocation audit of every placement provider", "tui.screens.audit:open_audit"),
+    Command("fit", "why won't FLAVOR fit, host by host", "tui.screens.fit:open_fit", args="FLAVOR [TRAIT...]"),
     Command("help", "show every key and command", "tui.command_handlers:show_help"),
     Command("q", "quit stacktop", "tui.command_handlers:quit_app", aliases=("quit",)),
 ]

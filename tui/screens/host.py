@@ -1,28 +1,48 @@
-"""A plain host screen: that host's compute services, network agents and volume services, and the findings
-about it. It reads the services observation the app already holds (no I/O of its own) and re-renders once a
-second, so countdowns keep ticking. The host drill-down (issue 9) grows this screen later.
+"""The host drill-down (from an instance, a service row, an audit row or `:host NAME`).
+
+Two halves:
+- live: the host's compute services, network agents and volume services from the services observation the
+  app already holds (no I/O; re-rendered once a second so countdowns tick), with the findings about the host;
+- on demand (`r` reads again): the nova services on the host with their heartbeat age at read, the
+  hypervisor, the neutron agents, the ports bound to the host (binding_failed / DOWN flagged), the servers on it
+  with task states, the migrations in progress from or to it, and its placement provider tree: inventories
+  (total, reserved, allocation ratio, capacity), usages, and every consumer's allocation labelled *instance*
+  (name, state, host), *migration* (status, source, destination) or *unknown*, judged by the stale-allocation
+  audit (tui.rules.allocations).
+
+The on-demand read runs in a worker owned by this screen (tui.placement_reads.read_host): popping the screen
+cancels it. Nothing blocks the UI loop: listings run in threads, per-provider GETs on async HTTP.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any, ClassVar
 
 from rich.markup import escape
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from tui.config import Thresholds
+from tui.freshness import human_age
 from tui.models.finding import Finding, sort_findings
 from tui.models.observation import Observation
+from tui.models.placement import ConsumerVerdict, HostDetail, ProviderAudit, rc_sort_key
 from tui.models.services import ServicesSnapshot
+from tui.rules.allocations import audit_findings, fmt_resources, phantom_lines
 from tui.widgets.keyed_table import KeyedTable
 from tui.widgets.services_pane import COLUMNS, _dt, build_rows
 
 SOURCE = "services"
+MAX_ROWS = 200  # per list on the screen (ports, servers, consumers): the rest is counted, not shown
+SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
+VERDICT_STYLE = {"ok": "green", "stale": "bold red", "suspected": "yellow", "migration_stuck": "bold magenta",
+                 "not_compute": "dim"}
 
 
 def on_host(host: str, name: str) -> bool:
@@ -47,31 +67,208 @@ def host_findings(findings: tuple[Finding, ...] | list[Finding], host: str) -> l
     return sort_findings([f for f in findings if about(f)])
 
 
+def findings_text(findings: list[Finding]) -> str:
+    return "\n".join(f"[{SEVERITY_STYLE[f.severity]}]{f.severity.upper()}[/] {escape(f.kind)}: {escape(f.summary)}\n"
+                     f"    next: {escape(f.next_step)}" for f in findings)
+
+
+def client_getter(app: Any) -> Callable[[], Any] | None:
+    """How a screen reaches the cloud: the running OpenStack collectors' client (one token, one session),
+    else the process-wide shared client of [openstack]; None when no cloud is configured."""
+    runners = getattr(app, "runners", {}) or {}
+    for name in ("instances", "services"):
+        collector = getattr(runners.get(name), "collector", None)
+        getter = getattr(collector, "client", None)
+        if callable(getter):
+            return getter  # type: ignore[no-any-return]
+    cfg = getattr(getattr(app, "config", None), "openstack", None)
+    if cfg is not None and getattr(cfg, "cloud", None):
+        from tui.openstack import shared_client
+
+        return lambda: shared_client(cfg)
+    return None
+
+
+def app_now(app: Any) -> datetime:
+    clock = getattr(app, "clock", None)
+    return datetime.fromtimestamp(clock(), UTC) if callable(clock) else datetime.now(UTC)
+
+
+# ---- rendering of the on-demand half (pure: HostDetail -> markup) ---------------------------------------------
+def _age(seconds: float | None) -> str:
+    return "?" if seconds is None else f"{human_age(max(0.0, seconds))} ago"
+
+
+def _more(n: int) -> list[str]:
+    return [f" [dim]... {n} more not shown[/]"] if n > 0 else []
+
+
+def services_text(d: HostDetail) -> list[str]:
+    lines = ["[b]Nova services on this host[/b] (heartbeat age on the API's clock, at read)"]
+    if not d.services:
+        lines.append(" [yellow]no nova service reports this host[/]" if "services" not in d.errors else " -")
+    for s in sorted(d.services, key=lambda s: (s.binary != "nova-compute", s.binary)):
+        state = "[bold red]DOWN[/]" if s.down else f"[green]{escape(s.state)}[/]"
+        if s.forced_down:
+            state += " [bold red](forced down)[/]"
+        status = escape(s.status) if s.status == "enabled" else f"[cyan]{escape(s.status)}[/]"
+        reason = f"  disabled: {escape(s.disabled_reason)}" if s.disabled_reason else ""
+        lines.append(f" {escape(s.binary)}  {state}  {status}  heartbeat {_age(s.age_at_read_s)}{reason}")
+    return lines
+
+
+def hypervisor_text(d: HostDetail) -> list[str]:
+    lines = ["[b]Hypervisor[/b]"]
+    if not d.hypervisors:
+        lines.append(" -")
+    for h in d.hypervisors:
+        state = "[bold red]down[/]" if h.state == "down" else escape(str(h.state))
+        n = "?" if h.servers is None else str(len(h.servers))
+        lines.append(f" {escape(h.hypervisor_hostname)}  id {escape(h.id)}  type {escape(str(h.hypervisor_type))}"
+                     f"  state {state}  status {escape(str(h.status))}  {n} servers")
+    return lines
+
+
+def agents_text(d: HostDetail) -> list[str]:
+    lines = ["[b]Network agents[/b]"]
+    if not d.agents:
+        lines.append(" none on this host" if "agents" not in d.errors else " -")
+    for a in d.agents:
+        alive = {True: "[green]alive[/]", False: "[bold red]DEAD[/]", None: "[yellow]?[/]"}[a.alive]
+        admin = "" if a.admin_state_up is not False else "  [cyan]admin down[/]"
+        lines.append(f" {escape(a.agent_type)}  {escape(a.binary)}  {alive}{admin}  heartbeat {_age(a.age_at_read_s)}")
+    return lines
+
+
+def ports_text(d: HostDetail) -> list[str]:
+    flagged = [p for p in d.ports if p.flagged]
+    lines = [f"[b]Ports bound to this host[/b] ({len(d.ports)}, {len(flagged)} flagged)"]
+    if not d.ports:
+        lines.append(" none" if "ports" not in d.errors else " -")
+    ordered = sorted(d.ports, key=lambda p: (not p.flagged, p.device_owner, p.id))
+    for p in ordered[:MAX_ROWS]:
+        vif = "[bold red]binding_failed[/]" if p.binding_failed else escape(str(p.vif_type))
+        status = f"[bold red]{escape(p.status)}[/]" if p.flagged and p.status == "DOWN" else escape(p.status)
+        lines.append(f" {escape(p.id)}  {status}  vif {vif}  {escape(p.device_owner or '-')} "
+                     f"{escape(p.device_id[:8] or '-')}  {escape(', '.join(p.fixed_ips) or '-')}")
+    return lines + _more(len(ordered) - MAX_ROWS)
+
+
+def servers_text(d: HostDetail) -> list[str]:
+    busy = [s for s in d.servers if s.task_state or s.status not in ("ACTIVE", "SHUTOFF")]
+    lines = [f"[b]Servers on this host[/b] ({len(d.servers)}, {len(busy)} in a task state or not ACTIVE/SHUTOFF)"]
+    if not d.servers:
+        lines.append(" none" if "servers" not in d.errors else " -")
+    ordered = sorted(d.servers, key=lambda s: (not s.task_state, s.status == "ACTIVE", s.name))
+    for s in ordered[:MAX_ROWS]:
+        task = f"[yellow]{escape(s.task_state)}[/]" if s.task_state else "-"
+        status = f"[bold red]{escape(s.status)}[/]" if s.status == "ERROR" else escape(s.status)
+        lines.append(f" {escape(s.name or '(no name)')}  {escape(s.id)}  {status}  task {task}  "
+                     f"vm {escape(str(s.vm_state))}  {escape(s.flavor or '-')}")
+    return lines + _more(len(ordered) - MAX_ROWS)
+
+
+def migrations_text(d: HostDetail, states: dict[str, str]) -> list[str]:
+    lines = [f"[b]Migrations in progress from or to {escape(d.host)}[/b]"]
+    if not d.migrations:
+        lines.append(" none" if "migrations" not in d.errors else " -")
+    for m in d.migrations:
+        src_down = states.get(m.source_compute or "") == "down"
+        warn = f"  [bold red]source nova-compute on {escape(str(m.source_compute))} is down[/]" if src_down else ""
+        updated = m.updated_at.strftime("%H:%M:%SZ") if m.updated_at else "?"
+        lines.append(f" {escape(m.uuid)}  {escape(m.migration_type or 'migration')}  [b]{escape(m.status)}[/b]  "
+                     f"{escape(str(m.source_compute))} -> {escape(str(m.dest_compute))}  instance "
+                     f"{escape(m.instance_uuid[:8])}  updated {updated}{warn}")
+    return lines
+
+
+def consumer_line(v: ConsumerVerdict) -> str:
+    style = VERDICT_STYLE.get(v.verdict, "")
+    verdict = f"[{style}]{escape(v.verdict)}[/]"
+    why = f"  [dim]{escape(v.reason)}[/]" if v.verdict != "ok" else ""
+    return f"   {escape(v.consumer)}  {escape(fmt_resources(v.resources))}  {escape(v.label)}  {verdict}{why}"
+
+
+def provider_text(audit: ProviderAudit, detail: HostDetail) -> list[str]:
+    p = next((x for x in detail.providers if x.uuid == audit.provider_uuid), None)
+    lines = [f"[b]Placement provider {escape(audit.provider_name)}[/b]  {escape(audit.provider_uuid)}"]
+    if p is None:
+        return lines
+    if p.traits is not None and "COMPUTE_STATUS_DISABLED" in p.traits:
+        lines.append(" [cyan]trait COMPUTE_STATUS_DISABLED: the scheduler skips it[/]")
+    lines.append("  inventory      total  reserved  ratio   capacity      used      free")
+    for rc in sorted(p.inventories or {}, key=rc_sort_key):
+        inv = (p.inventories or {})[rc]
+        used = p.used(rc)
+        lines.append(f"  {escape(rc):<12} {inv.total:>7} {inv.reserved:>9} {inv.allocation_ratio:>6g} "
+                     f"{inv.capacity:>10} {used:>9} {inv.capacity - used:>9}")
+    if p.inventories is None:
+        lines.append("  [yellow]inventories not read[/]")
+    consumers = audit.consumers
+    stale = len(audit.stale)
+    lines.append(f"  allocations: {len(consumers)} consumer{'s' if len(consumers) != 1 else ''}"
+                 + (f", [bold red]{stale} stale or suspected[/]" if stale else ""))
+    ordered = sorted(consumers, key=lambda v: (v.verdict == "ok", v.kind, v.label))
+    lines += [consumer_line(v) for v in ordered[:MAX_ROWS]] + _more(len(ordered) - MAX_ROWS)
+    for line in phantom_lines(audit):
+        lines.append(f"  [yellow]phantom capacity: {escape(line)}[/]")
+    return lines
+
+
+def detail_text(d: HostDetail) -> str:
+    states = {s.host: ("down" if s.down else s.state) for s in d.services if s.binary == "nova-compute"}
+    for a in d.audits:
+        for v in a.consumers:
+            if v.migration is not None and v.verdict == "migration_stuck":
+                states[v.migration.source_compute or ""] = "down"
+    parts = [services_text(d), hypervisor_text(d), agents_text(d), ports_text(d), servers_text(d),
+             migrations_text(d, states)]
+    for audit in d.audits:
+        parts.append(provider_text(audit, d))
+    if not d.audits:
+        parts.append(["[b]Placement[/b]", " no provider read for this host"])
+    findings = audit_findings(d.audits)
+    parts.append(["[b]Placement audit[/b]", findings_text(findings) if findings else
+                  " every allocation here belongs to an instance on this host or an in-progress migration"])
+    if d.errors:
+        parts.append(["[b]Could not read[/b]"] + [f" [yellow]{escape(k)}: {escape(v)}[/]"
+                                                   for k, v in sorted(d.errors.items())])
+    return "\n\n".join("\n".join(p) for p in parts)
+
+
 class HostScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Back"),
+        Binding("r", "reload", "Read again"),
         Binding("enter", "noop", show=False),
     ]
 
     DEFAULT_CSS = """
     HostScreen > Vertical { border: round $accent; }
     HostScreen #host-title { padding: 0 1; height: auto; }
-    HostScreen #host-findings { padding: 0 1; height: auto; max-height: 50%; }
-    HostScreen KeyedTable { height: 1fr; }
+    HostScreen #host-scroll { height: 1fr; }
+    HostScreen #host-services { height: auto; max-height: 16; }
+    HostScreen #host-findings { padding: 0 1; height: auto; }
+    HostScreen #host-detail { padding: 0 1; height: auto; }
     """
 
     def __init__(self, host: str) -> None:
         super().__init__()
         self.host = host
         self.table: KeyedTable | None = None
+        self.detail: HostDetail | None = None
+        self.error: str | None = None
+        self.loading = False
         self._shown: Observation | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(f"[b]host {escape(self.host)}[/b]", id="host-title")
-            self.table = KeyedTable(COLUMNS, id="host-services")
-            yield self.table
-            yield Static("", id="host-findings")
+            with VerticalScroll(id="host-scroll"):
+                self.table = KeyedTable(COLUMNS, id="host-services")
+                yield self.table
+                yield Static("", id="host-findings")
+                yield Static("reading hypervisor, ports, servers, migrations and placement...", id="host-detail")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -80,14 +277,16 @@ class HostScreen(Screen[None]):
         self.set_interval(1.0, self.refresh_view)
         if self.table is not None:
             self.table.focus()
+        self.action_reload()
 
+    # -- the live half
     def _observation(self) -> Observation | None:
         return getattr(self.app, "observations", {}).get(SOURCE)
 
     def refresh_view(self) -> None:
         obs = self._observation()
         if self.table is None or obs is None or not isinstance(obs.snapshot, ServicesSnapshot):
-            self.query_one("#host-findings", Static).update("waiting for the control-plane source")
+            self.query_one("#host-findings", Static).update("[dim]control-plane source: waiting (or not running)[/]")
             return
         clock = getattr(self.app, "clock", None)
         now = _dt(clock() if callable(clock) else None) or _dt(obs.ok_at)
@@ -98,12 +297,42 @@ class HostScreen(Screen[None]):
         if obs is not self._shown:
             self._shown = obs
             findings = host_findings(obs.findings, self.host)
-            styles = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
-            lines = [f"[{styles[f.severity]}]{f.severity.upper()}[/] {escape(f.kind)}: {escape(f.summary)}\n"
-                     f"    next: {escape(f.next_step)}" for f in findings]
             error = f"[red]source error: {escape(obs.error)}[/]\n" if obs.error else ""
             self.query_one("#host-findings", Static).update(
-                error + ("\n".join(lines) if lines else f"No findings about {escape(self.host)}."))
+                error + (findings_text(findings) if findings else f"No findings about {escape(self.host)}."))
+
+    # -- the on-demand half
+    def action_reload(self) -> None:
+        self.run_worker(self._load(), group="host-detail", exclusive=True, exit_on_error=False)
+
+    async def _load(self) -> None:
+        import asyncio
+
+        from tui.placement_reads import read_host
+
+        body = self.query_one("#host-detail", Static)
+        getter = client_getter(self.app)
+        if getter is None:
+            body.update("[yellow]no OpenStack cloud configured: hypervisor, ports, servers, migrations and "
+                        "placement are not read[/]")
+            return
+        self.loading = True
+        body.update("reading hypervisor, ports, servers, migrations and placement...")
+        try:
+            client = await asyncio.to_thread(getter)
+            detail = await read_host(client, self.host, clock=lambda: app_now(self.app))
+        except Exception as exc:  # SourceError and friends: say it here, keep the screen
+            self.error = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            body.update(f"[red]could not read host {escape(self.host)}: {escape(self.error)}[/]")
+            return
+        finally:
+            self.loading = False
+        self.detail, self.error = detail, None
+        body.update(detail_text(detail))
+
+    @property
+    def placement_findings(self) -> list[Finding]:
+        return audit_findings(self.detail.audits) if self.detail is not None else []
 
     def action_close(self) -> None:
         self.app.pop_screen()
