@@ -55,7 +55,7 @@ YAML
 )
 mv "$CLOUDS_YAML.tmp" "$CLOUDS_YAML"
 
-want="$( { cat "$HERE/setup.sh" "$HERE/py/setup_keystone.py"; (cd "$HERE" && find etc -type f | sort | xargs cat); } \
+want="$( { cat "$HERE/setup.sh" "$HERE/py/setup_keystone.py"; (cd "$HERE" && find etc -type f | LC_ALL=C sort | xargs cat); } \
          | sha256sum | cut -d' ' -f1)"
 have_dbs="$("${MYSQL[@]}" -N -e "SELECT COUNT(*) FROM information_schema.schemata WHERE schema_name LIKE '${DB_PREFIX//_/\\_}%'")"
 if [ -f "$B/setup.stamp" ] && [ "$(cat "$B/setup.stamp")" = "$want" ] && [ "$have_dbs" = "${#DBS[@]}" ] \
