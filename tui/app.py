@@ -27,6 +27,7 @@ from tui.widgets.command_input import CommandInput, StacktopCommands
 from tui.widgets.findings_pane import FindingsPane
 from tui.widgets.panes import PANE_ORDER, pane_class
 from tui.widgets.source_pane import SourcePane
+from tui.widgets.triage_row import TriageRow
 
 NARROW_WIDTH = 120
 
@@ -110,6 +111,7 @@ class StacktopApp(App[None]):
 
     def compose(self) -> ComposeResult:
         yield TopBar(self._topbar_text(), id="topbar")
+        yield TriageRow(id="triage")
         with Grid(id="panes"):
             for source, title in PANE_ORDER:
                 configured, interval = self._configured(source)
@@ -170,6 +172,8 @@ class StacktopApp(App[None]):
         for pane in self.panes:
             if isinstance(pane, FindingsPane):
                 pane.show_all(self.observations)
+        for row in self.screen_stack[0].query(TriageRow) if self.screen_stack else ():
+            row.show_all(self.observations)
 
     def _tick(self) -> None:
         """Once a second: ages only (no I/O here)."""

@@ -1,4 +1,14 @@
-"""Every source's findings in one table, most severe first."""
+"""Every source's findings in one table, plus the triage hints derived from them.
+
+- Critical first; within a severity the triage hints (the likely cause) before the findings they explain.
+- Deduplicated by (kind, subject): the same finding from two observations is one row (the more severe).
+- `age` is the time since stacktop first saw the finding (kept while it stays present; a finding that goes
+  away and comes back starts again). Ages tick once a second; only changed cells are touched.
+- `enter` jumps to the finding's subject: a host -> the host screen, a server -> the instance screen,
+  a queue / node / cluster -> that source's pane (tui.rules.triage.jump_target).
+- A toast once when a critical finding appears that was not present in the last TOAST_FORGET_S seconds
+  (not on every poll, not again when it merely flaps).
+"""
 
 from __future__ import annotations
 
@@ -6,46 +16,104 @@ from collections.abc import Iterable
 
 from rich.text import Text
 
-from tui.models.finding import Finding, sort_findings
+from tui.freshness import human_age
+from tui.models.finding import SEVERITY_ORDER, Finding
 from tui.models.observation import Observation
+from tui.rules.triage import jump_target, triage_hints
 from tui.widgets.source_pane import SourcePane
 
 SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
+TOAST_FORGET_S = 300.0
+Key = tuple[str, str]
 
 
-def finding_rows(findings: Iterable[Finding]) -> list[tuple[str, tuple[object, ...]]]:
-    return [
-        (
-            f"{f.kind}|{f.subject}",
-            (Text(f.severity.upper(), style=SEVERITY_STYLE[f.severity]), f.kind, f.subject, f.summary,
-             f.next_step),
-        )
-        for f in sort_findings(list(findings))
-    ]
+def row_key(f: Finding) -> str:
+    return f"{f.kind}|{f.subject}"
+
+
+def dedupe(findings: Iterable[Finding]) -> list[Finding]:
+    """One finding per (kind, subject), the most severe; ordered critical first, triage hints first within a
+    severity, then by kind and subject."""
+    best: dict[Key, Finding] = {}
+    for f in findings:
+        have = best.get(f.key)
+        if have is None or SEVERITY_ORDER[f.severity] < SEVERITY_ORDER[have.severity]:
+            best[f.key] = f
+    return sorted(best.values(), key=lambda f: (SEVERITY_ORDER[f.severity], not f.kind.startswith("triage."),
+                                                f.kind, f.subject))
+
+
+def finding_rows(findings: Iterable[Finding], first_seen: dict[Key, float] | None = None,
+                 now: float | None = None) -> list[tuple[str, tuple[object, ...]]]:
+    rows = []
+    for f in dedupe(findings):
+        since = None if first_seen is None or now is None else first_seen.get(f.key)
+        age = "" if since is None or now is None else human_age(now - since)
+        kind = Text(f.kind, style="bold") if f.kind.startswith("triage.") else f.kind
+        rows.append((row_key(f), (Text(f.severity.upper(), style=SEVERITY_STYLE[f.severity]), age, kind,
+                                  f.subject, f.summary, f.next_step)))
+    return rows
 
 
 class FindingsPane(SourcePane):
     SOURCE = "findings"
     TITLE = "findings"
-    COLUMNS = ("severity", "kind", "subject", "summary", "next step")
+    COLUMNS = ("severity", "age", "kind", "subject", "summary", "next step")
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.by_source: dict[str, Observation] = {}
+        self.findings: list[Finding] = []
+        self.hints: list[Finding] = []
+        self.first_seen: dict[Key, float] = {}
+        self._critical_seen: dict[Key, float] = {}
+        self.toasts: list[str] = []  # what was toasted (tests, the curious)
 
     def show_all(self, observations: dict[str, Observation]) -> None:
         self.by_source = dict(observations)
         if not self._mounted:
             return
-        findings = [f for obs in observations.values() for f in obs.findings]
+        now = self._now()
+        raw = [f for obs in observations.values() for f in obs.findings]
+        self.hints = triage_hints(observations)
+        self.findings = dedupe(raw + self.hints)
+        present = {f.key for f in self.findings}
+        for key in list(self.first_seen):
+            if key not in present:
+                del self.first_seen[key]
+        for key in present:
+            self.first_seen.setdefault(key, now)
+        self._toast_new_criticals(now)
+        self._sync(now)
+        counts = {s: sum(1 for f in self.findings if f.severity == s) for s in ("critical", "warning", "info")}
+        text = "No findings." if not self.findings else "  ".join(f"{n} {s}" for s, n in counts.items() if n)
+        if self.hints:
+            text += f"  ·  {len(self.hints)} triage hint{'s' if len(self.hints) != 1 else ''} (likely causes) first"
+        self.set_message(text)
+        self.refresh_freshness(now)
+
+    def _sync(self, now: float) -> None:
         if self.table is not None:
-            self.table.sync(finding_rows(findings))
-        counts = {s: sum(1 for f in findings if f.severity == s) for s in ("critical", "warning", "info")}
-        self.set_message(
-            "No findings." if not findings
-            else "  ".join(f"{n} {s}" for s, n in counts.items() if n)
-        )
-        self.refresh_freshness(self._now())
+            self.table.sync(finding_rows(self.findings, self.first_seen, now))
+
+    def _toast_new_criticals(self, now: float) -> None:
+        critical = [f for f in self.findings if f.severity == "critical"]
+        new = [f for f in critical if now - self._critical_seen.get(f.key, -1e18) > TOAST_FORGET_S]
+        for f in critical:
+            self._critical_seen[f.key] = now
+        for key, seen in list(self._critical_seen.items()):
+            if now - seen > TOAST_FORGET_S:
+                del self._critical_seen[key]
+        if not new:
+            return
+        lead = sorted(new, key=lambda f: not f.kind.startswith("triage."))[0]
+        if len(new) == 1:
+            message = f"{lead.kind} {lead.subject}: {lead.summary}"
+        else:
+            message = f"{len(new)} new critical findings - {lead.kind} {lead.subject}: {lead.summary}"
+        message = message if len(message) <= 300 else message[:297] + "..."
+        self.toasts.append(message)
+        self.app.notify(message, title="new critical", severity="error", timeout=10, markup=False)
 
     def on_mount(self) -> None:
         super().on_mount()
@@ -63,3 +131,51 @@ class FindingsPane(SourcePane):
             level = "stale" if failing else "ok"
         for name in ("ok", "stale", "error", "loading", "off"):
             self.set_class(level == name, f"-{name}")
+        if self.findings:
+            self._sync(now)  # ages; the table only touches cells whose text changed
+
+    def selected(self) -> Finding | None:
+        if self.table is None:
+            return None
+        key = self.table.cursor_key()
+        return next((f for f in self.findings if row_key(f) == key), None)
+
+    def drill_down(self) -> None:
+        f = self.selected()
+        if f is None:
+            return
+        what, name = jump_target(f)
+        app = self.app
+        if what == "host":
+            from tui.screens.host import HostScreen
+
+            app.push_screen(HostScreen(name))
+        elif what == "server":
+            open_server = getattr(app, "open_server", None)
+            if callable(open_server):
+                open_server(name)
+            else:
+                from tui.screens.instance import InstanceScreen
+
+                app.push_screen(InstanceScreen(name))
+        else:
+            show_source = getattr(app, "show_source", None)
+            if callable(show_source):
+                show_source(name)
+            self._point_at(name, f)
+
+    def _point_at(self, source: str, f: Finding) -> None:
+        """In the pane just focused, put the cursor on the finding's row when it has one (a queue: keyed
+        vhost + US + name; a Galera node: keyed by address)."""
+        candidates = [f.subject]
+        if f.evidence.get("queue") is not None:
+            candidates.insert(0, f"{f.evidence.get('vhost', '/')}\x1f{f.evidence['queue']}")
+        for pane in self.screen.query(SourcePane):
+            if source != pane.SOURCE or pane.table is None:
+                continue
+            for key in candidates:
+                try:
+                    pane.table.move_cursor(row=pane.table.get_row_index(key), animate=False)
+                    return
+                except Exception:
+                    continue

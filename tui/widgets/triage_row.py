@@ -1,0 +1,86 @@
+"""The triage row under the top bar: the seed's five commands at a glance, coloured by level.
+
+It renders tui.rules.triage.triage_summary over the app's latest observations. A 1 s timer re-evaluates it
+(no I/O: heartbeat ages and STALE marks move between polls) and repaints only when the text changed.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+from rich.text import Text
+from textual.widgets import Static
+
+from tui.config import Thresholds
+from tui.models.observation import Observation
+from tui.models.triage import TriageSummary
+from tui.rules.triage import triage_summary
+from tui.widgets.source_pane import SourcePane
+
+LEVEL_STYLE = {"ok": "green", "warning": "yellow", "critical": "bold red", "unknown": "dim"}
+SEPARATOR = "  │  "
+
+
+def render_summary(summary: TriageSummary) -> Text:
+    text = Text(no_wrap=False, overflow="fold")
+    same = {c.text for c in summary.cells}
+    if len(same) == 1 and summary.worst == "unknown":  # nothing to tell apart: say it once
+        text.append("triage ", style="bold")
+        text.append(f"{same.pop()}: catalog, services, RabbitMQ, Galera", style="dim")
+        return text
+    for i, cell in enumerate(summary.cells):
+        if i:
+            text.append(SEPARATOR, style="dim")
+        text.append(cell.label + " ", style="bold")
+        text.append(cell.text, style=LEVEL_STYLE.get(cell.level, ""))
+    return text
+
+
+class TriageRow(Static):
+    """Feed it with show_all(app.observations) after every observation."""
+
+    DEFAULT_CSS = "TriageRow { height: auto; max-height: 3; padding: 0 1; background: $boost; }"
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__("triage: waiting for the first poll", **kwargs)
+        self.observations: dict[str, Observation] = {}
+        self.summary: TriageSummary | None = None
+        self._shown: tuple[tuple[str, str], ...] | None = None
+
+    def on_mount(self) -> None:
+        self.set_interval(1.0, self.refresh_summary)
+        self.call_after_refresh(self.refresh_summary)  # once the sibling panes are mounted
+
+    def show_all(self, observations: dict[str, Observation]) -> None:
+        self.observations = dict(observations)
+        if self.is_mounted:
+            self.refresh_summary()
+
+    def _now(self) -> float:
+        clock = getattr(self.app, "clock", None)
+        return clock() if callable(clock) else time.time()
+
+    def _sources(self) -> tuple[set[str] | None, dict[str, float]]:
+        """Which sources are configured and their intervals, as the sibling panes were told by the app."""
+        try:
+            panes = list(self.screen.query(SourcePane))
+        except Exception:
+            return None, {}
+        if not panes:
+            return None, {}
+        configured = {p.SOURCE for p in panes if p.configured}
+        return configured, {p.SOURCE: float(p.interval) for p in panes}
+
+    def refresh_summary(self) -> None:
+        config = getattr(self.app, "config", None)
+        thresholds = getattr(config, "thresholds", None) or Thresholds()
+        configured, intervals = self._sources()
+        summary = triage_summary(self.observations, datetime.fromtimestamp(self._now(), UTC), thresholds,
+                                 configured=configured, intervals=intervals)
+        self.summary = summary
+        shown = tuple((c.line, c.level) for c in summary.cells)
+        if shown != self._shown:
+            self._shown = shown
+            self.update(render_summary(summary))
