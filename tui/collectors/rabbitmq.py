@@ -56,6 +56,7 @@ from tui.collectors.rabbitmq_payload import (
 from tui.config import Config, RabbitMQConfig, Secret
 from tui.models.finding import Finding
 from tui.models.rabbitmq import Alarm, NodeInfo, QueueInfo, RabbitSnapshot
+from tui.readonly import httpx_request_hook
 from tui.rules.queues import MIN_POLLS, classify_queue, is_suspect, rabbitmq_findings
 
 PAGE_SIZE = 500
@@ -184,7 +185,8 @@ class RabbitMQCollector(BaseCollector):
         if self._client is None:
             self._client = httpx.AsyncClient(
                 base_url=self.base_url, auth=(self.user, self._password),
-                timeout=httpx.Timeout(self.timeout), headers={"Accept": "application/json"})
+                timeout=httpx.Timeout(self.timeout), headers={"Accept": "application/json"},
+                event_hooks={"request": [httpx_request_hook]})  # the read-only guard (tui.readonly)
         return self._client
 
     async def _get(self, path: str, params: dict[str, Any] | None = None, ok: tuple[int, ...] = (200,)) -> Any:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlsplit
 
 
@@ -22,6 +23,23 @@ class LiveQueue:
 
 class AmqpError(Exception):
     """The AMQP confirmation could not be done; str() is one line naming the URL and the key to fix."""
+
+
+class PassiveChannel:
+    """The only view of an AMQP channel stacktop uses: passive queue_declare, nothing else (read-only guard).
+
+    A passive declare never creates, changes or deletes anything: it asks about an existing queue."""
+
+    def __init__(self, channel: object) -> None:
+        self._channel = channel
+
+    def queue_declare(self, queue: str, passive: bool = True, **kwargs: object) -> Any:
+        if passive is not True or kwargs:
+            raise AmqpError(f"stacktop is read-only: refused a non-passive queue_declare of {queue!r}")
+        return self._channel.queue_declare(queue=queue, passive=True)  # type: ignore[attr-defined]
+
+    def __getattr__(self, name: str) -> object:
+        raise AmqpError(f"stacktop is read-only: refused AMQP channel.{name} (passive queue_declare only)")
 
 
 def endpoint(amqp_url: str) -> str:
@@ -61,7 +79,7 @@ def passive_check(amqp_url: str, user: str, password: str, queues: Iterable[tupl
             reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise AmqpError(f"AMQP {where} unreachable ({reason}) - check [rabbitmq] amqp_url") from None
         try:
-            channel = conn.channel()
+            channel = PassiveChannel(conn.channel())
             for name in names:
                 try:
                     ok = channel.queue_declare(queue=name, passive=True)
@@ -70,7 +88,7 @@ def passive_check(amqp_url: str, user: str, password: str, queues: Iterable[tupl
                         raise AmqpError(f"AMQP {where}: passive declare of {name!r} refused "
                                         f"({exc.reply_code} {exc.reply_text})") from None
                     result[(vhost, name)] = LiveQueue(None, None, missing=True)
-                    channel = conn.channel()
+                    channel = PassiveChannel(conn.channel())
                     continue
                 result[(vhost, name)] = LiveQueue(messages=ok.method.message_count,
                                                   consumers=ok.method.consumer_count)

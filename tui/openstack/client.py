@@ -26,6 +26,7 @@ from tui.collectors.base import SourceError
 from tui.config import OpenStackConfig
 from tui.openstack.errors import Where, describe, http_error, to_source_error
 from tui.openstack.paging import iso_param, next_marker, query, resources_param, version_tuple
+from tui.readonly import guard_keystoneauth_session
 
 COMPUTE_MICROVERSION = "2.96"  # wanted; negotiated down to the server's max, never below the minimum
 COMPUTE_MIN_MICROVERSION = "2.53"  # UUID ids for services/hypervisors, with_servers; nova Pike
@@ -431,6 +432,7 @@ def connect(cfg: OpenStackConfig) -> OpenStackClient:
                                   f"[openstack] cloud / clouds_file or OS_CLOUD") from None
             raise
         conn = openstack.connection.Connection(config=region)
+        guard_keystoneauth_session(conn.session)  # every HTTP request of the SDK passes the read-only guard
     except SourceError:
         raise
     except Exception as exc:

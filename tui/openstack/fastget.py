@@ -15,6 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from tui.readonly import check_method
+
 
 @dataclass(frozen=True)
 class Answer:
@@ -107,6 +109,7 @@ async def get_many(base_url: str, paths: Sequence[str], headers: Mapping[str, st
                     return
                 path = f"{prefix}/{paths[i].lstrip('/')}"
                 url = f"{parts.scheme}://{hostport}{path}"
+                check_method("GET", url)  # the read-only guard sees every request, this path too
                 request = f"GET {path} HTTP/1.1\r\nHost: {hostport}\r\n{extra}\r\n".encode()
                 for attempt in (1, 2):  # a kept-alive connection the server closed: retry once, fresh
                     reused = conn.writer is not None
