@@ -83,6 +83,7 @@ class StacktopApp(App[None]):
         collectors: list[Collector] | None = None,
         clock: Callable[[], float] = time.time,
         recorder: Recorder | None = None,
+        galera_connector: object | None = None,
     ) -> None:
         super().__init__()
         self.config = config or Config()
@@ -93,6 +94,7 @@ class StacktopApp(App[None]):
         self.active_index = 0
         self.clock = clock
         self.recorder = recorder
+        self.galera_connector = galera_connector
         self.command_history = commands.History()
 
     # ----- layout -------------------------------------------------------------------------------------
@@ -150,9 +152,9 @@ class StacktopApp(App[None]):
         else:
             from tui.collectors.registry import build_collectors
 
-            collectors = build_collectors(self.config)
+            collectors = build_collectors(self.config, galera_connector=self.galera_connector)
         for collector in collectors:
-            runner = CollectorRunner(collector, self._publish)
+            runner = CollectorRunner(collector, self._publish, clock=self.clock)
             runner.paused = self.paused
             self.runners[collector.name] = runner
             self.run_worker(runner.run(), name=collector.name, group=f"collector:{collector.name}",

@@ -95,8 +95,9 @@ def _snapshot(args: argparse.Namespace) -> int:
         config = demo.config()
     else:
         config = _with_cloud(load_config(args.config), args.cloud)
+    connector = demo.galera_connector if demo is not None and hasattr(demo, "galera_connector") else None
     try:
-        observations = asyncio.run(collect_once(build_collectors(config)))
+        observations = asyncio.run(collect_once(build_collectors(config, galera_connector=connector)))
     finally:
         if demo is not None:
             demo.stop()
@@ -119,8 +120,12 @@ def _dashboard(args: argparse.Namespace) -> int:
     _log_to_file()
     from tui.app import StacktopApp
 
+    kwargs: dict = {}
+    if demo is not None and hasattr(demo, "now"):
+        kwargs["clock"] = lambda: demo.now().timestamp()  # sim time: ages and rules follow the storyline
+        kwargs["galera_connector"] = demo.galera_connector
     try:
-        StacktopApp(config, recorder=_recorder(config)).run()
+        StacktopApp(config, recorder=_recorder(config), **kwargs).run()
     finally:
         if demo is not None:
             demo.stop()

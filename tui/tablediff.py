@@ -40,7 +40,7 @@ def diff_rows(current: dict[str, tuple[Any, ...]], current_order: Sequence[str],
             diff.add.append((key, cells))
             continue
         for index, (before, after) in enumerate(zip(old, cells, strict=False)):
-            if before != after:
+            if _identity(before) != _identity(after):
                 diff.update.append((key, index, after))
     after_ops = [k for k in current_order if k in wanted_set] + [k for k, _ in diff.add]
     if after_ops != wanted_keys:
@@ -71,6 +71,15 @@ class RowFilter:
             return list(rows)
         pattern, invert = self._pattern()
         return [row for row in rows if bool(pattern.search(_plain(row[1]))) != invert]
+
+
+def _identity(cell: Any) -> Any:
+    """What makes two cells the same. Rich Text compares equal on its text alone; a colour-only change
+    (a row turning red) must still count, so styled text is compared with its style and spans."""
+    plain = getattr(cell, "plain", None)
+    if plain is None:
+        return cell
+    return (plain, str(getattr(cell, "style", "")), tuple(map(repr, getattr(cell, "spans", ()))))
 
 
 def _plain(cells: tuple[Any, ...]) -> str:

@@ -29,3 +29,13 @@ def test_filter_regex_invert_and_bad_regex() -> None:
     assert [k for k, _ in RowFilter("COMPUTE-0[12]").apply(rows)] == ["1", "2"]
     assert [k for k, _ in RowFilter("ctl[1").apply(rows)] == ["3"]
     assert len(RowFilter("").apply(rows)) == 3 and len(RowFilter("!").apply(rows)) == 3
+
+
+def test_colour_only_change_counts() -> None:
+    from rich.text import Text
+
+    current = {"a": (Text("compute-02", style="green"),)}
+    diff = diff_rows(current, ["a"], [("a", (Text("compute-02", style="bold red"),))])
+    assert len(diff.update) == 1
+    same = diff_rows(current, ["a"], [("a", (Text("compute-02", style="green"),))])
+    assert same.empty

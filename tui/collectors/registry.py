@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 from tui.collectors.base import Collector
 from tui.config import Config
@@ -11,9 +12,13 @@ from tui.config import Config
 SOURCE_MODULES: tuple[str, ...] = ("services", "instances", "rabbitmq", "galera")
 
 
-def build_collectors(config: Config) -> list[Collector]:
+def build_collectors(config: Config, *, galera_connector: Any = None) -> list[Collector]:
+    """galera_connector: the Galera collector's connection seam (the simulator passes its own)."""
     collectors: list[Collector] = []
     for module_name in SOURCE_MODULES:
         module = importlib.import_module(f"tui.collectors.{module_name}")
-        collectors.extend(module.build(config))
+        if module_name == "galera" and galera_connector is not None:
+            collectors.extend(module.build(config, connector=galera_connector))
+        else:
+            collectors.extend(module.build(config))
     return collectors
