@@ -2,6 +2,11 @@
 
 Exit codes follow the Nagios/Icinga plugin convention: 0 OK, 1 WARNING, 2 CRITICAL (the worst finding),
 3 UNKNOWN (a source could not be read, or a config/usage error).
+
+The triage hints (tui.rules.triage: `triage.*` findings, source "triage", citing the findings they derive
+from) are part of the findings list, and so of the exit code. When a source the triage row reads is present
+(services, rabbitmq, galera), `data["triage"]` holds the row: {"cells": [{name, label, text, level, source,
+stale}]}. The JSON keeps its documented shape: {generated_at, sources, findings, data}.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from typing import Any
 
 from tui.collectors.base import Collector
 from tui.jsonable import to_jsonable
-from tui.models.finding import Finding, sort_findings, worst_severity
+from tui.models.finding import SEVERITY_ORDER, Finding, sort_findings, worst_severity
 from tui.models.observation import Observation
 from tui.runner import CollectorRunner
 
@@ -33,8 +38,29 @@ async def collect_once(collectors: list[Collector]) -> list[Observation]:
         await asyncio.gather(*(c.aclose() for c in collectors), return_exceptions=True)
 
 
+TRIAGE_SOURCES = ("services", "rabbitmq", "galera")
+
+
 def all_findings(observations: list[Observation]) -> list[Finding]:
-    return sort_findings([f for obs in observations for f in obs.findings])
+    """Every source's findings plus the triage hints derived from them, most severe first."""
+    from tui.rules.triage import triage_hints
+
+    by_source = {obs.source: obs for obs in observations}
+    found = sort_findings([f for obs in observations for f in obs.findings] + triage_hints(by_source))
+    return sorted(found, key=lambda f: (SEVERITY_ORDER[f.severity], not f.kind.startswith("triage.")))
+
+
+def triage_row(observations: list[Observation], thresholds: Any = None, now: float | None = None) -> Any:
+    """The triage row (tui.models.triage.TriageSummary) for these observations, or None when none of its
+    sources is configured."""
+    if not any(obs.source in TRIAGE_SOURCES for obs in observations):
+        return None
+    from tui.config import Thresholds
+    from tui.rules.triage import triage_summary
+
+    at = datetime.fromtimestamp(time.time() if now is None else now, UTC)
+    by_source = {obs.source: obs for obs in observations}
+    return triage_summary(by_source, at, thresholds or Thresholds(), configured=set(by_source))
 
 
 def exit_code(observations: list[Observation]) -> int:
@@ -48,8 +74,14 @@ def _iso(epoch: float | None) -> str | None:
     return None if epoch is None else datetime.fromtimestamp(epoch, UTC).isoformat()
 
 
-def to_report(observations: list[Observation], generated_at: float | None = None) -> dict[str, Any]:
+def to_report(observations: list[Observation], generated_at: float | None = None,
+              thresholds: Any = None) -> dict[str, Any]:
+    """thresholds: tui.config.Thresholds the triage row judges heartbeats with (default: the defaults)."""
     generated_at = time.time() if generated_at is None else generated_at
+    data = {obs.source: to_jsonable(obs.snapshot) for obs in observations}
+    row = triage_row(observations, thresholds)
+    if row is not None:
+        data["triage"] = to_jsonable(row)
     return {
         "generated_at": _iso(generated_at),
         "sources": {
@@ -62,12 +94,12 @@ def to_report(observations: list[Observation], generated_at: float | None = None
             for obs in observations
         },
         "findings": [f.to_dict() for f in all_findings(observations)],
-        "data": {obs.source: to_jsonable(obs.snapshot) for obs in observations},
+        "data": data,
     }
 
 
-def render_text(observations: list[Observation]) -> Any:
-    """A rich renderable: one line per source, then the findings."""
+def render_text(observations: list[Observation], thresholds: Any = None) -> Any:
+    """A rich renderable: the triage row, one line per source, then the findings (hints first)."""
     from rich.console import Group
     from rich.markup import escape
     from rich.table import Table
@@ -76,6 +108,16 @@ def render_text(observations: list[Observation]) -> Any:
     parts: list[Any] = []
     if not observations:
         parts.append(Text("No source is configured: see config.example.toml, or try --demo.", style="yellow"))
+    row = triage_row(observations, thresholds)
+    if row is not None:
+        styles_by_level = {"ok": "green", "warning": "yellow", "critical": "bold red", "unknown": "dim"}
+        line = Text("triage  ", style="bold")
+        for i, cell in enumerate(row.cells):
+            if i:
+                line.append("  |  ", style="dim")
+            line.append(cell.label + " ", style="bold")
+            line.append(cell.text, style=styles_by_level.get(cell.level, ""))
+        parts.append(line)
     src = Table(title="Sources", show_edge=False, expand=False)
     for col in ("source", "status", "took"):
         src.add_column(col)
