@@ -36,6 +36,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--config", metavar="PATH", help=argparse.SUPPRESS)
     parser.add_argument("--demo", action="store_true", help="open on the built-in simulated cloud")
     parser.add_argument("--cloud", metavar="NAME", help="clouds.yaml entry (overrides [openstack] cloud)")
+    _demo_knobs(parser)
+    _demo_knobs(common, suppress=True)
     sub = parser.add_subparsers(dest="command")
     snap = sub.add_parser("snapshot", parents=[common], help="collect every source once and report",
                           description="Collect every configured source once. Exit: 0 OK, 1 WARNING, "
@@ -46,6 +48,43 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("--markdown", action="store_true", help="Markdown (the default and only format for now)")
     exp.add_argument("-o", "--output", metavar="FILE", help="write there instead of stdout")
     return parser
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be above 0, got {value}")
+    return value
+
+
+def _demo_knobs(parser: argparse.ArgumentParser, *, suppress: bool = False) -> None:
+    """Scale and pace of the simulated cloud (only with --demo)."""
+    default = argparse.SUPPRESS if suppress else None
+    group = parser.add_argument_group("simulated cloud (with --demo)")
+    group.add_argument("--instances", type=_positive_int, default=default, help="servers (default 200)")
+    group.add_argument("--hosts", type=_positive_int, default=default, help="compute hosts (default 8)")
+    group.add_argument("--queues", type=_positive_int, default=default, help="RabbitMQ queues (default 300)")
+    group.add_argument("--churn", type=float, default=default, help="boots (and deletes) per minute (default 6)")
+    group.add_argument("--speed", type=_positive_float, default=default, help="sim seconds per second (default 1)")
+    group.add_argument("--seed", type=int, default=default, help="random seed of the simulated cloud (default 0)")
+
+
+def _demo_options(args: argparse.Namespace) -> dict:
+    return {k: getattr(args, k) for k in ("instances", "hosts", "queues", "churn", "speed", "seed")
+            if getattr(args, k, None) is not None}
 
 
 def _with_cloud(config: Config, cloud: str | None) -> Config:
@@ -77,11 +116,11 @@ class _NoDemo:
         return None
 
 
-def _start_demo():  # type: ignore[no-untyped-def]
+def _start_demo(options: dict | None = None):  # type: ignore[no-untyped-def]
     import tui.sim
 
     start = getattr(tui.sim, "start_demo", None)
-    return _NoDemo() if start is None else start()
+    return _NoDemo() if start is None else start(**(options or {}))
 
 
 def _snapshot(args: argparse.Namespace) -> int:
@@ -91,7 +130,7 @@ def _snapshot(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.CRITICAL, force=True)
     demo = None
     if args.demo:
-        demo = _start_demo()
+        demo = _start_demo(_demo_options(args))
         config = demo.config()
     else:
         config = _with_cloud(load_config(args.config), args.cloud)
@@ -113,7 +152,7 @@ def _snapshot(args: argparse.Namespace) -> int:
 def _dashboard(args: argparse.Namespace) -> int:
     demo = None
     if args.demo:
-        demo = _start_demo()
+        demo = _start_demo(_demo_options(args))
         config = demo.config()
     else:
         config = _with_cloud(load_config(args.config), args.cloud)
@@ -161,6 +200,10 @@ def _recorder(config: Config):  # type: ignore[no-untyped-def]
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if _demo_options(args) and not getattr(args, "demo", False):
+        sys.stderr.write("stacktop: --instances/--hosts/--queues/--churn/--speed/--seed shape the simulated "
+                         "cloud - add --demo\n")
+        return EXIT_UNKNOWN
     try:
         if args.command == "snapshot":
             return _snapshot(args)
