@@ -93,8 +93,25 @@ class Thresholds:
 
 
 @dataclass(frozen=True)
+class LogSource:
+    """A log the request trace greps (read-only): a file path (globs allowed) or a command whose output is
+    read (`docker logs nova_api`), run without a shell and killed after `timeout` seconds."""
+
+    service: str
+    command: str | None = None
+    path: str | None = None
+    timeout: float = 10.0
+
+    @property
+    def label(self) -> str:
+        return self.command or self.path or self.service
+
+
+@dataclass(frozen=True)
 class RecorderConfig:
     dir: str = "~/.local/share/stacktop/recordings"
+    trace_interval: float = 0.5  # seconds between polls of an exercise (boot trace, compute-down lag)
+    log_sources: tuple[LogSource, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -120,8 +137,9 @@ _SECTIONS: dict[str, set[str]] = {
     "thresholds": {
         "service_down_time", "agent_down_time", "volume_service_down_time", "fleet_down_fraction", "stuck",
     },
-    "recorder": {"dir"},
+    "recorder": {"dir", "trace_interval", "log_sources"},
 }
+_LOG_SOURCE_KEYS = {"service", "command", "path", "timeout"}
 
 
 def _suggest(word: str, options: set[str] | list[str]) -> str:
@@ -208,6 +226,30 @@ class _Reader:
         except OSError as exc:
             raise self.err(f"{section}.password_file", f"cannot read {path}: {exc.strerror}",
                            "point it at a readable file holding only the password") from None
+
+
+def _log_sources(r: _Reader, raw: Any) -> tuple[LogSource, ...]:
+    """[[recorder.log_sources]] entries: service plus exactly one of command / path."""
+    if not isinstance(raw, list) or not all(isinstance(e, dict) for e in raw):
+        raise r.err("recorder.log_sources", f"must be an array of tables, got {_typename(raw)}",
+                    'write each as [[recorder.log_sources]] with service = "nova-api" and command or path')
+    out = []
+    for i, entry in enumerate(raw):
+        key = f"recorder.log_sources[{i}]"
+        for name in entry:
+            if name not in _LOG_SOURCE_KEYS:
+                raise r.err(f"{key}.{name}", "unknown key", _suggest(name, _LOG_SOURCE_KEYS))
+        service = r.string(entry, key, "service", None)
+        if service is None:
+            raise r.err(f"{key}.service", "is missing", 'name the service, e.g. service = "nova-api"')
+        given = [k for k in ("command", "path") if k in entry]
+        if len(given) != 1:
+            problem = "has both command and path" if given else "has neither command nor path"
+            raise r.err(key, problem, 'give one: command = "docker logs nova_api" or path = "/var/log/..."')
+        out.append(LogSource(service=service, command=r.string(entry, key, "command", None),
+                             path=r.string(entry, key, "path", None),
+                             timeout=r.number(entry, key, "timeout", 10.0, maximum=600.0)))
+    return tuple(out)
 
 
 def _typename(value: Any) -> str:
@@ -322,6 +364,8 @@ def parse_config(data: dict[str, Any], *, file: str, mode: int | None, env: dict
     )
 
     rec = r.table(data, "recorder")
-    recorder = RecorderConfig(dir=r.string(rec, "recorder", "dir", RecorderConfig.dir) or RecorderConfig.dir)
+    recorder = RecorderConfig(dir=r.string(rec, "recorder", "dir", RecorderConfig.dir) or RecorderConfig.dir,
+                              trace_interval=r.number(rec, "recorder", "trace_interval", 0.5, maximum=60.0),
+                              log_sources=_log_sources(r, rec.get("log_sources", [])))
     return Config(path=None if mode is None else file, openstack=openstack, rabbitmq=rabbitmq, galera=galera,
                   thresholds=thresholds, recorder=recorder)
