@@ -206,8 +206,8 @@ def _rabbit_cell(obs: Observation) -> TriageCell:
         parts.append(f"{len(queues)} service queue{'s' if len(queues) != 1 else ''} without consumers: {shown}")
     else:
         parts.append("service queues consumed")
-    sev = _worst(findings, ("rabbitmq.",))
-    level: Level = "critical" if alarms or partitioned or queues or running < len(nodes) else _level(sev)
+    # the seed's questions only: a notifications queue nobody reads is a finding, not a red row
+    level: Level = "critical" if alarms or partitioned or queues or running < len(nodes) else "ok"
     return TriageCell("rabbitmq", "RabbitMQ", ", ".join(parts), level, "rabbitmq")
 
 
