@@ -355,7 +355,10 @@ async def read_host(client: Any, host: str, *, concurrency: int = 16,
             if isinstance(answer, SourceError):
                 errors[f"provider of {hv.hypervisor_hostname}"] = _err(answer)
                 continue
-            rows = answer.get("resource_providers") or []
+            # in_tree: the hypervisor's provider and its descendants (filtered again: a server that ignores
+            # the parameter answers with every provider)
+            rows = [r for r in answer.get("resource_providers") or []
+                    if hv.id in (r.get("uuid"), r.get("root_provider_uuid"))]
             if not rows:
                 errors[f"provider of {hv.hypervisor_hostname}"] = (
                     f"placement has no provider with the hypervisor's id {hv.id} (in_tree answered nothing)")

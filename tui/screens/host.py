@@ -145,7 +145,7 @@ def ports_text(d: HostDetail) -> list[str]:
     lines = [f"[b]Ports bound to this host[/b] ({len(d.ports)}, {len(flagged)} flagged)"]
     if not d.ports:
         lines.append(" none" if "ports" not in d.errors else " -")
-    ordered = sorted(d.ports, key=lambda p: (not p.flagged, p.device_owner, p.id))
+    ordered = sorted(d.ports, key=lambda p: (not p.binding_failed, not p.flagged, p.device_owner, p.id))
     for p in ordered[:MAX_ROWS]:
         vif = "[bold red]binding_failed[/]" if p.binding_failed else escape(str(p.vif_type))
         status = f"[bold red]{escape(p.status)}[/]" if p.flagged and p.status == "DOWN" else escape(p.status)
