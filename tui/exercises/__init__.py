@@ -1,0 +1,53 @@
+"""The on-call exercises of the seeds, recorded: boot trace, compute-down lag, request trace.
+
+Each exercise is pure bookkeeping (boot_trace.py, down_lag.py, request_trace.py: fed samples with their times,
+no I/O) plus a driver in live.py that polls the cloud read-only and feeds it. A finished exercise becomes an
+ExerciseResult, written to the journal as an `exercise` event and shown in the export.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ExerciseResult:
+    """name: "boot-trace" | "down-lag" | "request-trace"; summary: one line; markdown: the report section;
+    data: the measured values (JSON-able) for tests and later analysis."""
+
+    name: str
+    summary: str
+    markdown: str
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def to_event(self) -> dict[str, Any]:
+        return {"type": "exercise", "name": self.name, "summary": self.summary, "markdown": self.markdown,
+                "data": self.data}
+
+
+def stamp(epoch: float | None) -> str:
+    """Epoch seconds -> '11:22:55.570Z' (UTC, milliseconds): exercises are about sub-second order."""
+    if epoch is None:
+        return "-"
+    return datetime.fromtimestamp(epoch, UTC).strftime("%H:%M:%S.%f")[:-3] + "Z"
+
+
+def iso(epoch: float | None) -> str | None:
+    return None if epoch is None else datetime.fromtimestamp(epoch, UTC).isoformat()
+
+
+def seconds(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f} s"
+
+
+def md_cell(value: Any) -> str:
+    text = "" if value is None else str(value)
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def md_table(header: tuple[str, ...], rows: list[tuple[Any, ...]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join("---" for _ in header) + " |"]
+    lines += ["| " + " | ".join(md_cell(c) for c in row) + " |" for row in rows]
+    return lines

@@ -1,0 +1,228 @@
+"""Boot trace (seed 000's exercise): the task_state sequence of one server, with the component owning each.
+
+Pure: `BootTrace.observe(server, at)` is fed each poll's Server (parsed from GET /servers/{id}) and the local
+time the answer arrived. A step is one (status, task_state) as long as consecutive polls see it; its
+`first_seen` is the first poll that saw it, its duration runs to the first poll that saw the next step. A
+state shorter than the poll interval can begin and end between two polls: the report says the resolution,
+and `add_events()` lays nova's own action events (conductor, compute) beside the polled steps.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from tui.exercises import ExerciseResult, iso, md_table, seconds, stamp
+from tui.models.instances import ActionEvent, Fault, Server
+from tui.rules.stuck import fault_origin, owner_of
+
+# nova's boot events (facts.md) -> the component that ran them
+EVENT_OWNERS = {
+    "conductor_schedule_and_build_instances": "nova-conductor",
+    "compute__do_build_and_run_instance": "nova-compute",
+    "conductor_migrate_server": "nova-conductor",
+    "compute_prep_resize": "nova-compute",
+    "compute_resize_instance": "nova-compute",
+    "compute_finish_resize": "nova-compute",
+}
+
+
+def owner_for(status: str, task_state: str | None, host: str | None) -> tuple[str, str | None]:
+    """(component, host it runs on or None) owning a (status, task_state), after seed 000's table."""
+    if task_state:
+        owner = owner_of(task_state)
+        return owner.component, host if owner.on_host else None
+    if status == "BUILD":
+        if host:  # conductor recorded the host and cast the build to compute.<host>
+            return "nova-compute", host
+        return "nova-conductor", None
+    if status == "ERROR":
+        return "(failed: read the fault)", None
+    return "(none: settled)", None
+
+
+def step_label(status: str, task_state: str | None) -> str:
+    if task_state:
+        return task_state
+    if status == "BUILD":
+        return "BUILD (no task_state)"
+    return status or "?"
+
+
+@dataclass
+class Step:
+    status: str
+    task_state: str | None
+    first_seen: float
+    last_seen: float
+    host: str | None = None
+    polls: int = 1
+    ended: float | None = None  # first_seen of the next step
+
+    @property
+    def label(self) -> str:
+        return step_label(self.status, self.task_state)
+
+    @property
+    def owner(self) -> str:
+        return owner_for(self.status, self.task_state, self.host)[0]
+
+    @property
+    def owner_host(self) -> str | None:
+        return owner_for(self.status, self.task_state, self.host)[1]
+
+    @property
+    def duration(self) -> float | None:
+        return None if self.ended is None else self.ended - self.first_seen
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"state": self.label, "status": self.status, "task_state": self.task_state, "host": self.host,
+                "first_seen": iso(self.first_seen), "first_seen_epoch": self.first_seen,
+                "duration_s": None if self.duration is None else round(self.duration, 3),
+                "owner": self.owner, "owner_host": self.owner_host, "polls": self.polls}
+
+
+TERMINAL = {"ACTIVE", "ERROR", "DELETED", "SHUTOFF"}
+
+
+@dataclass
+class BootTrace:
+    """One server followed from its first poll to ACTIVE / ERROR (or until stopped)."""
+
+    interval: float
+    server_id: str | None = None
+    started_at: float | None = None
+    name: str = ""
+    created: datetime | None = None
+    steps: list[Step] = field(default_factory=list)
+    fault: Fault | None = None
+    outcome: str | None = None  # ACTIVE, ERROR, DELETED, SHUTOFF, "stopped", "timed out"
+    finished_at: float | None = None
+    polls: int = 0
+    slowest_poll_s: float = 0.0
+    events: tuple[ActionEvent, ...] = ()
+    request_id: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def done(self) -> bool:
+        return self.outcome is not None
+
+    def observe(self, server: Server, at: float, latency_s: float = 0.0) -> None:
+        """One poll's answer. A server already settled at its first poll is recorded as such."""
+        if self.done:
+            return
+        self.server_id = self.server_id or server.id
+        self.name = server.name or self.name
+        self.created = server.created or self.created
+        self.polls += 1
+        self.slowest_poll_s = max(self.slowest_poll_s, latency_s)
+        last = self.steps[-1] if self.steps else None
+        if last is not None and (last.status, last.task_state) == (server.status, server.task_state):
+            last.last_seen = at
+            last.polls += 1
+            last.host = server.host or last.host
+        else:
+            if last is not None:
+                last.ended = at
+            self.steps.append(Step(server.status, server.task_state, at, at, server.host))
+        if server.status in TERMINAL and not server.task_state:
+            self.fault = server.fault
+            self.finish(server.status, at)
+
+    def gone(self, at: float) -> None:
+        """The server vanished (404) while followed."""
+        if not self.done:
+            if self.steps:
+                self.steps[-1].ended = at
+            self.finish("DELETED", at)
+
+    def finish(self, outcome: str, at: float) -> None:
+        if not self.done:
+            self.outcome = outcome
+            self.finished_at = at
+
+    def add_events(self, request_id: str | None, events: tuple[ActionEvent, ...]) -> None:
+        self.request_id = request_id
+        self.events = tuple(sorted(events, key=lambda e: e.start_time or datetime.max.astimezone()))
+
+    # ---------------------------------------------------------------------------------------- report
+    @property
+    def host(self) -> str | None:
+        return next((s.host for s in reversed(self.steps) if s.host), None)
+
+    @property
+    def total_s(self) -> float | None:
+        if not self.steps or self.finished_at is None:
+            return None
+        return self.finished_at - self.steps[0].first_seen
+
+    def sequence(self) -> list[str]:
+        return [s.label for s in self.steps]
+
+    def missed(self) -> list[str]:
+        """Build states nova's events prove happened but no poll saw (shorter than the resolution)."""
+        seen = {s.task_state for s in self.steps}
+        out = []
+        if self.events and "scheduling" not in seen and any(
+                e.event == "conductor_schedule_and_build_instances" for e in self.events):
+            out.append("scheduling")
+        return out
+
+    def summary(self) -> str:
+        label = f"{self.name} ({(self.server_id or '?')[:8]})" if self.name else (self.server_id or "?")
+        chain = " -> ".join(f"{s.label} {s.duration:.1f}s" if s.duration is not None else s.label
+                            for s in self.steps) or "nothing observed"
+        where = f" on {self.host}" if self.host else ""
+        total = f" after {self.total_s:.1f} s" if self.total_s is not None else ""
+        end = {"ACTIVE": "ACTIVE", "ERROR": "ERROR", None: "still running"}.get(self.outcome, self.outcome)
+        fault = f": {self.fault.message}" if self.fault and self.fault.message else ""
+        return f"boot of {label}: {chain}; {end}{total}{where}{fault} (polled every {self.interval:g} s)"
+
+    def markdown(self) -> str:
+        lines = [f"Server `{self.server_id}` {self.name}, polled every **{self.interval:g} s** "
+                 f"({self.polls} polls, slowest answer {self.slowest_poll_s * 1000:.0f} ms): a state shorter than "
+                 "that can begin and end between two polls. *First seen* is the first poll that saw the state; "
+                 "the state began at or before it.", ""]
+        if self.created is not None and self.steps:
+            lag = self.steps[0].first_seen - self.created.timestamp()
+            lines += [f"Created {self.created.isoformat()} (nova's clock); first poll {stamp(self.steps[0].first_seen)}"
+                      f" ({lag:+.1f} s).", ""]
+        rows = [(i, s.label, s.status, stamp(s.first_seen), seconds(s.duration), s.owner,
+                 s.owner_host or "-", s.host or "-", s.polls) for i, s in enumerate(self.steps, 1)]
+        lines += md_table(("#", "state", "status", "first seen", "duration", "owner", "owner runs on",
+                           "host", "polls"), rows)
+        lines.append("")
+        outcome = self.outcome or "not finished"
+        total = f" after {self.total_s:.1f} s from the first poll" if self.total_s is not None else ""
+        lines.append(f"**Outcome: {outcome}**{total}.")
+        if self.fault is not None:
+            origin = fault_origin(self.fault.message)
+            lines += ["", f"Fault (code {self.fault.code}): `{' '.join(self.fault.message.split())}`"
+                      + (f" - names {origin[0]}" if origin else "")]
+        for state in self.missed():
+            lines += ["", f"`{state}` was not seen by any poll (shorter than {self.interval:g} s); nova's events "
+                      "below show when it ran."]
+        if self.events:
+            lines += ["", f"Nova's own events for request `{self.request_id}` (nova's clock):", ""]
+            rows = []
+            for e in self.events:
+                dur = (e.finish_time - e.start_time).total_seconds() if e.finish_time and e.start_time else None
+                rows.append((e.event, EVENT_OWNERS.get(e.event, "?"), e.host or "-",
+                             e.start_time.isoformat() if e.start_time else "-", seconds(dur), e.result or "running"))
+            lines += md_table(("event", "component", "host", "start", "duration", "result"), rows)
+        for note in self.notes:
+            lines += ["", note]
+        return "\n".join(lines)
+
+    def result(self) -> ExerciseResult:
+        data = {"server_id": self.server_id, "name": self.name, "interval_s": self.interval,
+                "outcome": self.outcome, "host": self.host, "steps": [s.to_dict() for s in self.steps],
+                "fault": None if self.fault is None else {"code": self.fault.code, "message": self.fault.message},
+                "total_s": None if self.total_s is None else round(self.total_s, 3),
+                "request_id": self.request_id, "missed": self.missed(),
+                "events": [{"event": e.event, "host": e.host, "result": e.result,
+                            "start": e.start_time.isoformat() if e.start_time else None,
+                            "finish": e.finish_time.isoformat() if e.finish_time else None} for e in self.events]}
+        return ExerciseResult("boot-trace", self.summary(), self.markdown(), data)
