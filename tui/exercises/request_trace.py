@@ -42,6 +42,27 @@ UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}
 _OSLO = re.compile(r"(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(\.\d+)?(Z|[+-]\d{2}:?\d{2})?")
 _APACHE = re.compile(r"\[(\d{2}/\w{3}/\d{4}):(\d{2}:\d{2}:\d{2}) ([+-]\d{4})\]")
 _INSTANCE = re.compile(r"\[instance: (" + UUID.pattern + r")\]")
+_ANY_REQUEST = re.compile(r"req-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+_HTTP = re.compile(r"\b(GET|HEAD|POST|PUT|PATCH|DELETE) (/\S*)")
+
+
+def about_request(line: str, request_id: str) -> bool:
+    """The line is part of the request: it names the id outside a URL being read (a GET of
+    .../os-instance-actions/<id> is someone looking at the request, e.g. stacktop itself)."""
+    if request_id not in line:
+        return False
+    m = _HTTP.search(line)
+    if m and request_id in m.group(2):
+        return request_id in line.replace(m.group(2), "")
+    return True
+
+
+def about_instance(line: str, instance_id: str, service: str) -> bool:
+    """A line naming only the instance belongs to the request unless it is another API request (an HTTP
+    request line: a poll or a later action) or, in a nova service, carries another nova request id."""
+    if instance_id not in line or _HTTP.search(line):
+        return False
+    return not (service.lower().replace("_", "-").startswith("nova") and _ANY_REQUEST.search(line))
 
 
 def path_slot(service: str) -> str:
@@ -135,15 +156,15 @@ class RequestTrace:
     searched: dict[str, str] = field(default_factory=dict)  # source label -> service
     errors: dict[str, str] = field(default_factory=dict)  # source label -> one line
     notes: list[str] = field(default_factory=list)
-    window_s: float = 120.0  # instance-id-only lines count when within this of the request's own entries
+    window_s: float = 10.0  # instance-id-only lines count when within this of the request's own entries
 
     def add_lines(self, service: str, source: str, lines: Iterable[str], local_tz: tzinfo | None = None) -> None:
         """Lines of one source that name the request id or the instance id (pre-filtered or not)."""
         self.searched[source] = service
         for ln in lines:
-            if self.request_id in ln:
+            if about_request(ln, self.request_id):
                 by = "request"
-            elif self.instance_id and self.instance_id in ln:
+            elif self.instance_id and about_instance(ln, self.instance_id, service):
                 by = "instance"
             else:
                 continue
@@ -178,10 +199,14 @@ class RequestTrace:
         """One row per service that left a trace, ordered by its first entry, with stage durations."""
         rows: dict[str, ServiceTrace] = {}
 
-        def add(service: str, at: datetime | None, evidence: str, sample: str = "") -> None:
+        def add(service: str, at: datetime | None, evidence: str, sample: str = "", times: bool = True) -> None:
             if at is None:
                 return
             row = rows.get(service)
+            if row is not None and not times:
+                if evidence not in row.evidence:
+                    row.evidence.append(evidence)
+                return
             if row is None:
                 row = rows[service] = ServiceTrace(service, at, at, sample=sample)
             row.first, row.last = min(row.first, at), max(row.last, at)
@@ -192,15 +217,17 @@ class RequestTrace:
                 row.sample = sample
 
         for h in self.relevant_hits():
-            tag = f"log {h.source}" + (" (by instance id)" if h.by == "instance" else "")
+            tag = f"log {_short(h.source)}" + (" (by instance id)" if h.by == "instance" else "")
             add(h.slot, h.at, tag, h.line)
         if self.action is not None:
             add("nova-api", self.action.start_time, f"nova action {self.action.action}")
             for e in self.action.events:
                 owner = EVENT_OWNERS.get(e.event, "nova-compute" if e.event.startswith("compute") else
                                          "nova-conductor" if e.event.startswith("conductor") else "nova")
-                add(owner, e.start_time, f"nova event {e.event}")
-                add(owner, e.finish_time, f"nova event {e.event}")
+                # nova's event times have 1 s resolution: they place a service only when no log line did
+                logged = owner in rows and any(not ev.startswith("nova ") for ev in rows[owner].evidence)
+                add(owner, e.start_time, f"nova event {e.event}", times=not logged)
+                add(owner, e.finish_time, f"nova event {e.event}", times=not logged)
         ordered = sorted(rows.values(), key=lambda r: (r.first, _path_rank(r.service)))
         for a, b in itertools.pairwise(ordered):
             a.stage_s = (b.first - a.first).total_seconds()
@@ -270,6 +297,11 @@ class RequestTrace:
             "sources": dict(self.searched),
         }
         return ExerciseResult("request-trace", self.summary(), self.markdown(), data)
+
+
+def _short(source: str) -> str:
+    """A path source by its file name (the full path is in the sources list), a command as given."""
+    return source.rsplit("/", 1)[-1] if source.startswith(("/", "~", ".")) else source
 
 
 def _path_rank(service: str) -> int:
