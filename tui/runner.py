@@ -68,6 +68,9 @@ class CollectorRunner:
                 raise
             except TimeoutError:
                 error = f"timed out after {self.collector.timeout:g}s"
+                hint = getattr(self.collector, "timeout_hint", None)  # what hung and the key to raise
+                if isinstance(hint, str) and hint:
+                    error = f"{error} - {hint}"
                 obs = self._failed(previous, error, start)
             except SourceError as exc:
                 obs = self._failed(previous, exc.message, start)

@@ -13,7 +13,7 @@ with (name, value) rows.
 Connections: one per node, kept between polls. A broken one is closed and reopened once in the same poll
 (a restarted node is seen at once); after that, failed connects back off (1 s, 2 s, 4 s ... capped at
 max_backoff_s) and the node's row keeps its last error meanwhile. connect/read timeouts are short
-(node_timeout, at most 3 s) so a black-holed node cannot hold the poll past the runner's timeout.
+(node_timeout: 0.4 x timeout, at most 3 s) so a black-holed node cannot hold the poll past the runner's timeout.
 
 History kept here so the rules stay pure (tui.rules.quorum): the previous wsrep_flow_control_paused_ns and
 wsrep_flow_control_sent per node (-> paused share of the wall time between the two polls, pause requests sent
@@ -99,7 +99,8 @@ class GaleraCollector(BaseCollector):
         self.connector = connector or pymysql_connector()
         self.thresholds = thresholds
         self.max_backoff_s = max_backoff_s
-        self.node_timeout = max(0.5, min(3.0, timeout * 0.6))
+        # a broken kept connection is retried once in the same poll: two node timeouts must fit in one poll
+        self.node_timeout = max(0.4, min(3.0, timeout * 0.4))
         self._monotonic = monotonic
         self._wall = wall
         self._states = [_NodeState(address) for address in nodes]
@@ -155,6 +156,10 @@ class GaleraCollector(BaseCollector):
                     status, variables, took = self._read(st, self._connect(st))
             except Exception as exc:
                 return self._fail(st, exc)
+            if "wsrep_cluster_status" not in status:  # garbage, or a server without Galera (wsrep_on=OFF)
+                return self._fail(st, ValueError(f"{st.address} answered SHOW GLOBAL STATUS without "
+                                                 "wsrep_cluster_status: not a Galera node (wsrep_on=OFF?) - check "
+                                                 "[galera] nodes"))
             st.failures, st.error, st.auth_error = 0, None, False
             return self._node(st, status, variables, took)
         finally:

@@ -11,8 +11,8 @@ def rows_to_dict(rows: Iterable[tuple[Any, ...]]) -> dict[str, str]:
     """(Variable_name, Value) rows -> {lowercased name: value as str}."""
     out: dict[str, str] = {}
     for row in rows:
-        if len(row) >= 2 and row[0] is not None:
-            name = row[0].decode() if isinstance(row[0], bytes) else str(row[0])
+        if isinstance(row, (tuple, list)) and len(row) >= 2 and row[0] is not None:  # anything else: not a row
+            name = row[0].decode(errors="replace") if isinstance(row[0], bytes) else str(row[0])
             value = row[1].decode(errors="replace") if isinstance(row[1], bytes) else row[1]
             out[name.lower()] = "" if value is None else str(value)
     return out

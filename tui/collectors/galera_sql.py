@@ -79,6 +79,8 @@ def describe_error(exc: BaseException) -> tuple[str, bool]:
         return f"({code}) {line}", code in AUTH_ERROR_CODES
     text = str(exc).strip().splitlines()
     first = text[0] if text else ""
+    if type(exc) is ValueError and first:  # our own description of an answer we cannot use
+        return first, False
     if isinstance(exc, TimeoutError) and not first:
         first = "timed out"
     return (f"{type(exc).__name__}: {first}" if first else type(exc).__name__), False

@@ -290,6 +290,13 @@ class InstancesCollector(BaseCollector):
     def from_config(cls, config: Config) -> InstancesCollector:
         return cls(config.openstack, stuck=config.thresholds.stuck)
 
+    @property
+    def timeout_hint(self) -> str:
+        """For the runner's timeout line: what hung and the key to raise."""
+        where = getattr(getattr(self._client, "where", None), "cloud_ref", None) or "the cloud"
+        return f"nova did not answer the server list of {where} (is nova-api up? raise [openstack] timeout if " \
+               "it is just slow)"
+
     def force_resync(self) -> None:
         """The next poll lists every server again."""
         self._last_full = None

@@ -173,6 +173,11 @@ class RabbitMQCollector(BaseCollector):
         return cls(rq.management_url, rq.user, password, vhosts=rq.vhosts, amqp_url=rq.amqp_url,
                    interval=rq.interval, timeout=rq.timeout, password_key=password_key(rq.password))
 
+    @property
+    def timeout_hint(self) -> str:
+        return f"no answer from the RabbitMQ management API at {self.base_url} (check [rabbitmq] management_url, " \
+               "or raise [rabbitmq] timeout if it is just slow)"
+
     def prepare_oneshot(self) -> None:
         """The next collect() must reach the verdict alone (see the module docstring)."""
         if not self.oneshot:

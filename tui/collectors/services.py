@@ -212,6 +212,9 @@ class ServicesCollector(BaseCollector):
             if status is None or status >= 500:
                 error = answer.get("error") or f"{where.auth_url} answered {status}"
                 return _replace(base, ok=False, error=_one_line(error))
+            if answer.get("document"):  # Keystone's version document is public: anything else is broken
+                return _replace(base, ok=False, error=f"Keystone at {where.auth_url} {answer['document']} - is "
+                                f"auth_url of {where.cloud_ref} Keystone (not a proxy page)?")
         try:
             client.authenticate()  # no network while the session's token is valid
         except SourceError as exc:

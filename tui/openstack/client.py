@@ -24,7 +24,7 @@ from typing import Any
 
 from tui.collectors.base import SourceError
 from tui.config import OpenStackConfig
-from tui.openstack.errors import Where, describe, http_error, to_source_error
+from tui.openstack.errors import Where, describe, http_error, not_json, to_source_error
 from tui.openstack.paging import iso_param, next_marker, query, resources_param, version_tuple
 from tui.readonly import guard_keystoneauth_session
 
@@ -75,7 +75,7 @@ class OpenStackClient:
         try:
             data = resp.json()
         except ValueError:
-            raise SourceError(f"GET {resp.url} answered {resp.status_code} with a body that is not JSON") from None
+            raise not_json(resp.url, resp.status_code, resp.headers.get("Content-Type")) from None
         if not isinstance(data, dict):
             raise SourceError(f"GET {resp.url} answered {resp.status_code} with JSON that is not an object")
         return data
@@ -164,7 +164,8 @@ class OpenStackClient:
             return {"url": url, "status": None, "seconds": round(time.perf_counter() - t0, 4),
                     "error": describe(exc, self.where)}
         return {"url": url, "status": resp.status_code, "seconds": round(time.perf_counter() - t0, 4),
-                "error": None if resp.status_code < 500 else f"{url} answered {resp.status_code}"}
+                "error": None if resp.status_code < 500 else f"{url} answered {resp.status_code}",
+                "document": _version_document(resp)}
 
     def endpoint_versions(self, *, interface: str | None = None, timeout: float | None = None,
                           catalog: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
@@ -389,6 +390,20 @@ class OpenStackClient:
             if cert:
                 tls.load_cert_chain(*(cert if isinstance(cert, tuple) else (cert,)))
         return token, str(endpoint), tls
+
+
+def _version_document(resp: Any) -> str | None:
+    """Why a version answer is not a version document (None when it is one): Keystone's must be."""
+    if resp.status_code >= 400:
+        return f"answered {resp.status_code}"
+    ctype = str(resp.headers.get("Content-Type") or "").split(";")[0].strip()
+    try:
+        data = resp.json()
+    except ValueError:
+        return f"answered {resp.status_code} {ctype or 'without a content type'}, not a JSON version document"
+    if not isinstance(data, dict) or not ("version" in data or "versions" in data):
+        return f"answered {resp.status_code} with JSON that is not a version document"
+    return None
 
 
 class AsyncOpenStackClient:

@@ -55,7 +55,10 @@ def _short_reason(text: str) -> str:
                            "unknown host name"), ("no route to host", "no route to host"),
                            ("temporary failure in name resolution", "DNS lookup failed"),
                            ("certificate verify failed", "TLS certificate not trusted"),
-                           ("connection reset", "connection reset"), ("timed out", "timed out")):
+                           ("connection reset", "connection reset"), ("timed out", "timed out"),
+                           ("incompleteread", "the answer was cut off mid-body"),
+                           ("connection broken", "the connection broke mid-answer"),
+                           ("remotedisconnected", "the server closed the connection without answering")):
         if needle in low:
             return reason
     return "connection failed"
@@ -144,3 +147,10 @@ def to_source_error(exc: BaseException, where: Where, *, action: str = "") -> So
     if isinstance(exc, SourceError):
         return exc
     return SourceError(describe(exc, where, action=action))
+
+
+def not_json(url: str, status: int, content_type: str | None) -> SourceError:
+    """A 2xx answer whose body is not JSON: name the content type (an HTML page means a proxy or login page)."""
+    ctype = (content_type or "").split(";")[0].strip() or "no content type"
+    return SourceError(f"GET {url} answered {status} {ctype} that is not JSON - is this endpoint the API (not a "
+                       f"proxy or login page)? check the catalog")

@@ -13,7 +13,7 @@ from typing import Any
 
 from tui.collectors.base import SourceError
 from tui.openstack.client import SERVICE_ADAPTERS, OpenStackClient
-from tui.openstack.errors import http_error, to_source_error
+from tui.openstack.errors import http_error, not_json, to_source_error
 from tui.openstack.paging import query
 
 
@@ -49,7 +49,7 @@ def dated_get(client: OpenStackClient, service: str, path: str, *, microversion:
     try:
         data = resp.json()
     except ValueError:
-        raise SourceError(f"GET {resp.url} answered {resp.status_code} with a body that is not JSON") from None
+        raise not_json(resp.url, resp.status_code, resp.headers.get("Content-Type")) from None
     if not isinstance(data, dict):
         raise SourceError(f"GET {resp.url} answered {resp.status_code} with JSON that is not an object")
     return data, parse_http_date(resp.headers.get("Date"))

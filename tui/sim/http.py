@@ -58,6 +58,7 @@ def raw_json(body: bytes, status: int = 200, headers: list[tuple[str, str]] | No
 
 
 Handler = Callable[..., Response]
+DROPPED = Response(status=0)  # returned by a fault hook that already dealt with the connection: close it
 
 
 class Router:
@@ -157,6 +158,9 @@ class Listener:
     def __init__(self, name: str, app: Callable[[Request], Response], stats: Stats, loop: str = "sim",
                  clock: Callable[[], float] = time.time) -> None:
         self.name = name
+        # fault injection (tui.sim.faults): an async hook run before the app, and the TLS context to serve with
+        self.fault: Callable[..., Any] | None = None
+        self.ssl: Any = None
         self.loop_name = loop
         self.clock = clock  # the Date header says the sim's time (collectors age heartbeats by it)
         self.app = app
@@ -167,7 +171,7 @@ class Listener:
 
     @property
     def base(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"{'https' if self.ssl is not None else 'http'}://127.0.0.1:{self.port}"
 
     @property
     def refusing(self) -> bool:
@@ -185,7 +189,7 @@ class Listener:
 
     async def _start(self) -> None:
         self._server = await asyncio.start_server(self._client, "127.0.0.1", self.port, reuse_address=True,
-                                                  limit=1 << 20)
+                                                  limit=1 << 20, ssl=self.ssl)
         self.port = self._server.sockets[0].getsockname()[1]
 
     async def _stop(self) -> None:
@@ -222,8 +226,11 @@ class Listener:
                 parts = urlsplit(target)
                 req = Request(method, parts.path, parse_qs(parts.query, keep_blank_values=True), headers,
                               body, self.base, parts.query)
+                resp = await self.fault(self, req, target, writer) if self.fault is not None else None
+                if resp is DROPPED:  # the fault answered (or not) by itself and dropped the connection
+                    return
                 try:
-                    resp = self.app(req)
+                    resp = resp or self.app(req)
                 except Exception as exc:  # the sim must answer, not hang the client
                     resp = json_response({"error": {"code": 500, "message": f"simulator error: {exc!r}"}}, 500)
                 close = version == "HTTP/1.0" or (headers.get("Connection") or "").lower() == "close"

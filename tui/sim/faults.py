@@ -1,0 +1,379 @@
+"""Fault injection for the simulated cloud: what breaks, per service, until cleared.
+
+    faults = Faults(demo)                   # hooks every listener of a running Demo
+    faults.set("nova", "hang")              # keystone nova neutron cinder placement rabbitmq (or listener names)
+    faults.clear("nova"); faults.clear()    # one service / everything
+
+HTTP faults (FAULTS):
+- refused       the listener closes its socket: connections are refused;
+- hang          the request is read and never answered (until the fault is cleared: then the connection drops);
+- 401 403 500   an error answer in the service's own JSON error shape;
+- malformed     200, JSON content type, a body that is not JSON;
+- truncated     200, the real answer cut in half (a complete HTTP message whose JSON stops mid-way);
+- cut           200, Content-Length of the real answer but the connection closes half-way through the body;
+- content_type  200 text/html (a proxy's or a login page), not the API;
+- tls           the endpoint serves a self-signed certificate nobody trusts (needs `TlsKit.serve` first: the
+                endpoint is https with a certificate from the kit's CA, which the client trusts; the fault swaps
+                in an untrusted one, clearing it swaps the trusted one back).
+
+Galera faults go through the collector's connector seam: `FaultyGaleraConnector(demo.galera_connector, f)` and
+`f.set_node(address, kind)` with kinds GALERA_FAULTS (pymysql's real error numbers). AMQP endpoints that
+misbehave (`amqp_endpoint("hang" | "garbage" | "tls")`) stand in for a broker that accepts and never speaks,
+speaks nonsense, or shows an untrusted certificate.
+
+Every faulted request is still recorded in the demo's Stats (method, path), so read-only proofs see them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime as _dt
+import ipaddress
+import json
+import ssl
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tui.sim.http import DROPPED, Listener, Request, Response, _Loop
+
+FAULTS = ("refused", "hang", "401", "403", "500", "malformed", "truncated", "cut", "content_type", "tls")
+SERVICES = {"keystone": "identity", "nova": "compute", "neutron": "network", "cinder": "volume",
+            "placement": "placement", "rabbitmq": "rabbitmq", "glance": "image"}
+GALERA_FAULTS = ("refused", "hang", "auth", "denied", "not_ready", "lost", "malformed")
+HANG_MAX_S = 600.0
+
+
+def listener_name(service: str) -> str:
+    return SERVICES.get(service, service)
+
+
+def _error_body(listener: str, status: int) -> bytes:
+    title = {401: "Unauthorized", 403: "Forbidden", 500: "Internal Server Error"}[status]
+    message = {401: "The request you have made requires authentication.",
+               403: "Policy doesn't allow this operation to be performed.",
+               500: "An unexpected error prevented the server from fulfilling your request."}[status]
+    if listener == "rabbitmq":
+        body: Any = {"error": title.lower().replace(" ", "_"), "reason": message}
+    elif listener == "placement":
+        body = {"errors": [{"status": status, "title": title, "detail": message}]}
+    elif listener == "network":
+        body = {"NeutronError": {"type": title.replace(" ", ""), "message": message, "detail": ""}}
+    elif listener == "identity":
+        body = {"error": {"code": status, "title": title, "message": message}}
+    else:  # nova, cinder
+        key = {401: "unauthorized", 403: "forbidden", 500: "computeFault"}[status]
+        body = {key: {"code": status, "message": message}}
+    return json.dumps(body).encode()
+
+
+@dataclass
+class _Active:
+    kind: str
+    since: float
+
+
+class Faults:
+    """The faults in force on one Demo's listeners (thread-safe: tests set them from their own thread)."""
+
+    def __init__(self, demo: Any) -> None:
+        self.demo = demo
+        self._lock = threading.Lock()
+        self._active: dict[str, _Active] = {}
+        self.tls: dict[str, TlsKit] = {}
+        for listener in demo.listeners.values():
+            listener.fault = self._hook
+
+    def active(self, service: str) -> str | None:
+        with self._lock:
+            a = self._active.get(listener_name(service))
+        return a.kind if a else None
+
+    def set(self, service: str, kind: str) -> None:
+        name = listener_name(service)
+        if kind not in FAULTS:
+            raise ValueError(f"unknown fault {kind!r}: one of {', '.join(FAULTS)}")
+        if name not in self.demo.listeners:
+            raise ValueError(f"unknown service {service!r}: one of {', '.join(SERVICES)}")
+        self.clear(service)
+        listener: Listener = self.demo.listeners[name]
+        if kind == "tls":
+            kit = self.tls.get(name)
+            if kit is None:
+                raise ValueError(f"{service}: call TlsKit.serve() first (the endpoint must be https)")
+            _restart(listener, kit.untrusted)
+        with self._lock:
+            self._active[name] = _Active(kind, time.monotonic())
+        if kind == "refused":
+            listener.stop()
+
+    def clear(self, service: str | None = None) -> None:
+        names = [listener_name(service)] if service else list(self.demo.listeners)
+        for name in names:
+            with self._lock:
+                active = self._active.pop(name, None)
+            if active is None:
+                continue
+            listener: Listener = self.demo.listeners[name]
+            if active.kind == "refused":
+                listener.start()
+            elif active.kind == "tls":
+                _restart(listener, self.tls[name].trusted)
+
+    # -- the listener hook (runs on the simulator's event loop)
+    async def _hook(self, listener: Listener, req: Request, target: str, writer: asyncio.StreamWriter) -> Any:
+        with self._lock:
+            active = self._active.get(listener.name)
+        if active is None or active.kind in ("refused", "tls"):
+            return None
+        kind = active.kind
+        if kind == "hang":
+            listener.stats.record(listener.name, req.method, target, 0, 0, 0.0)
+            deadline = time.monotonic() + HANG_MAX_S
+            while self.active(listener.name) == "hang" and not listener.refusing and time.monotonic() < deadline:
+                await asyncio.sleep(0.05)
+            return DROPPED
+        if kind in ("401", "403", "500"):
+            status = int(kind)
+            return Response(status, _error_body(listener.name, status))
+        if kind == "malformed":
+            return Response(200, b'{"oops": [1, 2,, <html>')
+        if kind == "content_type":
+            return Response(200, b"<html><head><title>Sign in</title></head><body>proxy login</body></html>",
+                            content_type="text/html; charset=utf-8")
+        real = listener.app(req)
+        body = real.body if len(real.body) > 1 else b'{"x": 1}'
+        half = body[: max(1, len(body) // 2)]
+        if kind == "truncated":
+            return Response(200, half, headers=[h for h in real.headers if h[0].lower() != "content-length"])
+        # cut: promise the whole body, send half, drop the connection
+        listener.stats.record(listener.name, req.method, target, 200, len(half), 0.0)
+        head = (f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n"
+                f"Connection: keep-alive\r\n\r\n").encode("latin-1")
+        with contextlib.suppress(ConnectionError, OSError):
+            writer.write(head + half)
+            await writer.drain()
+        return DROPPED
+
+
+def _restart(listener: Listener, ctx: ssl.SSLContext | None) -> None:
+    """Serve on the same port with another TLS context (open connections are dropped)."""
+    listener.stop()
+    listener.ssl = ctx
+    listener.start()
+
+
+# ---------------------------------------------------------------------------------------------------- TLS
+class TlsKit:
+    """A CA (what the client is told to trust: `ca_file`), a server certificate it signed for 127.0.0.1 /
+    localhost (`trusted`), and a self-signed one for the same names that nobody trusts (`untrusted`)."""
+
+    def __init__(self, directory: str | Path | None = None) -> None:
+        self.dir = Path(directory or tempfile.mkdtemp(prefix="stacktop-tls-"))
+        self.dir.mkdir(parents=True, exist_ok=True)
+        ca_key, ca_cert = _make_cert("stacktop-sim test CA", ca=True)
+        good_key, good_cert = _make_cert("127.0.0.1", issuer=(ca_key, ca_cert))
+        bad_key, bad_cert = _make_cert("127.0.0.1")  # self-signed
+        self.ca_file = self.dir / "ca.pem"
+        self.ca_file.write_bytes(_pem(ca_cert))
+        self.trusted = self._context("good", good_key, good_cert)
+        self.untrusted = self._context("self-signed", bad_key, bad_cert)
+
+    def _context(self, name: str, key: Any, cert: Any) -> ssl.SSLContext:
+        from cryptography.hazmat.primitives import serialization
+
+        cert_file, key_file = self.dir / f"{name}.pem", self.dir / f"{name}.key"
+        cert_file.write_bytes(_pem(cert))
+        key_file.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                               serialization.NoEncryption()))
+        key_file.chmod(0o600)
+        ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        ctx.load_cert_chain(cert_file, key_file)
+        return ctx
+
+    def serve(self, faults: Faults, service: str) -> str:
+        """Make one service's endpoint https (trusted certificate) on its port; returns its new base URL.
+        For keystone, clouds.yaml's auth_url moves to https too and gets `cacert` (rewrite_clouds_yaml)."""
+        name = listener_name(service)
+        listener: Listener = faults.demo.listeners[name]
+        faults.tls[name] = self
+        _restart(listener, self.trusted)
+        return listener.base
+
+    def rewrite_clouds_yaml(self, demo: Any, *, cacert: bool = True) -> None:
+        """Point clouds.yaml at the (now https) auth_url and, with cacert, at the kit's CA."""
+        path = Path(demo.clouds_file)
+        text = path.read_text()
+        lines = [ln for ln in text.splitlines() if not ln.strip().startswith(("cacert:", "auth_url:"))]
+        out = []
+        for ln in lines:
+            out.append(ln)
+            if ln.strip() == "auth:":
+                out.append(f"      auth_url: {demo.auth_url}")
+            if ln.strip().startswith("region_name:") and cacert:
+                out.append(f"    cacert: {self.ca_file}")
+        path.write_text("\n".join(out) + "\n")
+
+
+def _pem(cert: Any) -> bytes:
+    from cryptography.hazmat.primitives import serialization
+
+    return bytes(cert.public_bytes(serialization.Encoding.PEM))
+
+
+def _make_cert(common_name: str, *, ca: bool = False, issuer: tuple[Any, Any] | None = None) -> tuple[Any, Any]:
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
+    issuer_key, issuer_cert = issuer if issuer else (key, None)
+    now = _dt.datetime.now(_dt.UTC)
+    builder = (x509.CertificateBuilder().subject_name(name)
+               .issuer_name(issuer_cert.subject if issuer_cert is not None else name)
+               .public_key(key.public_key()).serial_number(x509.random_serial_number())
+               .not_valid_before(now - _dt.timedelta(minutes=5)).not_valid_after(now + _dt.timedelta(days=2))
+               .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True))
+    if ca:
+        builder = builder.add_extension(x509.KeyUsage(
+            digital_signature=True, key_cert_sign=True, crl_sign=True, content_commitment=False,
+            key_encipherment=False, data_encipherment=False, key_agreement=False, encipher_only=False,
+            decipher_only=False), critical=True)
+    else:
+        builder = builder.add_extension(x509.SubjectAlternativeName(
+            [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), critical=False)
+        builder = builder.add_extension(x509.ExtendedKeyUsage([x509.oid.ExtendedKeyUsageOID.SERVER_AUTH]),
+                                        critical=False)
+    return key, builder.sign(issuer_key, hashes.SHA256())
+
+
+# ------------------------------------------------------------------------------------------------- Galera
+class FaultyGaleraConnector:
+    """Wraps a Galera connector (the collector's seam); per node address, a fault from GALERA_FAULTS."""
+
+    def __init__(self, inner: Callable[..., Any]) -> None:
+        self.inner = inner
+        self._lock = threading.Lock()
+        self._node: dict[str, str] = {}
+
+    def set_node(self, address: str, kind: str) -> None:
+        if kind not in GALERA_FAULTS:
+            raise ValueError(f"unknown Galera fault {kind!r}: one of {', '.join(GALERA_FAULTS)}")
+        with self._lock:
+            self._node[address] = kind
+
+    def clear(self, address: str | None = None) -> None:
+        with self._lock:
+            if address is None:
+                self._node.clear()
+            else:
+                self._node.pop(address, None)
+
+    def fault(self, address: str) -> str | None:
+        with self._lock:
+            return self._node.get(address)
+
+    def _raise(self, address: str, kind: str, timeout: float, when: str) -> None:
+        import pymysql.err as err
+
+        host = address.rsplit(":", 1)[0]
+        if kind == "refused":
+            if when == "connect":
+                raise err.OperationalError(2003, f"Can't connect to MySQL server on '{host}' ([Errno 111] "
+                                                 "Connection refused)")
+            raise err.OperationalError(2013, "Lost connection to MySQL server during query")
+        if kind == "hang":
+            end = time.monotonic() + timeout
+            while time.monotonic() < end and self.fault(address) == "hang":
+                time.sleep(0.02)
+            raise err.OperationalError(2013, f"Lost connection to MySQL server during query (timed out after "
+                                             f"{timeout:g}s)")
+        if kind == "auth":
+            raise err.OperationalError(1045, "Access denied for user 'monitor'@'127.0.0.1' (using password: YES)")
+        if kind == "denied":
+            raise err.OperationalError(1227, "Access denied; you need (at least one of) the PROCESS privilege(s) "
+                                             "for this operation")
+        if kind == "not_ready":
+            raise err.OperationalError(1047, "WSREP has not yet prepared node for application use")
+        raise err.OperationalError(2013, "Lost connection to MySQL server during query")
+
+    def __call__(self, address: str, user: str, password: str | None, timeout: float = 5.0) -> Any:
+        kind = self.fault(address)
+        if kind in ("refused", "hang", "auth"):
+            self._raise(address, kind, timeout, "connect")
+        return _FaultyConnection(self, address, self.inner(address, user, password, timeout), timeout)
+
+
+class _FaultyConnection:
+    def __init__(self, owner: FaultyGaleraConnector, address: str, inner: Any, timeout: float) -> None:
+        self.owner, self.address, self.inner, self.timeout = owner, address, inner, timeout
+
+    def query(self, sql: str) -> list[tuple[Any, ...]]:
+        kind = self.owner.fault(self.address)
+        if kind is None:
+            return list(self.inner.query(sql))
+        if kind == "malformed":
+            return [("wsrep_cluster_size",), (None, None, None), (b"\xff\xfe", 3.5), "not a row"]  # type: ignore[list-item]
+        self.owner._raise(self.address, kind, self.timeout, "query")
+        raise AssertionError("unreachable")
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+# --------------------------------------------------------------------------------------------------- AMQP
+class AmqpEndpoint:
+    """A TCP endpoint on 127.0.0.1 that misbehaves like a broken AMQP broker: `hang` accepts and never speaks,
+    `garbage` answers the protocol header with nonsense, `tls` shows an untrusted certificate (amqps)."""
+
+    def __init__(self, kind: str, kit: TlsKit | None = None) -> None:
+        if kind not in ("hang", "garbage", "tls"):
+            raise ValueError(f"unknown AMQP fault {kind!r}")
+        self.kind = kind
+        self._ssl = (kit or TlsKit()).untrusted if kind == "tls" else None
+        self._loop = _Loop.get("sim")
+        self._server: asyncio.base_events.Server | None = None
+        self._writers: set[asyncio.StreamWriter] = set()
+        self.port = asyncio.run_coroutine_threadsafe(self._start(), self._loop).result(10)
+
+    @property
+    def url(self) -> str:
+        return f"{'amqps' if self.kind == 'tls' else 'amqp'}://127.0.0.1:{self.port}/"
+
+    async def _start(self) -> int:
+        self._server = await asyncio.start_server(self._client, "127.0.0.1", 0, ssl=self._ssl)
+        return int(self._server.sockets[0].getsockname()[1])
+
+    async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._writers.add(writer)
+        try:
+            if self.kind == "garbage":
+                await reader.read(8)
+                writer.write(b"HTTP/1.1 400 Bad Request\r\n\r\nthis is not AMQP")
+                await writer.drain()
+            else:
+                while self._server is not None:
+                    await asyncio.sleep(0.05)
+        except (ConnectionError, OSError, ssl.SSLError):
+            pass
+        finally:
+            self._writers.discard(writer)
+            writer.close()
+
+    def stop(self) -> None:
+        async def _stop() -> None:
+            server, self._server = self._server, None
+            if server is not None:
+                server.close()
+            for w in list(self._writers):
+                w.close()
+
+        asyncio.run_coroutine_threadsafe(_stop(), self._loop).result(10)
+
