@@ -1,0 +1,130 @@
+"""`python -m bench [--quick] [--only NAMES] [--out FILE]`: stacktop's benchmarks against the simulator.
+
+Full scale: 10,000 instances / 500 hosts / 2,000 queues / 3 Galera nodes (the simulator in its own process,
+so its CPU is not counted as stacktop's); --quick: 300 / 10 / 100, a few rounds (CI runs it so this code
+cannot rot; its numbers mean little). Prints a table and writes JSON (machine description included) to
+bench/results/bench.json (quick: bench/results/bench-quick.json) and, for full runs, bench/results/bench.md.
+
+Sections (--only takes a comma list): triage, steady, firstpaint, keypress, idle, rss, broker.
+Baselines run side by side with stacktop in the same run (alternating rounds); figures are medians.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+from bench.common import FULL, QUICK, RESULTS, Result, log, machine, spawn_sim
+
+SECTIONS = ("triage", "firstpaint", "keypress", "rss", "steady", "idle", "broker")
+
+
+def fmt(value: float | None, unit: str) -> str:
+    if value is None:
+        return "n/a"
+    if unit == "s":
+        return f"{value * 1000:,.0f} ms" if value < 1 else f"{value:,.2f} s"
+    if unit == "B":
+        return f"{value / 1024:,.0f} KiB" if value < 1024 * 1024 else f"{value / 1024 / 1024:,.1f} MiB"
+    if unit in ("req",):
+        return f"{value:,.0f}"
+    if unit == "% of a core":
+        return f"{value:.2f} %"
+    return f"{value:,.1f} {unit}"
+
+
+def table(results: list[Result]) -> str:
+    lines = ["| measure | stacktop | baseline | ratio | goal | met |", "| --- | ---: | --- | ---: | --- | :---: |"]
+    for r in results:
+        base = f"{fmt(r.baseline, r.unit)} ({r.baseline_label})" if r.baseline is not None else ""
+        ratio = f"{r.ratio:,.1f}x" if r.ratio is not None else ""
+        met = {True: "yes", False: "**no**", None: ""}[r.met]
+        lines.append(f"| {r.measure} | {fmt(r.value, r.unit)} | {base} | {ratio} | {r.goal} | {met} |")
+    return "\n".join(lines)
+
+
+def notes(results: list[Result]) -> str:
+    return "\n".join(f"- **{r.measure}**: {r.note}" for r in results if r.note)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="small scale, few rounds (CI)")
+    ap.add_argument("--only", default="", help="comma list of sections: " + ",".join(SECTIONS))
+    ap.add_argument("--out", default=None, help="JSON path (default bench/results/bench[-quick].json)")
+    args = ap.parse_args(argv)
+    quick = args.quick
+    scale = QUICK if quick else FULL
+    only = [s.strip() for s in args.only.split(",") if s.strip()] or list(SECTIONS)
+    unknown = set(only) - set(SECTIONS)
+    if unknown:
+        ap.error(f"unknown sections: {', '.join(sorted(unknown))}")
+    started = time.time()
+    desc = machine()
+    results: list[Result] = []
+    failures: list[str] = []
+
+    def section(name: str, fn: object, *a: object, **kw: object) -> None:
+        if name not in only:
+            return
+        log(f"{name} ...")
+        try:
+            results.extend(fn(*a, **kw))  # type: ignore[operator]
+        except Exception as exc:  # one broken section must not hide the others
+            failures.append(f"{name}: {type(exc).__name__}: {exc}")
+            results.append(Result(name, name, None, "s", note=f"FAILED: {type(exc).__name__}: {exc}"))
+            log(f"{name} FAILED: {exc!r}")
+
+    from bench import broker, steady, triage, ui
+
+    if {"triage", "firstpaint", "keypress", "rss"} & set(only):
+        log(f"simulator: {scale.instances:,} instances / {scale.hosts} hosts / {scale.queues:,} queues, churning")
+        demo = spawn_sim(scale, churn=60.0)
+        try:
+            section("triage", triage.bench_triage, demo, 2 if quick else 5, create_venv=not quick)
+            section("firstpaint", ui.bench_first_paint, demo, 3 if quick else 9)
+            section("keypress", ui.bench_keypress, demo, 6 if quick else 60)
+            section("rss", ui.bench_rss, demo, 20 if quick else 1000, 60 if quick else 1500)
+        finally:
+            demo.stop()
+    if "steady" in only:
+        # ~1 % of the servers change per 10 s cycle at this churn (measured and reported, not assumed)
+        demo = spawn_sim(scale, churn=scale.instances * 0.01 * 6 / 6.5, manual=True, storyline=False)
+        try:
+            section("steady", steady.bench_steady, demo, 4 if quick else 15, 2 if quick else 5, scale.instances)
+        finally:
+            demo.stop()
+    if "idle" in only:
+        demo = spawn_sim(scale, churn=0.0, storyline=False)
+        try:
+            section("idle", ui.bench_idle, demo, 6.0 if quick else 60.0)
+        finally:
+            demo.stop()
+    section("broker", broker.bench_broker, scale.queues, 2 if quick else 7)
+
+    doc = {"quick": quick, "scale": asdict(scale), "machine": desc, "sections": only,
+           "duration_s": round(time.time() - started, 1), "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
+           "command": " ".join(["python -m bench", *(["--quick"] if quick else []),
+                                *([f"--only {args.only}"] if args.only else [])]),
+           "results": [{**asdict(r), "ratio": r.ratio} for r in results], "failures": failures}
+    out = Path(args.out) if args.out else RESULTS / ("bench-quick.json" if quick else "bench.json")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(doc, indent=1) + "\n")
+    text = (f"stacktop benchmarks: {scale.instances:,} instances / {scale.hosts} hosts / {scale.queues:,} queues / "
+            f"{scale.galera_nodes} Galera nodes{' (--quick)' if quick else ''}; {desc['cpus']} cores "
+            f"({desc['cpu_model']}), load average {desc['load_average_at_start']} at start, "
+            f"{doc['duration_s']:.0f} s\n\n" + table(results) + "\n\n" + notes(results) + "\n")
+    print(text)
+    if not quick and not args.out and not args.only:
+        (RESULTS / "bench.md").write_text(text)
+    log(f"wrote {out}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

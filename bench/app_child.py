@@ -1,0 +1,93 @@
+"""The app under test, as a benchmark runs it in a pty: `python -m bench.app_child INFO.json MARKS.jsonl`.
+
+It is stacktop's StacktopApp, unchanged, pointed at a simulator running in another process (spawn_demo's info
+JSON): OpenStack and RabbitMQ through their real HTTP clients, Galera through the simulator's connector seam
+(over the sim's control API, as tests do). Nothing is written to the terminal besides what the app paints;
+timing marks go to MARKS.jsonl: first_paint (after the first refresh), filled/<source> (after the refresh
+that followed the source's first good observation), all_filled, and obs/<source> counts.
+
+    --interval S   poll every source every S seconds (default: the config defaults: 10/15/5 s)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("info")
+    ap.add_argument("marks")
+    ap.add_argument("--interval", type=float, default=None)
+    args = ap.parse_args()
+    marks = open(args.marks, "a", buffering=1)  # noqa: SIM115 - lives as long as the process
+
+    def mark(event: str, **kw: object) -> None:
+        marks.write(json.dumps({"event": event, "t": time.time(), **kw}) + "\n")
+
+    mark("start")
+    info = json.loads(Path(args.info).read_text())
+
+    import tui.app as tui_app
+    from tui.app import ObservationMessage, StacktopApp
+    from tui.config import Config, GaleraConfig, OpenStackConfig, RabbitMQConfig, Secret, Thresholds
+
+    base = Config()
+    iv = args.interval
+    config = Config(
+        openstack=OpenStackConfig(cloud=info["cloud"], clouds_file=info["clouds_file"],
+                                  interval=iv or base.openstack.interval, timeout=base.openstack.timeout),
+        rabbitmq=RabbitMQConfig(management_url=info["rabbitmq_url"], user="guest", password=Secret("guest", "demo"),
+                                interval=iv or base.rabbitmq.interval, timeout=base.rabbitmq.timeout),
+        galera=GaleraConfig(nodes=tuple(info["galera_nodes"]), user="monitor", password=Secret("stacktop-demo", "demo"),
+                            expected_size=len(info["galera_nodes"]), interval=iv or base.galera.interval,
+                            timeout=base.galera.timeout),
+        thresholds=Thresholds(service_down_time=info["service_down_time"], agent_down_time=info["agent_down_time"]),
+        demo=True,
+    )
+    sources = ("services", "instances", "rabbitmq", "galera")
+
+    class BenchApp(StacktopApp):
+        CSS_PATH = str(Path(tui_app.__file__).with_name("app.tcss"))  # relative to the defining module
+        counts: dict[str, int] = {}
+        filled: set[str] = set()
+
+        def on_mount(self) -> None:  # runs before StacktopApp.on_mount (Textual calls both)
+            self.call_after_refresh(lambda: mark("first_paint"))
+
+        def _start_sources(self) -> None:
+            from tui.collectors import galera
+            from tui.collectors.registry import build_collectors
+            from tui.sim.control import RemoteDemo
+
+            remote = RemoteDemo(None, info)  # type: ignore[arg-type]
+            collectors = [c for c in build_collectors(self.config) if c.name != "galera"]
+            collectors += galera.build(self.config, connector=remote.galera_connector)
+            self._given_collectors = collectors
+            super()._start_sources()
+
+        def on_observation_message(self, message: ObservationMessage) -> None:
+            obs = message.observation
+            n = self.counts[obs.source] = self.counts.get(obs.source, 0) + 1
+            mark("obs", source=obs.source, n=n, ok=obs.error is None, error=obs.error,
+                 duration_s=obs.duration_s)
+            if obs.snapshot is not None and obs.source not in self.filled:
+                self.filled.add(obs.source)
+                done = self.filled >= set(sources)
+
+                def painted(source: str = obs.source, done: bool = done) -> None:
+                    mark("filled", source=source)
+                    if done:
+                        mark("all_filled")
+
+                self.call_after_refresh(painted)
+
+    BenchApp(config).run()
+    mark("exit")
+
+
+if __name__ == "__main__":
+    main()

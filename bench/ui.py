@@ -1,0 +1,180 @@
+"""The app in a real pty: time to first paint, keypress latency during refresh, idle CPU and terminal output,
+RSS after many refresh cycles."""
+
+from __future__ import annotations
+
+import os
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from bench.appruns import AppRun
+from bench.common import ROOT, Result, median, percentile, proc_cpu_s, proc_rss_mb, spread
+from bench.ptyapp import PtyApp
+
+TOPBAR = b"read-only"  # in the top bar of the first frame
+HELP_MARK = b"to close"  # only on the help screen ("Press esc or ? to close.")
+
+
+def _config_file(demo: Any, directory: Path) -> Path:
+    """A stacktop config pointing at the simulator (OpenStack + RabbitMQ; its Galera speaks no MySQL)."""
+    path = directory / "stacktop.toml"
+    path.write_text(
+        "[openstack]\n"
+        f"cloud = \"{demo.info['cloud']}\"\nclouds_file = \"{demo.info['clouds_file']}\"\n\n"
+        "[rabbitmq]\n"
+        f"management_url = \"{demo.info['rabbitmq_url']}\"\nuser = \"guest\"\npassword_env = \"STACKTOP_BENCH_RMQ\"\n\n"
+        f"[recorder]\ndir = \"{directory / 'rec'}\"\n")
+    return path
+
+
+def bench_first_paint(demo: Any, rounds: int) -> list[Result]:
+    """`python -m tui --config F` (what the `stacktop` script runs): spawn to the first frame on the pty."""
+    directory = Path(tempfile.mkdtemp(prefix="stacktop-bench-"))
+    cfg = _config_file(demo, directory)
+    env = {"STACKTOP_BENCH_RMQ": "guest", "XDG_STATE_HOME": str(directory / "state"), "PYTHONPATH": str(ROOT)}
+    ours, cpu = [], []
+    for _ in range(rounds):
+        app = PtyApp([sys.executable, "-m", "tui", "--config", str(cfg)], env=env, cwd=directory).start()
+        try:
+            t = app.wait_output(0, contains=TOPBAR, timeout=30)
+            if t is not None:
+                ours.append(t - app.started_at)
+                cpu.append(proc_cpu_s(app.pid) or 0.0)
+        finally:
+            app.stop()
+    # the floor: a minimal Textual app (one Static) on the same machine, same moment
+    minimal = directory / "minimal.py"
+    minimal.write_text("from textual.app import App\nfrom textual.widgets import Static\n"
+                       "class M(App):\n    def compose(self):\n        yield Static('read-only')\nM().run()\n")
+    floor = []
+    for _ in range(rounds):
+        app = PtyApp([sys.executable, str(minimal)], cwd=directory).start()
+        try:
+            t = app.wait_output(0, contains=TOPBAR, timeout=30)
+            if t is not None:
+                floor.append(t - app.started_at)
+        finally:
+            app.stop()
+    res = Result("ui", "time to first paint (`stacktop --config`, spawn to first frame)", median(ours), "s",
+                 median(floor), "a minimal Textual app (one Static)", goal="< 0.25 s",
+                 note=f"{rounds} rounds; CPU of the process at first paint (median) {median(cpu) or 0:.2f} s; "
+                      f"spread (max-min)/median {spread(ours)}; minimal app {spread(floor)}",
+                 samples=ours)
+    res.met = res.value is not None and res.value < 0.25
+    return [res]
+
+
+def bench_keypress(demo: Any, keys: int) -> list[Result]:
+    """Help screen open/close (`?`) while every collector refreshes (`r` before each key, and 2 s intervals).
+
+    Open: until the help text arrives on the pty. Close: until the next output (the main screen back)."""
+    run = AppRun(demo, interval=2.0)
+    lat_open: list[float] = []
+    lat_close: list[float] = []
+    lost = 0
+    try:
+        if run.wait_mark("all_filled", timeout=180) is None:
+            raise RuntimeError("the app never filled every pane: " + "; ".join(run.errors()))
+        run.pty.quiet_for(0.5, timeout=10)
+        rng = random.Random(0)
+        for _ in range(keys):
+            run.pty.send(b"r")  # every collector refreshes now
+            time.sleep(rng.uniform(0.0, 0.4))
+            i = run.pty.mark()
+            t = run.pty.send(b"?")
+            got = run.pty.wait_output(i, contains=HELP_MARK, timeout=10)
+            if got is None:
+                lost += 1
+                continue
+            lat_open.append(got - t)
+            time.sleep(rng.uniform(0.05, 0.3))
+            i = run.pty.mark()
+            t = run.pty.send(b"?")
+            got = run.pty.wait_output(i, timeout=10)
+            if got is not None:
+                lat_close.append(got - t)
+        polls = {s: run.obs_count(s) for s in ("services", "instances", "rabbitmq", "galera")}
+    finally:
+        run.stop()
+    both = lat_open + lat_close
+    note = (f"{len(both)} keys ({keys} `?` open, marker-verified + {keys} `?` close, first output); open p50 "
+            f"{(percentile(lat_open, 50) or 0) * 1000:.0f} ms p99 {(percentile(lat_open, 99) or 0) * 1000:.0f} ms, "
+            f"close p50 {(percentile(lat_close, 50) or 0) * 1000:.0f} ms p99 "
+            f"{(percentile(lat_close, 99) or 0) * 1000:.0f} ms; polls during the run: "
+            + ", ".join(f"{k} {v}" for k, v in polls.items())
+            + (f"; {lost} keys got no answer in 10 s" if lost else ""))
+    p50 = Result("ui", "keypress to paint p50 (help open/close, during refresh)", percentile(both, 50), "s",
+                 note=note, samples=both)
+    p99 = Result("ui", "keypress to paint p99 (help open/close, during refresh)", percentile(both, 99), "s",
+                 goal="< 0.1 s", samples=both)
+    p99.met = p99.value is not None and p99.value < 0.1 and not lost
+    return [p50, p99]
+
+
+def bench_idle(demo: Any, window: float) -> list[Result]:
+    """Default intervals, a simulator where nothing changes (no churn, no storyline): CPU and pty bytes."""
+    run = AppRun(demo)
+    try:
+        if run.wait_mark("all_filled", timeout=180) is None:
+            raise RuntimeError("the app never filled every pane: " + "; ".join(run.errors()))
+        time.sleep(min(20.0, window / 2))  # second polls, first-seen ages settle
+        c0, t0 = proc_cpu_s(run.pty.pid) or 0.0, time.perf_counter()
+        time.sleep(window)
+        c1, t1 = proc_cpu_s(run.pty.pid) or 0.0, time.perf_counter()
+        size, writes = run.pty.written(t0, t1)
+        polls = {s: run.obs_count(s) for s in ("services", "instances", "rabbitmq", "galera")}
+        errors = run.errors()
+    finally:
+        run.stop()
+    elapsed = t1 - t0
+    cpu = Result("ui", f"idle CPU, nothing changing ({elapsed:.0f} s window, default intervals)",
+                 (c1 - c0) / elapsed * 100, "% of a core", goal="< 1 %",
+                 note="polls so far: " + ", ".join(f"{k} {v}" for k, v in polls.items())
+                      + (f"; errors: {'; '.join(errors)[:300]}" if errors else ""))
+    cpu.met = cpu.value is not None and cpu.value < 1.0
+    out = Result("ui", "terminal output while nothing changes", size / elapsed, "B/s", goal="0 B/s",
+                 note=f"{writes} writes, {size:,} bytes in {elapsed:.0f} s")
+    out.met = size == 0
+    return [cpu, out]
+
+
+def bench_rss(demo: Any, cycles: int, deadline_s: float) -> list[Result]:
+    """The app polling as fast as it can (0.05 s intervals) until the instances source did `cycles` polls."""
+    run = AppRun(demo, interval=0.05)
+    samples: list[tuple[int, float]] = []
+    try:
+        if run.wait_mark("all_filled", timeout=180) is None:
+            raise RuntimeError("the app never filled every pane: " + "; ".join(run.errors()))
+        start = time.time()
+        samples.append((run.obs_count("instances"), proc_rss_mb(run.pty.pid) or 0.0))
+        while time.time() - start < deadline_s:
+            n = run.obs_count("instances")
+            if n - (samples[-1][0] if samples else 0) >= max(1, cycles // 10):
+                samples.append((n, proc_rss_mb(run.pty.pid) or 0.0))
+            if n >= cycles:
+                break
+            time.sleep(0.5)
+        n = run.obs_count("instances")
+        rss = proc_rss_mb(run.pty.pid)
+        samples.append((n, rss or 0.0))
+        polls = {s: run.obs_count(s) for s in ("services", "instances", "rabbitmq", "galera")}
+    finally:
+        run.stop()
+    res = Result("ui", f"RSS after {n:,} instances polls (all sources refreshing)", rss, "MB", goal="< 150 MB",
+                 note="RSS by polls: " + ", ".join(f"{k}: {v:.0f}" for k, v in samples)
+                      + "; polls: " + ", ".join(f"{k} {v}" for k, v in polls.items())
+                      + ("" if n >= cycles else f"; stopped at the {deadline_s:.0f} s deadline"))
+    res.met = rss is not None and rss < 150 and n >= cycles
+    return [res]
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+        return True
+    except OSError:
+        return False
