@@ -7,11 +7,13 @@ What is recorded (each line has `schema_version`, `ts`, `type`):
   opts in by offering `journal_states() -> {object_key: {field: value}}`; the first poll of a source is a
   `baseline` line (a count), not one line per object;
 - note: a line the engineer typed, attached to an object or to the session;
-- exercise: a finished exercise's result (boot trace, compute-down lag, request trace).
+- exercise: a finished exercise's result (boot trace, compute-down lag, request trace);
+- snapshot (schema 2): a source's snapshot and findings whenever either changed, in full or as a patch against
+  the previous one (tui.replay.SnapshotEncoder), so `stacktop replay` can show the panes as they were.
 
-Lines are written by a thread (never on the UI loop) and flushed one by one, so a crash loses at most the
-line being written. Known secrets (config passwords) are replaced by `***` before a line is written. The file
-rotates at `max_bytes` (journal.jsonl -> journal.jsonl.1 ... .keep).
+Lines are written (and snapshots encoded) by a thread, never on the UI loop, and flushed one by one, so a
+crash loses at most the line being written. Known secrets (config passwords) are replaced by `***` before a
+line is written. The file rotates at `max_bytes` (journal.jsonl -> journal.jsonl.1 ... .keep).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from typing import Any
 from tui.jsonable import to_jsonable
 from tui.models.observation import Observation
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: snapshot events
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
 DEFAULT_KEEP = 5
 
@@ -124,7 +126,8 @@ class Journal:
         self.redact = Redactor(secrets)
         self.max_bytes = max_bytes
         self.keep = keep
-        self._queue: queue.Queue[str | None] = queue.Queue()
+        self._queue: queue.Queue[str | Observation | None] = queue.Queue()
+        self._snapshots: Any = None  # tui.replay.SnapshotEncoder, made by the writer thread
         self._file = self.path.open("a", encoding="utf-8")
         self._thread = threading.Thread(target=self._write_loop, name="stacktop-journal", daemon=True)
         self._thread.start()
@@ -139,11 +142,34 @@ class Journal:
         for event in events:
             self.write(event)
 
+    def write_snapshot(self, obs: Observation) -> None:
+        """Queue a good observation: the writer thread records its snapshot and findings if they changed."""
+        if obs.error is None and obs.snapshot is not None:
+            self._queue.put(obs)
+
+    def _snapshot_line(self, obs: Observation) -> str | None:
+        if self._snapshots is None:
+            from tui.replay import SnapshotEncoder
+
+            self._snapshots = SnapshotEncoder()
+        try:
+            event = self._snapshots.event(obs.source, obs.ok_at, obs.snapshot, obs.findings)
+        except Exception:  # a snapshot that cannot be encoded must not stop the journal
+            return None
+        if event is None:
+            return None
+        record = {"schema_version": SCHEMA_VERSION, "ts": _iso(obs.ok_at), **event}
+        return self.redact(json.dumps(record))
+
     def _write_loop(self) -> None:
         while True:
             line = self._queue.get()
             if line is None:
                 break
+            if isinstance(line, Observation):
+                line = self._snapshot_line(line)
+                if line is None:
+                    continue
             self._file.write(line + "\n")
             self._file.flush()
             if self._file.tell() >= self.max_bytes:
@@ -157,6 +183,8 @@ class Journal:
                 older.replace(self.path.with_name(f"{self.path.name}.{index + 1}"))
         self.path.replace(self.path.with_name(f"{self.path.name}.1"))
         self._file = self.path.open("a", encoding="utf-8")
+        if self._snapshots is not None:
+            self._snapshots.reset()  # each file starts with full snapshots
 
     def close(self) -> None:
         """Write everything queued, then close."""
@@ -188,9 +216,17 @@ class Recorder:
 
     def observe(self, obs: Observation) -> None:
         self.journal.write_all(self.tracker.observe(obs))
+        self.journal.write_snapshot(obs)
 
     def note(self, text: str, *, subject: str | None = None, source: str | None = None) -> None:
         self.journal.write({"type": "note", "text": text, "subject": subject or "session", "source": source})
+
+    def exercise(self, result: Any, *, screenshot: str | None = None) -> None:
+        """A finished exercise (tui.exercises.ExerciseResult): name, summary, markdown, data."""
+        event = result.to_event()
+        if screenshot:
+            event["screenshot"] = screenshot
+        self.journal.write(event)
 
     def close(self) -> None:
         self.journal.close()

@@ -9,7 +9,7 @@ from pathlib import Path
 from tui.export import findings_table, to_markdown
 from tui.models.finding import Finding
 from tui.models.observation import Observation
-from tui.recorder import ChangeTracker, Journal, Recorder, read_journal
+from tui.recorder import SCHEMA_VERSION, ChangeTracker, Journal, Recorder, read_journal
 
 SECRET = "Pa55w0rd-zz9!"
 
@@ -59,7 +59,7 @@ def test_journal_never_holds_a_secret_and_flushes_each_line(tmp_path: Path) -> N
     text = (tmp_path / "j.jsonl").read_text()
     assert SECRET not in text and "***" in text
     events = read_journal(tmp_path / "j.jsonl")
-    assert all(e["schema_version"] == 1 for e in events)
+    assert all(e["schema_version"] == SCHEMA_VERSION for e in events)
     assert events[-1]["type"] == "note" and events[-1]["subject"] == "server:abc"
 
 

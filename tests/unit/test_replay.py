@@ -1,0 +1,169 @@
+"""Replay: the snapshot patch codec, rebuilding typed snapshots, and a recorded journal replayed through the
+same runners giving the same findings, transitions and failures in the same order (simulated cloud)."""
+
+from __future__ import annotations
+
+import random
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from tui.collectors.registry import build_collectors
+from tui.models.finding import Finding
+from tui.models.instances import Fault, HostHealth, InstancesSnapshot, PollInfo, Server
+from tui.models.observation import Observation
+from tui.models.services import KeystoneCheck, SectionRead, ServiceRow, ServicesSnapshot
+from tui.recorder import ChangeTracker, Journal, Recorder, read_journal
+from tui.replay import Encoder, Player, ReplayClock, SnapshotEncoder, Timeline, apply, decode, diff
+from tui.runner import CollectorRunner
+from tui.sim import start_demo
+
+T = datetime(2026, 12, 2, 11, 0, tzinfo=UTC)
+
+
+def test_patch_round_trips() -> None:
+    rng = random.Random(7)
+    old: list[dict[str, Any]] = [{"id": f"s{i}", "state": "up", "n": i, "tags": ["a"]} for i in range(40)]
+    for _ in range(200):
+        new = [dict(e) for e in old if rng.random() > 0.05]
+        for e in rng.sample(new, k=min(3, len(new))):
+            e["state"] = rng.choice(["up", "down", None])
+            if rng.random() < 0.3:
+                e.pop("n", None)
+        new += [{"id": f"x{rng.randrange(10**6)}", "state": "new"} for _ in range(rng.randrange(3))]
+        if rng.random() < 0.2:
+            rng.shuffle(new)
+        doc_old, doc_new = {"rows": old, "at": "1"}, {"rows": new, "at": "2"}
+        patch = diff(doc_old, doc_new)
+        assert patch is not None and apply(doc_old, patch) == doc_new
+        old = new
+    assert diff({"a": [1, 2]}, {"a": [1, 2]}) is None
+
+
+def test_patch_of_one_changed_server_is_small() -> None:
+    servers = [{"id": f"{i:08d}", "status": "ACTIVE", "task_state": None} for i in range(5000)]
+    changed = [dict(s) for s in servers]
+    changed[1234]["task_state"] = "deleting"
+    patch = diff({"servers": servers}, {"servers": changed})
+    assert patch == {"d": {"servers": {"L": ["id"], "u": {"00001234": {"d": {"task_state": {"=": "deleting"}}}},
+                                       "n": {}}}}
+
+
+def test_encoder_reuses_the_json_of_unchanged_objects() -> None:
+    enc = Encoder()
+    a, b = Server(id="a", status="ACTIVE"), Server(id="b", status="BUILD")
+    first = enc.encode(InstancesSnapshot(taken_at=T, servers=(a, b)))
+    second = enc.encode(InstancesSnapshot(taken_at=T, servers=(a, Server(id="b", status="ACTIVE"))))
+    assert second["servers"][0] is first["servers"][0]
+    assert second["servers"][1]["status"] == "ACTIVE"
+
+
+def test_typed_snapshots_rebuild_equal() -> None:
+    services = ServicesSnapshot(
+        taken_at=T, keystone=KeystoneCheck(auth_url="http://k:5000/v3", cloud="c"),
+        compute=SectionRead("compute", (ServiceRow("compute", "nova-compute", "compute-01", id="u1", state="down",
+                                                   updated_at=T, age_at_read_s=21.5, forced_down=False),),
+                            read_at=T),
+        missing_types=("image",))
+    instances = InstancesSnapshot(
+        taken_at=T, servers=(Server(id="s1", status="ERROR", fault=Fault(500, "No valid host", T), created=T,
+                                    volumes=("v1",), task_since=T, task_since_basis="observed"),),
+        hosts={"compute-01": HostHealth("compute-01", compute_state="up")}, poll=PollInfo(mode="full", requests=2))
+    for snap in (services, instances):
+        rebuilt = decode(type(snap), Encoder().encode(snap))
+        assert rebuilt == snap and type(rebuilt) is type(snap)
+
+
+def test_snapshot_events_full_then_patches_then_silence() -> None:
+    enc = SnapshotEncoder(full_every=2)
+    s1 = InstancesSnapshot(taken_at=T, servers=(Server(id="a", status="BUILD", task_state="spawning"),))
+    f = Finding("warning", "instance.stuck", "a", "stuck")
+    e1 = enc.event("instances", 1.0, s1, [f])
+    assert e1 is not None and "full" in e1 and e1["findings"][0]["kind"] == "instance.stuck"
+    assert enc.event("instances", 2.0, s1, [f]) is None, "nothing changed: nothing written"
+    s2 = InstancesSnapshot(taken_at=T, servers=(Server(id="a", status="ACTIVE"),))
+    e2 = enc.event("instances", 3.0, s2, [])
+    assert e2 is not None and "delta" in e2 and e2["findings"] == []
+
+
+def test_clock_pauses_and_changes_speed() -> None:
+    real = [100.0]
+    clock = ReplayClock(1000.0, 2.0, real=lambda: real[0])
+    real[0] = 105.0
+    assert clock.now() == 1010.0
+    clock.pause()
+    real[0] = 200.0
+    assert clock.now() == 1010.0
+    clock.resume()
+    clock.set_speed(10)
+    real[0] = 201.0
+    assert clock.now() == 1020.0
+
+
+def _key(event: dict[str, Any]) -> tuple[Any, ...]:
+    kind = event["type"]
+    if kind == "finding_raised":
+        f = event["finding"]
+        return (kind, event["source"], f["kind"], f["subject"], f["severity"], f["summary"], event["ts"])
+    if kind == "finding_cleared":
+        return (kind, event["source"], event["kind"], event["subject"], event["ts"])
+    if kind == "state_changed":
+        return (kind, event["source"], event["object"], str(event["before"]), str(event["after"]), event["ts"])
+    return (kind, event.get("source"), event.get("error"), event.get("objects"), event["ts"])
+
+
+async def test_recorded_journal_replays_the_same_findings_in_order(tmp_path: Path) -> None:
+    demo = start_demo(instances=30, hosts=3, queues=10, churn=0, storyline=False, manual=True,
+                      service_down_time=20, agent_down_time=20)
+    try:
+        config = demo.config()
+        collectors = [c for c in build_collectors(config, galera_connector=demo.galera_connector)
+                      if c.name in ("services", "instances", "rabbitmq")]
+        recorder = Recorder(Journal(tmp_path, name="j.jsonl"))
+        original: list[dict[str, Any]] = []
+        tracker = ChangeTracker()
+
+        def publish(obs: Observation) -> None:
+            recorder.observe(obs)
+            original.extend(tracker.observe(obs))
+
+        runners = [CollectorRunner(c, publish, clock=lambda: demo.now().timestamp()) for c in collectors]
+        host = demo.engine.hosts[1].name
+        for step in range(14):
+            if step == 2:
+                demo.inject("kill_compute", host=host)
+            if step == 6:
+                demo.set_refusing("rabbitmq")
+            if step == 8:
+                demo.set_refusing("rabbitmq", False)
+            if step == 10:
+                demo.inject("start_compute", host=host)
+            for runner in runners:
+                await runner.run_once()
+            demo.advance(5)
+        for c in collectors:
+            await c.aclose()
+        recorder.note("compute-02 killed on purpose", subject="host:" + host)
+        recorder.close()
+    finally:
+        demo.stop()
+    kinds = [e["type"] for e in original]
+    assert "finding_raised" in kinds and "finding_cleared" in kinds and "source_failed" in kinds
+    assert any(e["type"] == "finding_raised" and host in e["finding"]["subject"] for e in original)
+
+    timeline = Timeline.from_journal(tmp_path / "j.jsonl")
+    player = Player(timeline)
+    assert sorted(timeline.sources) == ["instances", "rabbitmq", "services"]
+    player.clock.pause()
+    replayed: list[dict[str, Any]] = []
+    tracker2 = ChangeTracker()
+    runners2 = {c.name: CollectorRunner(c, lambda o: replayed.extend(tracker2.observe(o)), clock=player.clock.now)
+                for c in player.collectors}
+    raw = read_journal(tmp_path / "j.jsonl")
+    polls = [(e.get("at") or datetime.fromisoformat(e["ts"]).timestamp(), e["source"]) for e in raw
+             if e["type"] in ("snapshot", "source_failed", "source_recovered")]
+    for at, source in polls:
+        player.clock.jump(at)
+        await runners2[source].run_once()
+    assert [_key(e) for e in replayed] == [_key(e) for e in original]
+    assert timeline.notes and timeline.notes[0][1]["text"] == "compute-02 killed on purpose"
