@@ -36,6 +36,11 @@ def _describe(event: dict[str, Any]) -> str:
     return str(kind)
 
 
+def _link(shot: Path, journal: Path) -> str:
+    """Relative to the report when the screenshot lies beside the journal (the report is written there)."""
+    return shot.name if shot.parent == journal.parent or not shot.is_absolute() else str(shot)
+
+
 def findings_table(events: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """Raised findings with when they cleared (None: still open at the end of the journal)."""
     open_: dict[tuple[str, str], dict[str, Any]] = {}
@@ -56,9 +61,12 @@ def to_markdown(journal: str | Path) -> str:
     path = Path(journal)
     events = read_journal(path)
     lines = [f"# stacktop review: {path.name}", ""]
+    snapshots = sum(1 for e in events if e.get("type") == "snapshot")
+    events = [e for e in events if e.get("type") != "snapshot"]  # for `stacktop replay`, not for reading
     if events:
         lines += [f"From {events[0].get('ts')} to {events[-1].get('ts')}, {len(events)} events "
-                  f"(journal schema {events[0].get('schema_version')}).", ""]
+                  f"(journal schema {events[0].get('schema_version')}; {snapshots} recorded snapshots: "
+                  f"`stacktop replay {path.name}` shows the panes as they were).", ""]
     notes = [e for e in events if e.get("type") == "note"]
     lines += ["## Notes", ""]
     note_lines = [f"- {_cell(n.get('ts'))} ({_cell(n.get('subject'))}): {_cell(n.get('text'))}" for n in notes]
@@ -77,10 +85,16 @@ def to_markdown(journal: str | Path) -> str:
         lines += [f"### {ex.get('name')} ({ex.get('ts')})", "", _cell(ex.get("summary")), ""]
         if ex.get("markdown"):
             lines += [str(ex["markdown"]), ""]
+        if ex.get("screenshot"):
+            shot = Path(str(ex["screenshot"]))
+            lines += [f"Screenshot: [{shot.name}]({_link(shot, path)})", ""]
     lines += ["", "## Timeline", "", "| time | source | event |", "| --- | --- | --- |"]
     for event in events:
         lines.append(f"| {_cell(event.get('ts'))} | {_cell(event.get('source'))} | {_cell(_describe(event))} |")
-    shots = sorted(path.parent.glob("*.svg"))
+    # the screenshots this session took (palette or exercise); else every SVG beside the journal
+    recorded = [Path(str(e["path"])) for e in events if e.get("type") == "screenshot" and e.get("path")]
+    recorded += [Path(str(e["screenshot"])) for e in exercises if e.get("screenshot")]
+    shots = list(dict.fromkeys(recorded)) or sorted(path.parent.glob("*.svg"))
     lines += ["", "## Screenshots", ""]
-    lines += [f"- [{shot.name}]({shot.name})" for shot in shots] or ["(none)"]
+    lines += [f"- [{shot.name}]({_link(shot, path)})" for shot in shots] or ["(none)"]
     return "\n".join(lines) + "\n"
