@@ -7,7 +7,8 @@
 - `enter` jumps to the finding's subject: a host -> the host screen, a server -> the instance screen,
   a queue / node / cluster -> that source's pane (tui.rules.triage.jump_target).
 - A toast once when a critical finding appears that was not present in the last TOAST_FORGET_S seconds
-  (not on every poll, not again when it merely flaps).
+  (not on every poll, not again when it merely flaps); the criticals one incident brings within
+  TOAST_GATHER_S (each source reports on its own) make one toast, led by the triage hint.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from tui.widgets.source_pane import SourcePane
 
 SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
 TOAST_FORGET_S = 300.0
+TOAST_GATHER_S = 1.0  # new criticals arriving within this long make one toast
 Key = tuple[str, str]
 
 
@@ -67,6 +69,7 @@ class FindingsPane(SourcePane):
         self.hints: list[Finding] = []
         self.first_seen: dict[Key, float] = {}
         self._critical_seen: dict[Key, float] = {}
+        self._pending_toast: dict[Key, Finding] = {}
         self.toasts: list[str] = []  # what was toasted (tests, the curious)
 
     def show_all(self, observations: dict[str, Observation]) -> None:
@@ -106,7 +109,18 @@ class FindingsPane(SourcePane):
                 del self._critical_seen[key]
         if not new:
             return
-        lead = sorted(new, key=lambda f: not f.kind.startswith("triage."))[0]
+        first = not self._pending_toast
+        self._pending_toast.update({f.key: f for f in new})
+        if first:  # sources report one by one: gather what one incident brings, then toast once
+            self.set_timer(TOAST_GATHER_S, self._flush_toast)
+
+    def _flush_toast(self) -> None:
+        present = {f.key: f for f in self.findings if f.severity == "critical"}
+        new = [present[k] for k in self._pending_toast if k in present]
+        self._pending_toast = {}
+        if not new:
+            return
+        lead = sorted(new, key=lambda f: (not f.kind.startswith("triage."), f.kind, f.subject))[0]
         if len(new) == 1:
             message = f"{lead.kind} {lead.subject}: {lead.summary}"
         else:
