@@ -55,7 +55,23 @@ class OpenStackClient:
         try:
             return getattr(self.conn, SERVICE_ADAPTERS.get(service, service))
         except Exception as exc:
-            raise to_source_error(exc, self.where, action=f"{service} endpoint") from None
+            url = self._catalog_url(service)
+            raise to_source_error(exc, self.where, action=f"{service} endpoint{f' {url}' if url else ''}") \
+                from None
+
+    def _catalog_url(self, service: str) -> str | None:
+        """The catalog URL of a service (no network while the token is valid), for error lines."""
+        types = {"volume": ("block-storage", "volumev3", "volumev2", "volume")}.get(service, (service,))
+        try:
+            cat = self.catalog()
+        except Exception:
+            return None
+        for svc in cat:
+            if svc.get("type") in types:
+                for ep in svc.get("endpoints", []):
+                    if ep.get("interface") == "public" and ep.get("url"):
+                        return str(ep["url"])
+        return None
 
     def get_json(self, service: str, path: str, *, microversion: str | None = None,
                  action: str = "") -> dict[str, Any]:

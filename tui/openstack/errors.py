@@ -95,6 +95,9 @@ def describe(exc: BaseException, where: Where, *, action: str = "") -> str:
                f"check its endpoint in the catalog"
     if "EndpointNotFound" in names or "EmptyCatalog" in names:
         return f"{what}{text.rstrip('.')} in the catalog of {where.cloud_ref} - check region_name/interface"
+    if "NotSupported" in names:
+        return f"{what}version discovery failed ({text.splitlines()[0] if text else 'no usable version'}) - is " \
+               f"the service up? check its endpoint in the catalog"
     if "DiscoveryFailure" in names or "VersionNotAvailable" in names:
         return f"{what}version discovery failed: {text.splitlines()[0]} - is the endpoint in the catalog right?"
     if "HttpError" in names:
