@@ -96,6 +96,7 @@ class StacktopApp(App[None]):
         self.recorder = recorder
         self.galera_connector = galera_connector
         self.command_history = commands.History()
+        self._topbar_shown = ""
 
     # ----- layout -------------------------------------------------------------------------------------
     def _configured(self, source: str) -> tuple[bool, float]:
@@ -182,14 +183,17 @@ class StacktopApp(App[None]):
         now = self.clock()
         if not self.screen_stack:
             return
-        self.screen_stack[0].query_one("#topbar", TopBar).update(self._topbar_text())
+        text = self._topbar_text()
+        if text != self._topbar_shown:  # Static.update repaints even the same text
+            self._topbar_shown = text
+            self.screen_stack[0].query_one("#topbar", TopBar).update(text)
         for pane in self.panes:
             pane.refresh_freshness(now)
 
     def _topbar_text(self) -> str:
         cloud = "demo (simulated cloud)" if self.config.demo else (self.config.openstack.cloud or "no cloud")
         state = "[reverse] PAUSED [/]" if self.paused else "live"
-        clock = datetime.fromtimestamp(self.clock()).strftime("%H:%M:%S")
+        clock = datetime.fromtimestamp(self.clock()).strftime("%H:%M")  # minutes: a repaint a minute, not a second
         return f"[b]stacktop[/b]  cloud [b]{cloud}[/b]  {clock}  {state}  read-only"
 
     # ----- actions ------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""How fresh a source's data is, in the words a pane border shows: `ok 4s`, `STALE 47s`, `ERROR ...`."""
+"""How fresh a source's data is, in the words a pane border shows: `ok · every 10s`, `STALE 47s`, `ERROR ...`."""
 
 from __future__ import annotations
 
@@ -30,4 +30,5 @@ def freshness(obs: Observation | None, now: float, interval: float, *, configure
         return f"ERROR {obs.error} - {last}", "error"
     if obs.is_stale(now, interval):
         return f"STALE {human_age(obs.age(now))}", "stale"
-    return f"ok {human_age(obs.age(now))}", "ok"
+    # no ticking age while fresh: the border (and so the terminal) changes only when the state does
+    return f"ok · every {human_age(interval)}", "ok"

@@ -91,7 +91,9 @@ class SourcePane(Vertical, can_focus=False):
 
     def refresh_freshness(self, now: float) -> None:
         text, level = freshness(self.observation, now, self.interval, configured=self.configured)
-        self.border_subtitle = escape(text)
+        if text != getattr(self, "_subtitle_text", None):  # assigning repaints the whole pane, even unchanged
+            self._subtitle_text = text
+            self.border_subtitle = escape(text)
         for name in ("ok", "stale", "error", "loading", "off"):
             self.set_class(level == name, f"-{name}")
 
