@@ -207,13 +207,32 @@ def reset(timeout: float) -> int:
             conn.compute.update_service_forced_down(s, s.host, s.binary, False)
     servers = list(conn.compute.servers(all_projects=True))
     for srv in servers:
+        # a server stuck with a task_state (e.g. resize_finish after a killed compute) refuses DELETE: put it in
+        # ERROR with no task first (os-resetState); VERIFY_RESIZE is reverted (a delete would confirm it)
         try:
             if srv.status == "VERIFY_RESIZE":
                 conn.compute.revert_server_resize(srv)
-        except Exception:
-            pass
-        conn.compute.delete_server(srv, force=True)
-    _wait(lambda: not list(conn.compute.servers(all_projects=True)), timeout, "servers to be deleted")
+            elif srv.task_state:
+                conn.compute.reset_server_state(srv, "error")
+        except Exception as exc:
+            log(f"reset: {srv.id} ({srv.status}/{srv.task_state}): {exc}")
+    last_delete = 0.0
+
+    def servers_gone() -> bool:
+        nonlocal last_delete
+        left = list(conn.compute.servers(all_projects=True))
+        if left and time.monotonic() - last_delete > 5:
+            last_delete = time.monotonic()
+            for srv in left:
+                try:
+                    if srv.task_state and srv.task_state != "deleting":
+                        conn.compute.reset_server_state(srv, "error")
+                    conn.compute.delete_server(srv)
+                except Exception as exc:
+                    log(f"reset: delete {srv.id} ({srv.status}/{srv.task_state}): {exc}")
+        return not left
+
+    _wait(servers_gone, timeout, "servers to be deleted")
     vols = list(conn.block_storage.volumes(all_projects=True))
     for vol in vols:
         if vol.status not in ("available", "error"):
