@@ -139,10 +139,12 @@ class FindingsPane(SourcePane):
         if not self.by_source:
             runners = getattr(self.app, "runners", None)
             text, level = ("waiting for the first poll", "loading") if runners else ("no sources", "off")
-            self.border_subtitle = text
         else:
-            self.border_subtitle = f"sources failing: {', '.join(failing)}" if failing else "all sources ok"
+            text = f"sources failing: {', '.join(failing)}" if failing else "all sources ok"
             level = "stale" if failing else "ok"
+        if text != getattr(self, "_subtitle_text", None):  # assigning repaints the whole pane, even unchanged
+            self._subtitle_text = text
+            self.border_subtitle = text
         for name in ("ok", "stale", "error", "loading", "off"):
             self.set_class(level == name, f"-{name}")
         if self.findings:
