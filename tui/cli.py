@@ -47,6 +47,14 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("journal", help="a journal file (JSON lines) from [recorder] dir")
     exp.add_argument("--markdown", action="store_true", help="Markdown (the default and only format for now)")
     exp.add_argument("-o", "--output", metavar="FILE", help="write there instead of stdout")
+    rep = sub.add_parser("replay", help="play a recorded journal back through the panes (pause, speed)",
+                         description="Play a journal back through the same panes: p pauses, + and - change "
+                         "the speed, ] skips a minute. Nothing is read from the cloud.")
+    rep.add_argument("journal", help="a journal file (JSON lines) from [recorder] dir")
+    rep.add_argument("--speed", dest="replay_speed", metavar="X", type=_positive_float, default=1.0,
+                     help="recorded seconds per second (default 1)")
+    rep.add_argument("--config", metavar="PATH", default=argparse.SUPPRESS,
+                     help="config whose [thresholds] the panes use (default: the usual lookup)")
     return parser
 
 
@@ -186,6 +194,26 @@ def _export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _replay(args: argparse.Namespace) -> int:
+    from tui.replay import Player
+
+    path = Path(args.journal).expanduser()
+    if not path.is_file():
+        sys.stderr.write(f"{path}: no such journal - give a file from [recorder] dir\n")
+        return EXIT_UNKNOWN
+    player = Player.from_journal(path, speed=args.replay_speed)
+    if not player.collectors:
+        sys.stderr.write(f"{path}: no recorded snapshots to replay (journal schema 1, or no source was polled)"
+                         " - record a session with this version of stacktop\n")
+        return EXIT_UNKNOWN
+    config = load_config(getattr(args, "config", None))
+    _log_to_file()
+    from tui.screens.replay import ReplayApp
+
+    ReplayApp(config, player, name=path.name).run()
+    return 0
+
+
 def _recorder(config: Config):  # type: ignore[no-untyped-def]
     from tui.recorder import Journal, Recorder
 
@@ -209,6 +237,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _snapshot(args)
         if args.command == "export":
             return _export(args)
+        if args.command == "replay":
+            return _replay(args)
         return _dashboard(args)
     except ConfigError as exc:
         sys.stderr.write(f"{exc}\n")

@@ -41,6 +41,12 @@ COMMANDS: list[Command] = [
     Command("server", "open an instance's screen", "tui.command_handlers:open_server", args="ID|NAME"),
     Command("audit", "stale-allocation audit of every placement provider", "tui.screens.audit:open_audit"),
     Command("fit", "why won't FLAVOR fit, host by host", "tui.screens.fit:open_fit", args="FLAVOR [TRAIT...]"),
+    Command("trace-boot", "exercise: task_state sequence of SERVER (or the next new one) with owners",
+            "tui.screens.trace:trace_boot", args="[SERVER]"),
+    Command("trace-down", "exercise: how long until the API reports nova-compute on HOST down",
+            "tui.screens.trace:trace_down", args="HOST"),
+    Command("trace-request", "exercise: follow REQUEST_ID through nova's events and the configured logs",
+            "tui.screens.trace:trace_request", args="REQUEST_ID"),
     Command("help", "show every key and command", "tui.command_handlers:show_help"),
     Command("q", "quit stacktop", "tui.command_handlers:quit_app", aliases=("quit",)),
 ]
@@ -71,7 +77,7 @@ def parse(line: str) -> tuple[Command, list[str], str]:
         near = complete(words[0]) or difflib.get_close_matches(words[0], [c.name for c in COMMANDS], n=1)
         hint = f"did you mean :{near[0]}?" if near else "type :help for the list"
         raise CommandError(f"unknown command :{words[0]} - {hint}")
-    if command.args and len(words) < 2:
+    if command.args and not command.args.startswith("[") and len(words) < 2:  # "[X]": optional
         raise CommandError(f"{command.usage}: missing {command.args}")
     return command, words[1:], words[0]
 

@@ -51,3 +51,22 @@ def md_table(header: tuple[str, ...], rows: list[tuple[Any, ...]]) -> list[str]:
     lines = ["| " + " | ".join(header) + " |", "| " + " | ".join("---" for _ in header) + " |"]
     lines += ["| " + " | ".join(md_cell(c) for c in row) + " |" for row in rows]
     return lines
+
+
+def bars(rows: list[tuple[str, float, float | None]], width: int = 40, now: float | None = None) -> list[str]:
+    """A text timeline: one line per (label, start, end) with a bar placed and sized on the common time
+    axis; an open end (None) runs to `now` (or to the latest time known)."""
+    if not rows:
+        return []
+    t0 = min(start for _, start, _ in rows)
+    ends = [end if end is not None else (now if now is not None else start) for _, start, end in rows]
+    t1 = max([*ends, *(start for _, start, _ in rows)])
+    span = max(t1 - t0, 1e-9)
+    label_w = min(28, max(len(label) for label, _, _ in rows))
+    out = []
+    for (label, start, _), end in zip(rows, ends, strict=True):
+        a = int((start - t0) / span * width)
+        b = max(a + 1, int((end - t0) / span * width))
+        bar = " " * a + "█" * (min(b, width) - a)
+        out.append(f"{label[:label_w]:<{label_w}} |{bar:<{width}}| +{start - t0:5.1f}s {end - start:5.1f}s")
+    return out

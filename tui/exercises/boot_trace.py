@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from tui.exercises import ExerciseResult, iso, md_table, seconds, stamp
+from tui.exercises import ExerciseResult, bars, iso, md_table, seconds, stamp
 from tui.models.instances import ActionEvent, Fault, Server
 from tui.rules.stuck import fault_origin, owner_of
 
@@ -170,6 +170,12 @@ class BootTrace:
             out.append("scheduling")
         return out
 
+    def bars(self, now: float | None = None, width: int = 40) -> list[str]:
+        """The steps as a text timeline (the settled end state is not a bar)."""
+        rows = [(s.label, s.first_seen, s.ended if s.ended is not None else (now or s.last_seen))
+                for s in self.steps if not (s.status in TERMINAL and not s.task_state)]
+        return bars(rows, width, now)
+
     def summary(self) -> str:
         label = f"{self.name} ({(self.server_id or '?')[:8]})" if self.name else (self.server_id or "?")
         chain = " -> ".join(f"{s.label} {s.duration:.1f}s" if s.duration is not None else s.label
@@ -194,6 +200,7 @@ class BootTrace:
         lines += md_table(("#", "state", "status", "first seen", "duration", "owner", "owner runs on",
                            "host", "polls"), rows)
         lines.append("")
+        lines += ["```", *self.bars(), "```", ""]
         outcome = self.outcome or "not finished"
         total = f" after {self.total_s:.1f} s from the first poll" if self.total_s is not None else ""
         lines.append(f"**Outcome: {outcome}**{total}.")

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any
 
-from tui.exercises import ExerciseResult, md_table, seconds, stamp
+from tui.exercises import ExerciseResult, bars, md_table, seconds, stamp
 from tui.exercises.boot_trace import EVENT_OWNERS
 from tui.models.instances import InstanceAction
 
@@ -266,6 +266,8 @@ class RequestTrace:
                   seconds(r.span_s), r.entries, ", ".join(r.evidence)) for i, r in enumerate(rows, 1)]
         lines += md_table(("#", "service", "first entry", "last entry", "stage (to next service)",
                            "own span", "entries", "evidence"), table)
+        if rows:
+            lines += ["", "```", *bars([(r.service, r.first.timestamp(), r.last.timestamp()) for r in rows]), "```"]
         missing = self.missing()
         unsearched = set(self.unsearched())
         lines += ["", "Services on the request path (seed 003) that left **no trace**:", ""]

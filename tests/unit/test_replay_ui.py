@@ -1,0 +1,121 @@
+"""Pilot: `stacktop replay` runs the real panes on replay collectors (pause, speed, the recorded findings);
+the trace screen records its exercise, with a screenshot, in the journal; `:trace-*` commands parse."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tui import commands
+from tui.app import StacktopApp
+from tui.collectors.registry import build_collectors
+from tui.config import Config
+from tui.exercises.boot_trace import BootTrace
+from tui.models.instances import Server
+from tui.models.observation import Observation
+from tui.recorder import Journal, Recorder, read_journal
+from tui.replay import Player
+from tui.runner import CollectorRunner
+from tui.screens.replay import ReplayApp
+from tui.screens.trace import TraceScreen, render_boot
+from tui.sim import start_demo
+
+
+async def record_sim(tmp_path: Path) -> tuple[Path, list[Observation], str]:
+    demo = start_demo(instances=20, hosts=3, queues=5, churn=0, storyline=False, manual=True,
+                      service_down_time=20, agent_down_time=20)
+    seen: list[Observation] = []
+    try:
+        collectors = [c for c in build_collectors(demo.config()) if c.name in ("services", "instances")]
+        recorder = Recorder(Journal(tmp_path, name="j.jsonl"))
+
+        def publish(obs: Observation) -> None:
+            recorder.observe(obs)
+            seen.append(obs)
+
+        runners = [CollectorRunner(c, publish, clock=lambda: demo.now().timestamp()) for c in collectors]
+        host = demo.engine.hosts[0].name
+        for step in range(8):
+            if step == 1:
+                demo.inject("kill_compute", host=host)
+            for r in runners:
+                await r.run_once()
+            demo.advance(5)
+        recorder.note("killed on purpose", subject=f"host:{host}")
+        for c in collectors:
+            await c.aclose()
+        recorder.close()
+    finally:
+        demo.stop()
+    return tmp_path / "j.jsonl", seen, host
+
+
+async def test_replay_app_shows_the_recorded_findings(tmp_path: Path) -> None:
+    path, seen, host = await record_sim(tmp_path)
+    last = [o for o in seen if o.source == "services"][-1]
+    assert any(host in f.subject for f in last.findings), "the sim run raised the down finding"
+    player = Player.from_journal(path, speed=1.0)
+    app = ReplayApp(Config(), player, name=path.name)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.press("p")
+        assert player.clock.paused and app.paused
+        await pilot.press("plus", "plus")
+        assert player.clock.speed == 4.0
+        player.clock.jump(player.timeline.end)
+        app.action_refresh_now()
+        for _ in range(50):
+            await pilot.pause(0.05)
+            obs = app.observations.get("services")
+            if obs is not None and obs.snapshot == last.snapshot:
+                break
+        obs = app.observations["services"]
+        assert [f.key for f in obs.findings] == [f.key for f in last.findings]
+        assert obs.snapshot == last.snapshot, "the pane got the very snapshot that was recorded"
+        top = app._topbar_text()
+        assert "REPLAY" in top and "j.jsonl" in top and ("PAUSED" in top or "END" in top)
+        app._tick()
+        await pilot.pause()
+        assert any("killed on purpose" in str(n.message) for n in app._notifications)
+
+
+async def test_trace_screen_records_the_exercise_with_a_screenshot(tmp_path: Path) -> None:
+    recorder = Recorder(Journal(tmp_path, name="j.jsonl"))
+    app = StacktopApp(Config(), collectors=[], recorder=recorder)
+    trace = BootTrace(interval=0.5)
+
+    async def driver(update: Any, stop: asyncio.Event) -> BootTrace:
+        for i, (status, task) in enumerate((("BUILD", "scheduling"), ("BUILD", "spawning"), ("ACTIVE", None))):
+            trace.observe(Server(id="s-1", name="vm", status=status, task_state=task, host="compute-02"),
+                          1000.0 + i)
+            update(trace)
+            await asyncio.sleep(0)
+        return trace
+
+    async with app.run_test(size=(160, 48)) as pilot:
+        screen = TraceScreen("boot trace of vm", driver, render_boot, lambda t: t.result())
+        await app.push_screen(screen)
+        for _ in range(40):
+            await pilot.pause(0.05)
+            if screen.recorded:
+                break
+        assert screen.recorded and screen.result is not None
+        await pilot.press("escape")
+        await pilot.pause()
+    recorder.close()
+    events = [e for e in read_journal(tmp_path / "j.jsonl") if e["type"] == "exercise"]
+    assert len(events) == 1 and events[0]["name"] == "boot-trace"
+    assert "scheduling" in events[0]["markdown"] and events[0]["data"]["outcome"] == "ACTIVE"
+    shot = Path(events[0]["screenshot"])
+    assert shot.parent == tmp_path and shot.suffix == ".svg" and shot.stat().st_size > 1000
+
+
+def test_trace_commands_parse() -> None:
+    assert commands.parse(":trace-boot")[1] == []
+    assert commands.parse(":trace-boot vm1")[1] == ["vm1"]
+    assert commands.parse(":trace-down compute-02")[1] == ["compute-02"]
+    with pytest.raises(commands.CommandError, match="missing HOST"):
+        commands.parse(":trace-down")
+    assert callable(commands.parse(":trace-request req-1")[0].resolve())

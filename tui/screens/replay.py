@@ -1,0 +1,85 @@
+"""`stacktop replay JOURNAL`: the dashboard, fed by replay collectors (tui.replay) instead of live ones.
+
+Same panes, same runners, same findings pane: only the collectors and the clock differ. The app's clock is the
+replay clock, so ages, freshness and the top bar show recorded time. `p` pauses (the clock and the runners),
+`+` / `-` double / halve the speed, `]` jumps a minute ahead. Notes and exercise results pop up as the replay
+passes them. No journal is written while replaying.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import ClassVar
+
+from textual.binding import Binding, BindingType
+
+import tui.app
+from tui.app import StacktopApp, TopBar
+from tui.config import Config
+from tui.replay import Player
+
+
+class ReplayApp(StacktopApp):
+    CSS_PATH = str(Path(tui.app.__file__).with_name("app.tcss"))
+    TITLE = "stacktop replay"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("plus", "faster", "Faster", tooltip="replay twice as fast"),
+        Binding("minus", "slower", "Slower", tooltip="replay half as fast"),
+        Binding("right_square_bracket", "skip", "+1 min", tooltip="jump a minute ahead"),
+    ]
+
+    def __init__(self, config: Config, player: Player, *, name: str = "journal") -> None:
+        super().__init__(config, collectors=list(player.collectors), clock=player.clock.now, recorder=None)
+        self.player = player
+        self.journal_name = name
+        self._shown_until = player.timeline.start - 1
+
+    def _topbar_text(self) -> str:
+        player = getattr(self, "player", None)
+        if player is None:  # during StacktopApp.__init__/compose
+            return "[b]stacktop[/b] replay"
+        now = player.clock.now()
+        clock = datetime.fromtimestamp(min(now, player.timeline.end), UTC).strftime("%Y-%m-%d %H:%M:%SZ")
+        if player.finished:
+            state = "[reverse] END [/]"
+        elif player.clock.paused:
+            state = "[reverse] PAUSED [/]"
+        else:
+            state = f"playing x{player.clock.speed:g}"
+        return (f"[b]stacktop REPLAY[/b]  {self.journal_name}  recorded {clock}  {player.position()}  {state}"
+                "  (+/- speed, ] skip, p pause)")
+
+    def _tick(self) -> None:
+        super()._tick()
+        now = self.player.clock.now()
+        for event in self.player.timeline.notes_between(self._shown_until, now):
+            if event.get("type") == "note":
+                self.notify(f"note ({event.get('subject')}): {event.get('text')}", timeout=6)
+            else:
+                self.notify(f"exercise {event.get('name')}: {event.get('summary')}", timeout=8)
+        self._shown_until = now
+
+    def _retop(self) -> None:
+        if self.screen_stack:
+            self.screen_stack[0].query_one("#topbar", TopBar).update(self._topbar_text())
+
+    def action_toggle_pause(self) -> None:
+        if self.player.clock.paused:
+            self.player.clock.resume()
+        else:
+            self.player.clock.pause()
+        super().action_toggle_pause()
+
+    def action_faster(self) -> None:
+        self.player.clock.set_speed(self.player.clock.speed * 2)
+        self._retop()
+
+    def action_slower(self) -> None:
+        self.player.clock.set_speed(self.player.clock.speed / 2)
+        self._retop()
+
+    def action_skip(self) -> None:
+        self.player.clock.jump(self.player.clock.now() + 60)
+        self.action_refresh_now()
+        self._retop()
