@@ -48,6 +48,8 @@ class OpenStackConfig:
     clouds_file: str | None = None
     interval: float = 10.0
     timeout: float = 20.0
+    cacert: str | None = None  # CA bundle for the cloud's TLS endpoints (overrides clouds.yaml's)
+    insecure: bool = False  # TLS verification off: only when set explicitly; the header says INSECURE
 
 
 @dataclass(frozen=True)
@@ -126,7 +128,7 @@ class Config:
 
 
 _SECTIONS: dict[str, set[str]] = {
-    "openstack": {"cloud", "clouds_file", "interval", "timeout"},
+    "openstack": {"cloud", "clouds_file", "interval", "timeout", "cacert", "insecure"},
     "rabbitmq": {
         "management_url", "user", "password", "password_env", "password_file", "vhosts", "amqp_url",
         "cli_command", "interval", "timeout",
@@ -184,6 +186,13 @@ class _Reader:
             rng = f"between {minimum:g} (excluded) and {maximum:g}" if maximum is not None else f"> {minimum:g}"
             raise self.err(f"{section}.{key}", f"must be {rng}, got {value}", f"e.g. {key} = {default:g}")
         return float(value)
+
+    def boolean(self, sec: dict[str, Any], section: str, key: str, default: bool) -> bool:
+        value = sec.get(key, default)
+        if not isinstance(value, bool):
+            raise self.err(f"{section}.{key}", f"must be true or false, got {_typename(value)}",
+                           f"write {key} = true (unquoted)")
+        return value
 
     def str_list(self, sec: dict[str, Any], section: str, key: str) -> tuple[str, ...]:
         value = sec.get(key, [])
@@ -305,7 +314,15 @@ def parse_config(data: dict[str, Any], *, file: str, mode: int | None, env: dict
         clouds_file=r.string(os_sec, "openstack", "clouds_file", None),
         interval=r.number(os_sec, "openstack", "interval", 10.0),
         timeout=r.number(os_sec, "openstack", "timeout", 20.0),
+        cacert=r.string(os_sec, "openstack", "cacert", None),
+        insecure=r.boolean(os_sec, "openstack", "insecure", False),
     )
+    if openstack.cacert and not Path(openstack.cacert).expanduser().is_file():
+        raise r.err("openstack.cacert", f"{openstack.cacert} does not exist",
+                    "point it at the PEM bundle of the CA that signed the cloud's certificates")
+    if openstack.cacert and openstack.insecure:
+        raise r.err("openstack.insecure", "conflicts with openstack.cacert",
+                    "keep cacert (verification on) or insecure = true (verification off), not both")
     if openstack.clouds_file and not Path(openstack.clouds_file).expanduser().is_file():
         raise r.err("openstack.clouds_file", f"{openstack.clouds_file} does not exist",
                     "point it at your clouds.yaml or remove the key")

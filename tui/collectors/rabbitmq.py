@@ -35,6 +35,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
+import ssl
 import time
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
@@ -114,6 +115,10 @@ def _reason(exc: BaseException) -> str:
     """The most specific OS reason in an httpx error chain ("connection refused"), else its message."""
     seen: BaseException | None = exc
     while seen is not None:
+        if isinstance(seen, ssl.SSLCertVerificationError):
+            return f"TLS certificate not trusted: {seen.verify_message} - set SSL_CERT_FILE to the CA that signed it"
+        if isinstance(seen, ssl.SSLError):
+            return f"TLS failed: {seen.reason or 'handshake error'}"
         if isinstance(seen, OSError) and seen.strerror:
             text = os.strerror(seen.errno) if isinstance(seen.errno, int) and seen.errno > 0 else seen.strerror
             return text.lower()

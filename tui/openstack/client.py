@@ -56,6 +56,12 @@ class OpenStackClient:
             return getattr(self.conn, SERVICE_ADAPTERS.get(service, service))
         except Exception as exc:
             url = self._catalog_url(service)
+            names = {cls.__name__ for cls in type(exc).__mro__}
+            if url and names & {"NotSupported", "DiscoveryFailure"}:
+                # the SDK swallows why discovery failed (TLS, refused...): one plain GET says it
+                probe = self.version_get(url, timeout=min(5.0, self.timeout))
+                if probe.get("error"):
+                    raise SourceError(f"{service} endpoint: version discovery failed: {probe['error']}") from None
             raise to_source_error(exc, self.where, action=f"{service} endpoint{f' {url}' if url else ''}") \
                 from None
 
@@ -454,7 +460,12 @@ def connect(cfg: OpenStackConfig) -> OpenStackClient:
         files = [str(Path(cfg.clouds_file).expanduser())] if cfg.clouds_file else None
         osc = loader.OpenStackConfig(config_files=files) if files else loader.OpenStackConfig()
         try:
-            region = osc.get_one(cloud=cfg.cloud, api_timeout=cfg.timeout)
+            tls: dict[str, Any] = {}
+            if cfg.insecure:
+                tls["verify"] = False
+            elif cfg.cacert:
+                tls["cacert"] = str(Path(cfg.cacert).expanduser())
+            region = osc.get_one(cloud=cfg.cloud, api_timeout=cfg.timeout, **tls)
         except Exception as exc:
             if type(exc).__name__ == "ConfigException" and cfg.cloud:
                 known = ", ".join(sorted(osc.get_cloud_names())) or "none"
@@ -492,13 +503,13 @@ async def aconnect(cfg: OpenStackConfig) -> OpenStackClient:
     return await asyncio.to_thread(connect, cfg)
 
 
-_shared: dict[tuple[str | None, str | None, float], OpenStackClient] = {}
+_shared: dict[tuple[str | None, str | None, float, str | None, bool], OpenStackClient] = {}
 _shared_lock = threading.Lock()
 
 
 def shared_client(cfg: OpenStackConfig) -> OpenStackClient:
     """One client (one token, one session) per cloud for all collectors of a process."""
-    key = (cfg.cloud, cfg.clouds_file, cfg.timeout)
+    key = (cfg.cloud, cfg.clouds_file, cfg.timeout, cfg.cacert, cfg.insecure)
     with _shared_lock:
         client = _shared.get(key)
         if client is None:

@@ -80,8 +80,8 @@ def describe(exc: BaseException, where: Where, *, action: str = "") -> str:
     if "MissingRequiredOptions" in names or "MissingAuthPlugin" in names or "AuthorizationFailure" in names:
         return f"{what}incomplete auth for {where.cloud_ref}: {text.splitlines()[0]} - fix its auth section"
     if "SSLError" in names:
-        return f"{what}TLS failed for {url or 'the endpoint'} ({_short_reason(text)}) - set cacert/verify for " \
-               f"{where.cloud_ref}"
+        return f"{what}TLS failed for {url or 'the endpoint'} ({_short_reason(text)}) - set [openstack] cacert " \
+               f"(or cacert in {where.cloud_ref}) to the CA that signed its certificate"
     if "ConnectTimeout" in names:
         if is_keystone(url, where):
             return f"Keystone at {url} timed out - is Keystone up? check auth_url of {where.cloud_ref}"

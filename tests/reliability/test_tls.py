@@ -1,0 +1,133 @@
+"""TLS: every endpoint of the simulated cloud served over https with a certificate from a test CA.
+
+- verification is on by default: without the CA, the OpenStack sources fail with a TLS reason;
+- clouds.yaml `cacert` and `[openstack] cacert` are honoured; `[openstack] insecure = true` reads an
+  endpoint nobody trusts;
+- the fault matrix's TLS row: one endpoint switches to a self-signed certificate (verification on): only that
+  source degrades with a readable TLS reason, and it recovers when the trusted certificate is back.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import replace
+
+import pytest
+
+from tests.reliability.conftest import Sim
+from tests.reliability.world import OWN_PARTS, World, assert_readable, degraded
+from tui.collectors.base import SourceError
+from tui.openstack.client import connect
+from tui.sim.faults import TlsKit
+
+TLS_SERVICES = ("keystone", "nova", "neutron", "cinder", "placement", "rabbitmq")
+
+
+class TlsSim(Sim):
+    def __init__(self) -> None:
+        super().__init__()
+        self.kit = TlsKit()
+        for service in TLS_SERVICES:
+            self.kit.serve(self.faults, service)
+        self.kit.rewrite_clouds_yaml(self.demo)  # https auth_url + cacert
+
+
+@pytest.fixture(scope="module")
+def sim() -> Iterator[TlsSim]:
+    old = os.environ.get("SSL_CERT_FILE")
+    s = TlsSim()
+    os.environ["SSL_CERT_FILE"] = str(s.kit.ca_file)  # how httpx (RabbitMQ) is told to trust a CA
+    try:
+        yield s
+    finally:
+        s.stop()
+        if old is None:
+            os.environ.pop("SSL_CERT_FILE", None)
+        else:
+            os.environ["SSL_CERT_FILE"] = old
+
+
+def _without_cacert(sim: TlsSim) -> str:
+    text = sim.demo.clouds_file.read_text()
+    path = sim.demo.clouds_file.with_name("clouds-nocacert.yaml")
+    path.write_text("\n".join(ln for ln in text.splitlines() if "cacert:" not in ln) + "\n")
+    return str(path)
+
+
+def test_everything_is_https(sim: TlsSim) -> None:
+    assert sim.demo.auth_url.startswith("https://") and sim.demo.rabbitmq_url.startswith("https://")
+
+
+def test_verification_is_on_by_default(sim: TlsSim) -> None:
+    cfg = replace(sim.world().config.openstack, clouds_file=_without_cacert(sim))
+    client = connect(cfg)
+    try:
+        with pytest.raises(SourceError) as err:
+            client.compute_services()
+        assert_readable(str(err.value), names=("TLS",))
+        assert "cacert" in str(err.value), "the reason says which key fixes it"
+    finally:
+        client.close()
+
+
+@pytest.mark.parametrize("how", ["config cacert", "config insecure"])
+def test_cacert_and_insecure_keys_are_honoured(sim: TlsSim, how: str) -> None:
+    base = replace(sim.world().config.openstack, clouds_file=_without_cacert(sim))
+    cfg = replace(base, cacert=str(sim.kit.ca_file)) if how == "config cacert" else replace(base, insecure=True)
+    if how == "config insecure":  # insecure reads even an endpoint with a certificate nobody trusts
+        sim.faults.set("nova", "tls")
+    client = connect(cfg)
+    try:
+        assert client.compute_services()
+        assert client.conn.session.verify == (str(sim.kit.ca_file) if how == "config cacert" else False)
+    finally:
+        client.close()
+
+
+@pytest.mark.parametrize("source", TLS_SERVICES)
+async def test_untrusted_certificate_degrades_only_that_source(sim: TlsSim, source: str,
+                                                             capfd: pytest.CaptureFixture[str]) -> None:
+    world: World = sim.shared_world()
+    try:
+        before = await world.poll()
+        assert degraded(before) == {}, "all sources read over verified TLS"
+        sim.faults.set(source, "tls")
+        try:
+            during = await world.poll()
+            detail_errors = None
+            if source == "placement":
+                server = next(iter(during["instances"].snapshot.servers))
+                detail_errors = (await world.collectors["instances"].instance_detail(server.id)).errors
+        finally:
+            sim.faults.clear()
+        bad = degraded(during)
+        own, primary = OWN_PARTS[source]
+        assert set(bad) <= own, f"TLS failure on {source} degraded: {sorted(set(bad) - own)}"
+        if primary:
+            assert primary in bad
+        for reason in [*bad.values(), *(detail_errors or {}).values()]:
+            assert_readable(reason, names=("TLS",))
+        if detail_errors is not None:
+            assert set(detail_errors) == {"allocations"}
+        after = await world.poll()
+        assert degraded(after) == {}, f"no recovery after the trusted certificate came back on {source}"
+    finally:
+        await world.end_test()
+    out, err = capfd.readouterr()
+    assert "Traceback" not in out + err
+
+
+def test_tls_kit_certificates(sim: TlsSim) -> None:
+    """The fault is the certificate, not the endpoint: the same URL verifies again once it is cleared."""
+    import ssl
+    import urllib.request
+
+    url = sim.demo.url("compute")
+    ctx = ssl.create_default_context(cafile=str(sim.kit.ca_file))
+    with urllib.request.urlopen(url, context=ctx, timeout=5) as resp:
+        assert resp.status == 200
+    sim.faults.set("nova", "tls")
+    with pytest.raises(Exception) as err:
+        urllib.request.urlopen(url, context=ctx, timeout=5)
+    assert "CERTIFICATE_VERIFY_FAILED" in str(err.value) or "certificate verify failed" in str(err.value)
