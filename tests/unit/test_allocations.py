@@ -12,6 +12,7 @@ from tui.models.placement import (
     FINISHED_MIGRATION_STATUSES,
     ConsumerInfo,
     HostServer,
+    Hypervisor,
     Inventory,
     Migration,
     Provider,
@@ -234,3 +235,12 @@ def test_inventory_capacity_and_migration_progress() -> None:
     assert Migration(uuid="m", status="confirming").in_progress
     assert Migration(uuid="m", status="post-migrating").in_progress
     assert not Migration(uuid="m", status="Confirmed").in_progress
+
+
+def test_hypervisor_without_servers_key_has_none_when_asked_for_them() -> None:
+    """Before compute 2.75 nova omits `servers` for an empty hypervisor: asked for, that means none."""
+    raw = {"id": RP, "hypervisor_hostname": "compute-01", "service": {"host": "compute-01"}}
+    assert Hypervisor.from_api(raw, with_servers=True).servers == ()
+    assert Hypervisor.from_api(raw).servers is None
+    full = Hypervisor.from_api({**raw, "servers": [{"uuid": INST_A, "name": "instance-00000001"}]})
+    assert full.servers == (INST_A,) and full.host == "compute-01"

@@ -27,6 +27,9 @@ Verdict = Literal["ok", "stale", "suspected", "migration_stuck", "not_compute"]
 
 
 def _frozen(mapping: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    """A read-only copy; an already read-only mapping is shared (500 views share one compute_states)."""
+    if isinstance(mapping, MappingProxyType):
+        return mapping
     return MappingProxyType(dict(mapping or {}))
 
 
@@ -243,9 +246,12 @@ class Hypervisor:
         object.__setattr__(self, "server_names", _frozen(self.server_names))
 
     @classmethod
-    def from_api(cls, raw: Mapping[str, Any]) -> Hypervisor:
+    def from_api(cls, raw: Mapping[str, Any], *, with_servers: bool = False) -> Hypervisor:
+        """with_servers: the request asked for them; before compute 2.75 nova omits `servers` when empty."""
         svc = raw.get("service") or {}
         servers = raw.get("servers")
+        if servers is None and with_servers:
+            servers = []
         return cls(id=str(raw.get("id")), hypervisor_hostname=str(raw.get("hypervisor_hostname") or ""),
                    host=svc.get("host") if isinstance(svc, Mapping) else None, state=raw.get("state"),
                    status=raw.get("status"), hypervisor_type=raw.get("hypervisor_type"),
