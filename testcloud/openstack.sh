@@ -15,7 +15,8 @@ export OS_CLIENT_CONFIG_FILE="$CLOUDS_YAML" TESTCLOUD_ROOT="$B" \
 
 cloudctl() { "$V/python" "$D/py/cloudctl.py" "$@"; }
 
-# processes a running test holds down on purpose (tests/testbed): not restarted, not required healthy
+# processes a running test holds down on purpose (tests/testbed): not restarted, not required healthy.
+# Read again once the lock is taken (a wait for the lock can be long).
 HELD="$(held_list)"
 export TESTCLOUD_HELD="$HELD"
 
@@ -29,7 +30,8 @@ healthy() {
   [ -f "$B/setup.stamp" ] && [ -f "$CLOUDS_YAML" ] && [ -x "$V/python" ] && all_running && cloudctl check >/dev/null
 }
 
-lock() { exec 9>"$B/.lock"; flock 9; }   # one up/down/reset at a time (parallel pytest sessions)
+# one up/down/reset at a time (parallel pytest sessions)
+lock() { exec 9>"$B/.lock"; flock 9; HELD="$(held_list)"; TESTCLOUD_HELD="$HELD"; }
 
 bring_up() {
   local t0=$SECONDS
