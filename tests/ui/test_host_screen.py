@@ -230,7 +230,7 @@ async def test_fit_explains_every_host(demo: Demo) -> None:
         assert "fits nowhere" in body and "none: no single compute can hold this request" in body
         assert "Aggregate free capacity" in body
 
-        await pilot.press("colon", *"fit m1.small HW_CPU_X86_AVX512F", "enter")
+        app.run_command("fit m1.small HW_CPU_X86_AVX512F")  # typed above; here straight through the table
         screen = await until(pilot, lambda: isinstance(app.screen, FitScreen) and app.screen.traits and app.screen,
                              "the second fit screen")
         await until(pilot, lambda: screen.report is not None or screen.error, "the second report")
@@ -243,7 +243,7 @@ async def test_fit_explains_every_host(demo: Demo) -> None:
             if not h.candidate:
                 assert h.reasons == ("lacks required trait HW_CPU_X86_AVX512F",)
 
-        await pilot.press("colon", *"fit no-such-flavor", "enter")
+        app.run_command("fit no-such-flavor")
         screen = await until(pilot, lambda: isinstance(app.screen, FitScreen) and app.screen.flavor == "no-such-flavor"
                              and app.screen, "the third fit screen")
         await until(pilot, lambda: screen.error, "the error")
