@@ -346,3 +346,11 @@ def test_row_unknown_when_not_configured_waiting_or_failing() -> None:
     # a services poll that failed (401) keeps the last rows, marked
     failing = replace(w["services"], error="401", ok_at=NOW.timestamp() - 120)
     assert cells({"services": failing})["compute"] == ("3/3 up · STALE 2m", "unknown")
+
+
+def test_one_compute_down_during_a_quorum_loss_keeps_its_own_hint() -> None:
+    """Galera explains everybody's heartbeats stopping, not one compute down while the others report."""
+    hints = triage_hints(world(svc=services(compute_ages={"compute-02": 90}), gal=galera(quorum=False)))
+    assert [(h.kind, h.subject) for h in hints] == [("triage.galera_no_quorum", "galera"),
+                                                    ("triage.compute_down", "compute-02")]
+    assert not cites(hints[0], "nova.service_enabled_but_down")

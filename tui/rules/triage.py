@@ -354,8 +354,9 @@ def galera_hint(ctx: _Context) -> Finding | None:
         return None  # a Primary component still serves: clients of the other nodes are fine (galera findings)
     expected = snap.expected_size or len(snap.nodes)
     nodes = ", ".join(n.label for n in snap.reachable if n.quorum_lost)
-    consequences = (ctx.of("nova.fleet_down", "neutron.fleet_down", "nova.service_enabled_but_down")
-                    + _stuck(ctx, "scheduling"))
+    # what a database without quorum explains: everybody's heartbeats stop at once, builds stop moving. One
+    # compute down while the others report is not explained by it (its own hint stays).
+    consequences = ctx.of("nova.fleet_down", "neutron.fleet_down") + _stuck(ctx, "scheduling")
     summary = (f"Galera has no Primary component ({len(snap.reachable)} of {expected} nodes answer, none in "
                f"quorum: {nodes}): the seed's \"lists work, creates fail\" holds only for clients that set "
                f"wsrep_dirty_reads=ON. Exactly: {READS_FAIL}; {WRITES_FAIL}. {STILL_ANSWERS}, so health checks "
@@ -564,8 +565,7 @@ def triage_hints(observations: Mapping[str, Observation], now: datetime | None =
     hints.append(bus)
     placement = placement_hint(ctx)
     hints += [placement, image_hint(ctx)]
-    if galera is None:
-        hints.extend(compute_down_hints(ctx))
+    hints.extend(compute_down_hints(ctx))
     if galera is None and bus is None and placement is None:
         hints.append(scheduling_hint(ctx))
     return [h for h in hints if h is not None]
