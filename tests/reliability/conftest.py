@@ -19,10 +19,10 @@ class Sim:
 
         self._world: World | None = None
 
-    def world(self) -> World:
+    def world(self, slow: float = 1.0) -> World:
         """A new world: its own client and collectors."""
         return World(self.demo, self.faults, FaultyGaleraConnector(self.demo.galera_connector),
-                     make_config(self.demo))
+                     make_config(self.demo, slow=slow))
 
     def shared_world(self) -> World:
         """The module's world, built once (saves a login and a first full poll per test); fresh runners."""

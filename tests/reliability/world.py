@@ -75,11 +75,12 @@ class World:
             self.client.close()
 
 
-def make_config(demo: Any) -> Config:
+def make_config(demo: Any, *, slow: float = 1.0) -> Config:
+    """Short timeouts (x slow: the UI tests need a hang to outlast a keypress on a loaded machine)."""
     cfg = demo.config()
-    return replace(cfg, openstack=replace(cfg.openstack, timeout=OPENSTACK_TIMEOUT, interval=1.0),
-                   rabbitmq=replace(cfg.rabbitmq, timeout=RABBITMQ_TIMEOUT, interval=1.0),
-                   galera=replace(cfg.galera, timeout=GALERA_TIMEOUT, interval=1.0))
+    return replace(cfg, openstack=replace(cfg.openstack, timeout=OPENSTACK_TIMEOUT * slow, interval=1.0),
+                   rabbitmq=replace(cfg.rabbitmq, timeout=RABBITMQ_TIMEOUT * slow, interval=1.0),
+                   galera=replace(cfg.galera, timeout=GALERA_TIMEOUT * slow, interval=1.0))
 
 
 def degraded(obs: dict[str, Observation]) -> dict[str, str]:
