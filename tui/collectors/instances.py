@@ -8,7 +8,9 @@ Polls (compute API, admin view, plain JSON through the SDK adapter; facts.md "In
   clock and the controllers that stamp `updated_at`, and rows committed late. Answers merge into the index by
   id (re-sent rows are idempotent); DELETED servers leave it. A quiet cloud costs one request returning [].
 - one `/os-services?binary=nova-compute` per poll, and the L2 agents (`/agents`) when some server with a
-  host is in a task_state, so the rules can say "and nova-compute on compute-02 is down" (HostHealth).
+  host is in a task_state, so the rules can say "and nova-compute on compute-02 is down" (HostHealth); when
+  the services source read the full listings through the same client within one interval, those are used
+  instead (tui.openstack.services_reads.recent_listing): no request.
   A failure there does not fail the poll: the snapshot says the host health is unknown (hosts_error).
 
 History: for each server the index remembers the task_state, the poll that first saw it and the server's
@@ -26,7 +28,7 @@ import contextlib
 import dataclasses
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -196,7 +198,8 @@ class ServerIndex:
         bumps `updated` on every save): a resync of 10,000 quiet servers costs dict lookups, not parsing."""
         before = set(self.servers)
         fresh: dict[str, Server] = {}
-        for row in rows:
+        raw_updated: dict[str, Any] = {}
+        for row in rows:  # may be a generator of pages: if it raises, the index is left as it was
             if row.get("status") == "DELETED":
                 continue
             sid = str(row.get("id"))
@@ -207,9 +210,10 @@ class ServerIndex:
                 fresh[sid] = known
                 continue
             server = self._tracked(parse_server(row), now)
-            self._raw_updated[sid] = row.get("updated")
+            raw_updated[sid] = row.get("updated")
             fresh[server.id] = server
         self.servers = fresh
+        self._raw_updated.update(raw_updated)
         for gone in before - set(fresh):
             self._track.pop(gone, None)
             self._raw_updated.pop(gone, None)
@@ -318,6 +322,14 @@ class InstancesCollector(BaseCollector):
 
     def list_servers(self, changes_since: datetime | None = None) -> tuple[list[dict[str, Any]], int]:
         """Every page of /servers/detail?all_tenants=1 (limit/marker), plain dicts; (rows, requests)."""
+        count = [0, 0, ""]
+        rows = list(self._server_rows(changes_since, count))
+        return rows, int(count[0])
+
+    def _server_rows(self, changes_since: datetime | None, count: list[Any]) -> Iterator[dict[str, Any]]:
+        """The rows of every page, one page held at a time (a 10,000-server list is ~20 MB of JSON: holding
+        every decoded row at once set the process's peak, and so its RSS). count: [requests, rows, newest
+        `updated`] as they go."""
         from tui.openstack.paging import iso_param, next_marker, query
 
         client = self.client()
@@ -325,20 +337,24 @@ class InstancesCollector(BaseCollector):
         params: dict[str, Any] = {"all_tenants": 1, "limit": self.page_size}
         if changes_since is not None:
             params["changes-since"] = iso_param(changes_since)
-        rows: list[dict[str, Any]] = []
-        requests = 0
         seen: set[str] = set()
         while True:
             body = client.get_json("compute", query("/servers/detail", params), microversion=mv,
                                    action="listing servers")
-            requests += 1
-            page = body.get("servers")
+            count[0] += 1
+            page = body.pop("servers", None)
             if not isinstance(page, list):
                 raise SourceError("GET compute /servers/detail: the answer has no 'servers' list")
-            rows.extend(page)
+            size = len(page)
+            count[1] += size
+            count[2] = max([count[2], *(r.get("updated") or "" for r in page)])
             marker = next_marker(body, "servers_links")
-            if not marker or not page or marker in seen:
-                return rows, requests
+            del body
+            page.reverse()
+            while page:  # hand rows out in order and drop them: only one page is alive at a time
+                yield page.pop()
+            if not marker or not size or marker in seen:
+                return
             seen.add(marker)
             params["marker"] = marker
 
@@ -349,25 +365,23 @@ class InstancesCollector(BaseCollector):
             full = (self._cursor is None or self._last_full is None
                     or (now - self._last_full).total_seconds() >= self.resync_s)
             since: datetime | None = None
+            count: list[Any] = [0, 0, ""]  # requests, rows, newest updated
             if full:
-                rows, requests = self.list_servers()
+                left = self.index.replace_all(self._server_rows(None, count), now)
+                self._last_full = now
             else:
                 assert self._cursor is not None
                 since = self._cursor - timedelta(seconds=self.overlap_s + self._skew_s)
-                rows, requests = self.list_servers(since)
-            self._note_skew(rows, now)
-            if full:
-                left = self.index.replace_all(rows, now)
-                self._last_full = now
-            else:
-                left = self.index.merge(rows, now)
+                left = self.index.merge(self._server_rows(since, count), now)
+            requests, nrows = int(count[0]), int(count[1])
+            self._note_skew([{"updated": count[2]}], now)
             self._cursor = now
             servers = tuple(self.index.servers.values())
             hosts, hosts_error, extra = self._host_health(servers)
             servers, more = self._with_request_ids(servers, now)
             extra += more
             self.cpu_s = time.thread_time() - cpu0
-            poll = PollInfo(mode="full" if full else "changes-since", requests=requests + extra, rows=len(rows),
+            poll = PollInfo(mode="full" if full else "changes-since", requests=requests + extra, rows=nrows,
                             changes_since=since, last_full_at=self._last_full, deleted=left)
             return InstancesSnapshot(taken_at=now, servers=servers, hosts=hosts, hosts_error=hosts_error,
                                      poll=poll, poll_interval_s=self.interval)
@@ -418,15 +432,24 @@ class InstancesCollector(BaseCollector):
 
     def _host_health(self, servers: tuple[Server, ...]) -> tuple[dict[str, HostHealth], str | None, int]:
         """nova-compute services (1 request) and, when a server with a host is mid-task, the L2 agents."""
+        from tui.openstack.services_reads import recent_listing
+
         client = self.client()
         requests = 0
         try:
-            services = client.compute_services(binary="nova-compute")
-            requests += 1
+            # the services source lists every compute service and agent each poll through the same client:
+            # reuse a listing up to one interval old instead of asking again (2 requests a poll fewer)
+            services = recent_listing(client, "compute", self.interval)
+            if services is None:
+                services = client.compute_services(binary="nova-compute")
+                requests += 1
             agents = None
             if any(s.phase and s.host for s in servers):
-                agents = [a for a in client.network_agents() if a.get("agent_type") in L2_AGENT_TYPES]
-                requests += 1
+                raw_agents = recent_listing(client, "network", self.interval)
+                if raw_agents is None:
+                    raw_agents = client.network_agents()
+                    requests += 1
+                agents = [a for a in raw_agents if a.get("agent_type") in L2_AGENT_TYPES]
         except SourceError as exc:
             return {}, str(exc), requests + 1
         return parse_host_health(services, agents), None, requests

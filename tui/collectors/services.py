@@ -6,7 +6,9 @@ adapters; admin view: /os-services and /agents are admin APIs) in worker threads
 - Keystone: a version GET on clouds.yaml's auth_url, then the token (cached by the session while valid);
 - GET /os-services (compute, microversion negotiated >= 2.53: UUID ids, forced_down), GET /agents,
   GET /os-services (block-storage), each with the API's `Date` header so heartbeat ages use the API's clock;
-- the catalog from the token, and an unauthenticated version GET per endpoint of the cloud's interface.
+- the catalog from the token, and an unauthenticated version GET per endpoint of the cloud's interface
+  (every endpoint on the first poll, then one service type per poll in turn plus any that failed: a steady
+  poll is 5 requests, not 10).
 
 Keystone outage: the source does not fail. The poll reports `keystone.ok = False` (-> keystone.unreachable)
 and still says what it can: while the session's token is valid the listings are read as usual; without one
@@ -153,6 +155,8 @@ class ServicesCollector(BaseCollector):
         self._client: Any = None
         self._sections: dict[str, SectionRead] = {n: SectionRead(n) for n in ("compute", "network", "volume")}  # type: ignore[arg-type]
         self._catalog: list[dict[str, Any]] | None = None
+        self._checked: dict[tuple[str, str], dict[str, Any]] = {}  # (type, url) -> latest version GET answer
+        self._turn = -1
         self._microversion: str | None = None
 
     @classmethod
@@ -195,7 +199,8 @@ class ServicesCollector(BaseCollector):
             except TimeoutError:  # the worker thread ends on the session timeout; the poll goes on
                 return self._carry(name, f"listing {name} services timed out after {self.read_timeout:g}s")
 
-        checks = asyncio.to_thread(self._check_endpoints, client, catalog) if catalog else _none()
+        checks = asyncio.to_thread(self._check_endpoints, client, self._due_endpoints(catalog)) if catalog \
+            else _none()
         compute, network, volume, answers = await asyncio.gather(
             section("compute", "compute"), section("network", "network"), section("volume", "block-storage"),
             checks)
@@ -236,11 +241,33 @@ class ServicesCollector(BaseCollector):
         self._catalog = catalog
         return catalog
 
+    def _due_endpoints(self, catalog: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The catalog entries to version-check this poll: all of them on the first poll; after that one
+        service type per poll in turn, plus every type whose last check failed (so a failure is rechecked,
+        and a recovery seen, on every poll). Six endpoints cost one request a poll instead of six; a newly
+        failing endpoint whose listing works shows within len(catalog) polls (a failing listing names the
+        API anyway)."""
+        types = sorted({str(s.get("type")) for s in catalog})
+        if not self._checked:
+            return catalog
+        failed = {str(a.get("service_type")) for a in self._checked.values()
+                  if a.get("status") is None or int(a["status"]) >= 500}
+        self._turn = (self._turn + 1) % max(1, len(types))
+        due = failed | ({types[self._turn]} if types else set())
+        return [svc for svc in catalog if str(svc.get("type")) in due]
+
     def _check_endpoints(self, client: Any, catalog: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Check `catalog`'s endpoints; returns the latest answer of every endpoint still in the catalog."""
         try:
-            return client.endpoint_versions(catalog=catalog, timeout=self.endpoint_timeout)
+            answers = client.endpoint_versions(catalog=catalog, timeout=self.endpoint_timeout)
         except SourceError:
-            return []
+            answers = []
+        for a in answers:
+            self._checked[(str(a.get("service_type")), str(a.get("url")))] = a
+        known = {(str(s.get("type")), str(e.get("url"))) for s in (self._catalog or catalog)
+                 for e in s.get("endpoints", [])}
+        self._checked = {k: v for k, v in self._checked.items() if k in known}
+        return list(self._checked.values())
 
     def _carry(self, name: str, error: str) -> SectionRead:
         prev = self._sections[name]

@@ -7,6 +7,10 @@ Blocking, like the client: call through asyncio.to_thread. Plain dicts, API fiel
 
 from __future__ import annotations
 
+import contextlib
+import threading
+import time
+import weakref
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any
@@ -61,14 +65,43 @@ def compute_services(client: OpenStackClient, timeout: float | None = None
     mv = client.compute_microversion()
     body, date = dated_get(client, "compute", "/os-services", microversion=mv, action="listing compute services",
                            timeout=timeout)
-    return list(body.get("services", [])), date, mv
+    rows = list(body.get("services", []))
+    _remember(client, "compute", rows)
+    return rows, date, mv
 
 
 def network_agents(client: OpenStackClient, timeout: float | None = None, **filters: Any
                    ) -> tuple[list[dict[str, Any]], datetime | None]:
     body, date = dated_get(client, "network", query("/agents", filters), action="listing network agents",
                            timeout=timeout)
-    return list(body.get("agents", [])), date
+    rows = list(body.get("agents", []))
+    if not filters:
+        _remember(client, "network", rows)
+    return rows, date
+
+
+# The latest full compute-service and agent listings per client (one client per cloud is shared by the
+# collectors): the instances source reads host health from them instead of asking again every poll.
+_recent: weakref.WeakKeyDictionary[Any, dict[str, tuple[float, list[dict[str, Any]]]]] = weakref.WeakKeyDictionary()
+_recent_lock = threading.Lock()
+
+
+def _remember(client: OpenStackClient, what: str, rows: list[dict[str, Any]]) -> None:
+    with _recent_lock, contextlib.suppress(TypeError):  # a client without weak references: nothing shared
+        _recent.setdefault(client, {})[what] = (time.monotonic(), rows)
+
+
+def recent_listing(client: OpenStackClient, what: str, max_age: float) -> list[dict[str, Any]] | None:
+    """The rows of the last full `compute` (/os-services) or `network` (/agents) listing read through this
+    client within max_age seconds, else None (then read it yourself)."""
+    with _recent_lock:
+        try:
+            entry = _recent.get(client, {}).get(what)
+        except TypeError:
+            return None
+    if entry is None or time.monotonic() - entry[0] > max_age:
+        return None
+    return entry[1]
 
 
 def volume_services(client: OpenStackClient, timeout: float | None = None
