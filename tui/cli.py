@@ -149,11 +149,11 @@ def _snapshot(args: argparse.Namespace) -> int:
         if demo is not None:
             demo.stop()
     if args.json:
-        sys.stdout.write(json.dumps(to_report(observations), indent=2) + "\n")
+        sys.stdout.write(json.dumps(to_report(observations, thresholds=config.thresholds), indent=2) + "\n")
     else:
         from rich.console import Console
 
-        Console().print(render_text(observations))
+        Console().print(render_text(observations, thresholds=config.thresholds))
     return exit_code(observations)
 
 
