@@ -56,13 +56,16 @@ def _note(notes: list[str], text: str) -> None:
 
 
 # ------------------------------------------------------------------------------------------- boot trace
-def find_new_server(client: Any, since: float, known: set[str]) -> Server | None:
-    """The oldest server created at/after `since` (nova's created has 1 s resolution) not in `known`."""
+def find_new_server(client: Any, since: float, known: set[str], name: str | None = None) -> Server | None:
+    """The oldest server created at/after `since` (nova's created has 1 s resolution) not in `known`, named
+    `name` when given. Servers still being scheduled are listed too (nova lists build requests)."""
     rows = client.servers(changes_since=datetime.fromtimestamp(since - 2, UTC))
     fresh = []
     for row in rows:
         server = _parse(row)
         if server.id in known or server.status == "DELETED" or server.created is None:
+            continue
+        if name and server.name != name:
             continue
         if server.created.timestamp() >= int(since) - 1:
             fresh.append(server)
@@ -85,7 +88,8 @@ def create_events(client: Any, server_id: str) -> tuple[str | None, tuple[Any, .
 async def run_boot_trace(client: Any, trace: BootTrace, *, timeout_s: float = 900.0,
                          on_update: Callable[[BootTrace], None] | None = None, stop: asyncio.Event | None = None,
                          clock: Clock = time.time) -> BootTrace:
-    """Follow trace.server_id (or, when None, the next server created after the start) until ACTIVE/ERROR."""
+    """Follow trace.server_id (or, when None, the next server created after the start, named trace.name when
+    set) until ACTIVE/ERROR. In that watch mode the listing row that reveals the server is its first poll."""
     start = clock()
     trace.started_at = trace.started_at or start
     deadline = start + timeout_s
@@ -96,12 +100,13 @@ async def run_boot_trace(client: Any, trace: BootTrace, *, timeout_s: float = 90
         while trace.server_id is None:
             t0 = clock()
             try:
-                found = await asyncio.to_thread(find_new_server, client, start, known)
+                found = await asyncio.to_thread(find_new_server, client, start, known, trace.name or None)
             except SourceError as exc:
                 _note(trace.notes, f"listing servers failed: {exc}")
                 found = None
             if found is not None:
                 trace.server_id = found.id
+                trace.observe(found, clock(), clock() - t0)
                 break
             update(trace)
             if clock() > deadline:

@@ -182,16 +182,25 @@ def _client_getter(app: Any) -> Callable[[], Any] | None:
     return client_getter(app)
 
 
-def _resolve_server(app: Any, ref: str) -> str:
+def resolve_server(app: Any, ref: str) -> tuple[str | None, str]:
+    """(server id, "") for a known server (id, name or id prefix) or a UUID; (None, ref) otherwise: then
+    the trace waits for the next new server named ref (start it before `openstack server create ref`)."""
+    import re
+
     snap = getattr(getattr(app, "observations", {}).get("instances"), "snapshot", None)
     servers = list(getattr(snap, "servers", ()) or ())
     matches = [s for s in servers if s.id == ref] or [s for s in servers if s.name == ref] \
         or [s for s in servers if s.id.startswith(ref)]
-    return matches[0].id if len(matches) == 1 else ref
+    if len(matches) == 1:
+        return matches[0].id, ""
+    if re.fullmatch(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", ref):
+        return ref, ""
+    return None, ref
 
 
 def trace_boot(app: Any, args: list[str], name: str = "") -> None:
-    """`:trace-boot [SERVER]`: follow SERVER (id, name or id prefix), or the next server created."""
+    """`:trace-boot [SERVER]`: follow SERVER (id, name or id prefix), or the next server created (named SERVER
+    when no such server exists yet)."""
     from tui.exercises.boot_trace import BootTrace
     from tui.exercises.live import run_boot_trace
 
@@ -200,13 +209,15 @@ def trace_boot(app: Any, args: list[str], name: str = "") -> None:
         app.notify("no OpenStack cloud configured: nothing to trace", severity="warning")
         return
     interval = app.config.recorder.trace_interval
-    trace = BootTrace(interval=interval, server_id=_resolve_server(app, args[0]) if args else None)
+    server_id, wanted = resolve_server(app, args[0]) if args else (None, "")
+    trace = BootTrace(interval=interval, server_id=server_id, name=wanted)
 
     async def driver(update: Callable[[Any], None], stop: asyncio.Event) -> Any:
         client = await asyncio.to_thread(getter)
         return await run_boot_trace(client, trace, on_update=update, stop=stop)
 
-    title = f"boot trace of {args[0]}" if args else "boot trace of the next new server"
+    title = (f"boot trace of {args[0]}" if server_id else f"boot trace of the next new server named {wanted}"
+             if wanted else "boot trace of the next new server")
     app.push_screen(TraceScreen(title, driver, render_boot, lambda t: t.result()))
 
 

@@ -1,0 +1,118 @@
+"""Boot trace and request trace on the real test cloud: one boot on compute-02 (slow spawn) followed at 0.25 s,
+then its create request traced through nova's events and the test bed's log files; and a create that fails
+at scheduling (no host fits x.huge), whose trace finds nova-conductor.
+
+Measured on the test bed (nova 34, INFO logs): a successful create usually leaves no nova-conductor line with
+its request id (only the first build after a conductor restart logs its lazy set-up under it) and no conductor
+event (nova records conductor_schedule_and_build_instances only when burying a failed build in cell0); keystone
+and glance log under their own request ids. The failed create is where conductor reliably shows up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.testbed.openstack import create_server, delete_server_and_wait, error_server, wait_all_healthy
+from tests.testbed.wait import wait_for
+from tui.config import LogSource
+from tui.exercises.boot_trace import BootTrace
+from tui.exercises.live import create_events, run_boot_trace, run_request_trace
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def booted(conn: Any, client: Any) -> Iterator[tuple[BootTrace, str]]:
+    """A server booted on compute-02 with a port, traced in watch mode ("the next new server named X",
+    started before the POST): the listing reveals it while it is still being scheduled."""
+    wait_all_healthy(conn, timeout=120)
+    name = f"stacktop-trace-{secrets.token_hex(3)}"
+
+    async def run() -> tuple[BootTrace, str]:
+        trace = BootTrace(interval=0.25, name=name)
+        task = asyncio.create_task(run_boot_trace(client, trace, timeout_s=180))
+        await asyncio.sleep(0.5)  # the watch has listed the servers that already exist
+        srv = await asyncio.to_thread(create_server, conn, host="compute-02", network="provider", name=name)
+        try:
+            await task
+        except BaseException:
+            await asyncio.to_thread(delete_server_and_wait, conn, srv.id)
+            raise
+        return trace, srv.id
+
+    t0 = time.monotonic()
+    trace, server_id = asyncio.run(run())
+    print(f"\n[timing] boot trace {time.monotonic() - t0:.1f} s: {trace.summary()}")
+    try:
+        yield trace, server_id
+    finally:
+        delete_server_and_wait(conn, server_id)
+
+
+def test_boot_trace_scheduling_before_spawning_before_active(booted: tuple[BootTrace, str]) -> None:
+    trace = booted[0]
+    seq = trace.sequence()
+    assert trace.outcome == "ACTIVE", trace.summary()
+    assert "scheduling" in seq and "spawning" in seq, seq
+    assert seq.index("scheduling") < seq.index("spawning") < seq.index("ACTIVE") == len(seq) - 1, seq
+    firsts = [s.first_seen for s in trace.steps]
+    assert firsts == sorted(firsts) and len(set(firsts)) == len(firsts), "first-seen times strictly increase"
+    assert all(s.duration is not None and s.duration > 0 for s in trace.steps[:-1])
+    by_state = {s.label: s for s in trace.steps}
+    assert (by_state["scheduling"].owner, by_state["scheduling"].owner_host) == ("nova-scheduler", None)
+    assert (by_state["spawning"].owner, by_state["spawning"].owner_host) == ("nova-compute", "compute-02")
+    assert by_state["spawning"].duration is not None and by_state["spawning"].duration >= 2.0, \
+        "compute-02 spawns in STACKTOP_TESTCLOUD_SPAWN_DELAY (3 s)"
+    assert trace.host == "compute-02" and trace.request_id and trace.request_id.startswith("req-")
+    assert any(e.event == "compute__do_build_and_run_instance" and e.host == "compute-02" for e in trace.events)
+    md = trace.result().markdown
+    assert "polled every **0.25 s**" in md and "| nova-scheduler |" in md
+
+
+async def test_request_trace_of_the_create_names_the_silent_service(
+        booted: tuple[BootTrace, str], client: Any, log_sources: tuple[LogSource, ...]) -> None:
+    trace, server_id = booted
+    rid = trace.request_id
+    assert rid
+    t0 = time.monotonic()
+    rt = await run_request_trace(client, rid, log_sources)
+    print(f"\n[timing] request trace {time.monotonic() - t0:.1f} s over {len(log_sources)} sources: {rt.summary()}")
+    assert rt.instance_id == server_id and rt.action is not None and rt.action.action == "create"
+    rows = {r.service: r for r in rt.timeline()}
+    for service in ("nova-api", "nova-compute"):
+        assert service in rows and any(ev.startswith("log ") for ev in rows[service].evidence), (service, rows)
+    assert any(ev.startswith("log tail -n") for ev in rows["nova-api"].evidence), "the command source was read"
+    assert any("nova-compute-02.log" in ev for ev in rows["nova-compute"].evidence)
+    assert rows["nova-api"].first <= rows["nova-compute"].first
+    assert not rt.errors, rt.errors
+    missing = rt.missing()
+    assert "keystone" in missing, "keystone logs token validations under its own request ids"
+    md = rt.result().markdown
+    for name in missing:  # each named with what it was doing; every one had a log source searched
+        line = next(ln for ln in md.splitlines() if ln.startswith(f"- **{name}**: "))
+        assert "no log source configured" not in line, line
+    assert "**keystone**: validates the token and returns the service catalog" in md
+    assert ("nova-conductor" in missing) != ("nova-conductor" in rows), "conductor is either traced or named"
+
+
+async def test_request_trace_of_a_failed_create_finds_conductor(
+        conn: Any, client: Any, log_sources: tuple[LogSource, ...]) -> None:
+    with error_server(conn) as srv:
+        rid, events = await asyncio.to_thread(create_events, client, srv.id)
+        assert rid and any(e.event == "conductor_schedule_and_build_instances" for e in events)
+        # the conductor's WARNING lines are written right after the server went ERROR: wait for them
+        logs = next(s for s in log_sources if s.service == "nova-conductor" and s.path)
+        wait_for(lambda: rid in Path(logs.path or "").read_text(), timeout=20, what=f"{rid} in nova-conductor.log")
+        rt = await run_request_trace(client, rid, log_sources)
+    rows = {r.service: r for r in rt.timeline()}
+    assert {"nova-api", "nova-scheduler", "nova-conductor"} <= set(rows), rows
+    assert any(ev == "log nova-conductor.log" for ev in rows["nova-conductor"].evidence)
+    assert "nova-compute" in rt.missing(), "no host was chosen: compute never saw it"
+    assert rows["nova-api"].first <= rows["nova-conductor"].first
