@@ -29,10 +29,13 @@ def build_parser() -> argparse.ArgumentParser:
                      "OpenStack cloud. Read-only: it never changes the cloud.")
     parser.add_argument("--version", action="version", version=f"stacktop {__version__}")
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--config", metavar="PATH",
+    # SUPPRESS: an option given before the subcommand (stacktop --config F snapshot) is not reset by it
+    common.add_argument("--config", metavar="PATH", default=argparse.SUPPRESS,
                         help="config file (default: $STACKTOP_CONFIG, then ~/.config/stacktop/config.toml)")
-    common.add_argument("--demo", action="store_true", help="use the built-in simulated cloud")
-    common.add_argument("--cloud", metavar="NAME", help="clouds.yaml entry (overrides [openstack] cloud)")
+    common.add_argument("--demo", action="store_true", default=argparse.SUPPRESS,
+                        help="use the built-in simulated cloud")
+    common.add_argument("--cloud", metavar="NAME", default=argparse.SUPPRESS,
+                        help="clouds.yaml entry (overrides [openstack] cloud)")
     parser.add_argument("--config", metavar="PATH", help=argparse.SUPPRESS)
     parser.add_argument("--demo", action="store_true", help="open on the built-in simulated cloud")
     parser.add_argument("--cloud", metavar="NAME", help="clouds.yaml entry (overrides [openstack] cloud)")

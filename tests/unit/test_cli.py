@@ -37,3 +37,13 @@ def test_snapshot_demo_json_reads_every_source() -> None:
     assert "nova.service_disabled" in kinds, "the demo starts with compute-04 disabled for maintenance"
     assert set(report["findings"][0]) == {"severity", "kind", "subject", "summary", "evidence", "next_step",
                                           "source"}
+
+
+def test_options_before_or_after_the_subcommand() -> None:
+    from tui.cli import build_parser
+
+    parser = build_parser()
+    assert parser.parse_args(["--config", "a.toml", "snapshot"]).config == "a.toml"
+    assert parser.parse_args(["snapshot", "--config", "b.toml"]).config == "b.toml"
+    assert parser.parse_args(["--config", "c.toml"]).config == "c.toml"
+    assert parser.parse_args(["--demo", "snapshot"]).demo is True
