@@ -259,6 +259,7 @@ class HostScreen(Screen[None]):
         self.detail: HostDetail | None = None
         self.error: str | None = None
         self.loading = False
+        self.reads = 0  # finished on-demand reads (ok or not)
         self._shown: Observation | None = None
 
     def compose(self) -> ComposeResult:
@@ -324,11 +325,13 @@ class HostScreen(Screen[None]):
         except Exception as exc:  # SourceError and friends: say it here, keep the screen
             self.error = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             body.update(f"[red]could not read host {escape(self.host)}: {escape(self.error)}[/]")
+            self.reads += 1
             return
         finally:
             self.loading = False
         self.detail, self.error = detail, None
         body.update(detail_text(detail))
+        self.reads += 1
 
     @property
     def placement_findings(self) -> list[Finding]:
