@@ -416,7 +416,7 @@ async def read_host(client: Any, host: str, *, concurrency: int = 16,
     return HostDetail(host=host, taken_at=clock(), services=tuple(s for s in all_services if s.host == host),
                       hypervisors=tuple(hypervisors), agents=tuple(agents), ports=tuple(ports),
                       servers=tuple(servers), migrations=in_flight, providers=tuple(filled), audits=tuple(audits),
-                      errors=errors)
+                      compute_states=states, errors=errors)
 
 
 # ---- the capacity explainer ---------------------------------------------------------------------------------

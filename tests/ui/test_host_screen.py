@@ -178,6 +178,18 @@ async def test_host_screen_sections_and_migration_held_by_a_dead_source(demo: De
         assert kinds == {("placement.migration_stuck", mig), ("placement.stale_allocation", orphan)}
         assert "phantom capacity: placement says" in body
 
+        await pilot.press("escape")  # the destination's screen also says the migration's source is down
+        app.run_command(f"host {dest}")
+        other = await until(pilot, lambda: isinstance(app.screen, HostScreen) and app.screen.host == dest
+                            and app.screen.detail is not None and app.screen, "the destination's host screen")
+        line = next(ln for ln in text_of(other, "#host-detail").splitlines() if ln.startswith(f" {mig}"))
+        assert f"source nova-compute on {source} is down" in line
+        await pilot.press("escape")
+        app.run_command(f"host {source}")
+        screen = await until(pilot, lambda: isinstance(app.screen, HostScreen) and app.screen.host == source
+                             and app.screen.detail is not None and app.screen, "the source's host screen again")
+        d = screen.detail
+
         demo.inject("start_compute", host=source)  # the compute comes back: no longer stuck
         demo.advance(11)
         await pilot.press("r")

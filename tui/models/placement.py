@@ -449,10 +449,12 @@ class HostDetail:
     migrations: tuple[Migration, ...] = ()  # in progress, from or to this host
     providers: tuple[Provider, ...] = ()
     audits: tuple[ProviderAudit, ...] = ()
+    compute_states: Mapping[str, str] = field(default_factory=dict)  # every nova-compute: host -> up/down
     errors: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "errors", _frozen(self.errors))
+        object.__setattr__(self, "compute_states", _frozen(self.compute_states))
 
     @property
     def compute(self) -> ComputeService | None:

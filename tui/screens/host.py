@@ -216,11 +216,7 @@ def provider_text(audit: ProviderAudit, detail: HostDetail) -> list[str]:
 
 
 def detail_text(d: HostDetail) -> str:
-    states = {s.host: ("down" if s.down else s.state) for s in d.services if s.binary == "nova-compute"}
-    for a in d.audits:
-        for v in a.consumers:
-            if v.migration is not None and v.verdict == "migration_stuck":
-                states[v.migration.source_compute or ""] = "down"
+    states = dict(d.compute_states)
     parts = [services_text(d), hypervisor_text(d), agents_text(d), ports_text(d), servers_text(d),
              migrations_text(d, states)]
     for audit in d.audits:
