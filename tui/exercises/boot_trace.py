@@ -34,9 +34,10 @@ def owner_for(status: str, task_state: str | None, host: str | None) -> tuple[st
         owner = owner_of(task_state)
         return owner.component, host if owner.on_host else None
     if status == "BUILD":
-        if host:  # conductor recorded the host and cast the build to compute.<host>
+        if host:  # the compute claimed it (host set) and has not started networking yet
             return "nova-compute", host
-        return "nova-conductor", None
+        # conductor cast the build to compute.<host>; nova shows the host only once that compute claims it
+        return "nova-conductor -> nova-compute (host not shown until claimed)", None
     if status == "ERROR":
         return "(failed: read the fault)", None
     return "(none: settled)", None

@@ -176,14 +176,11 @@ class DownLag:
         return lo - CLOCK_TOLERANCE_S <= pred <= hi + CLOCK_TOLERANCE_S
 
     def stopped_in(self, trace: BootTrace) -> str:
-        """The state a server stayed in longest while the service was down (where it got stuck)."""
+        """The state a server stopped in: its last state before it settled (ACTIVE/ERROR) or the trace ended."""
         if not trace.steps:
             return "-"
-        def length(step: Any) -> float:
-            end = step.ended if step.ended is not None else (trace.finished_at or step.last_seen)
-            return end - step.first_seen
-        settled = [s for s in trace.steps if not (s.status in ("ACTIVE", "ERROR") and not s.task_state)]
-        return max(settled or trace.steps, key=length).label
+        unsettled = [s for s in trace.steps if not (s.status in ("ACTIVE", "ERROR", "DELETED") and not s.task_state)]
+        return (unsettled or trace.steps)[-1].label
 
     # ---------------------------------------------------------------------------------------- report
     def timers_text(self) -> str:
@@ -258,6 +255,10 @@ class DownLag:
                 srows.append((t.server_id, t.name, " -> ".join(t.sequence()), self.stopped_in(t),
                               t.outcome or "still running", fault))
             lines += md_table(("server", "name", "states seen", "stopped in", "outcome", "fault"), srows)
+            if any(not t.host for t in self.servers.values()):
+                lines += ["", "A server without a host was created during the trace and stayed in BUILD: nova "
+                          "shows the host only once nova-compute claims the build, so a build cast to the dead "
+                          f"compute (queue compute.{self.host}) waits hostless until it returns."]
         for note in self.notes:
             lines += ["", note]
         return "\n".join(lines)

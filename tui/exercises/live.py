@@ -165,8 +165,8 @@ def service_sample(client: Any, host: str, binary: str, clock: Clock) -> Service
                          api_date=date.timestamp() if date else None)
 
 
-def host_servers(client: Any, host: str, since: float | None) -> list[Server]:
-    params: dict[str, Any] = {"host": host}
+def host_servers(client: Any, host: str | None, since: float | None) -> list[Server]:
+    params: dict[str, Any] = {"host": host} if host else {}
     if since is not None:
         params["changes_since"] = datetime.fromtimestamp(since, UTC)
     return [_parse(r) for r in client.servers(**params)]
@@ -176,6 +176,13 @@ def _follow(server: Server, start: float) -> bool:
     """Servers worth following: building, mid-task, or created during the trace."""
     created = server.created.timestamp() if server.created else 0.0
     return server.status == "BUILD" or bool(server.task_state) or created >= int(start) - 1
+
+
+def _queued(server: Server, start: float) -> bool:
+    """Created during the trace, BUILD and no host yet: nova shows the host only once a nova-compute claimed
+    the build, so a build cast to the dead compute waits here, hostless."""
+    created = server.created.timestamp() if server.created else 0.0
+    return server.status == "BUILD" and not server.host and created >= int(start) - 1
 
 
 def lag_done(lag: DownLag) -> bool:
@@ -204,16 +211,24 @@ async def run_down_lag(client: Any, lag: DownLag, *, timeout_s: float = 1800.0,
         if t0 >= next_servers:
             next_servers = t0 + servers_every_s
             try:
-                since = None if first_listing else start - 5
-                rows = await asyncio.to_thread(host_servers, client, lag.host, since)
-                first_listing = False
+                if first_listing:  # what already runs or builds on the host
+                    rows = await asyncio.to_thread(host_servers, client, lag.host, None)
+                    first_listing = False
+                else:  # every change since the start: the host's servers and hostless new builds
+                    rows = await asyncio.to_thread(host_servers, client, None, start - 5)
                 now = clock()
                 seen = set()
                 for server in rows:
                     seen.add(server.id)
+                    followed = server.id in lag.servers
                     if server.status == "DELETED":
                         lag.server_gone(server.id, now)
-                    elif server.id in lag.servers or _follow(server, start):
+                    elif server.host and server.host != lag.host:
+                        if followed and not lag.servers[server.id].done:  # it was built elsewhere
+                            lag.servers.pop(server.id)
+                            last.pop(server.id, None)
+                    elif (server.host == lag.host and (followed or _follow(server, start))) or followed \
+                            or _queued(server, start):
                         last[server.id] = server
                         lag.observe_server(server, now)
                 for sid, server in last.items():  # unchanged since: still in the same state
