@@ -1,19 +1,21 @@
 """RabbitMQ pane: one node status line, then every queue, zero-consumer queues first.
 
-Rows are keyed by vhost + queue and updated in place. The `since` column is the wall-clock time the
-collector first saw the queue holding messages with 0 consumers (not a ticking age: cells change only when
-the state changes). Unknown numbers (fresh queues) show `?`, never 0. Queue names of rows with a finding are
-coloured by its severity.
+Over ATTENTION_OVER queues the default view holds only queues worth attention (messages waiting, a service
+queue without consumer, a finding); `a` toggles all. Rows are keyed by vhost + queue and updated in place.
+The `since` column is the wall-clock time the collector first saw the queue holding messages with 0
+consumers (not a ticking age: cells change only when the state changes). Unknown numbers (fresh queues)
+show `?`, never 0. Queue names of rows with a finding are coloured by its severity.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.markup import escape
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 
 from tui.models.finding import Finding
 from tui.models.observation import Observation
@@ -51,12 +53,29 @@ def _since(q: QueueInfo) -> str:
     return "" if q.stuck_since is None else q.stuck_since.astimezone().strftime("%H:%M:%S")
 
 
-def queue_rows(snapshot: RabbitSnapshot, findings: Iterable[Finding] = ()) -> list[tuple[str, tuple[Any, ...]]]:
-    """(key, cells) for every queue, zero-consumer queues first, fullest first."""
+ATTENTION_OVER = 100  # more queues than this: by default only those worth attention (`a` shows all)
+
+
+def worth_attention(q: QueueInfo, flagged: set[str]) -> bool:
+    """Messages waiting, a service queue nobody consumes, or a finding: what an on-call reads. The other
+    thousands (empty reply/fanout queues with their consumer) are one keypress away."""
+    if queue_subject(q) in flagged or (q.messages or 0) > 0:
+        return True
+    return q.consumers == 0 and classify_queue(q.name).cls == "service"
+
+
+def queue_rows(snapshot: RabbitSnapshot, findings: Iterable[Finding] = (), *, show_all: bool = True
+               ) -> list[tuple[str, tuple[Any, ...]]]:
+    """(key, cells) for every queue (or, without show_all and over ATTENTION_OVER queues, those worth
+    attention), zero-consumer queues first, fullest first."""
     severity = {f.subject: f.severity for f in findings if f.kind == "rabbitmq.queue_no_consumer"}
     many_vhosts = len({q.vhost for q in snapshot.queues}) > 1
+    queues = snapshot.queues
+    if not show_all and len(queues) > ATTENTION_OVER:
+        flagged = {f.subject for f in findings}
+        queues = tuple(q for q in queues if worth_attention(q, flagged))
     rows = []
-    for q in sorted(snapshot.queues, key=queue_sort_key):
+    for q in sorted(queues, key=queue_sort_key):
         subject = queue_subject(q)
         label = subject if many_vhosts else q.name
         sev = severity.get(subject)
@@ -122,6 +141,18 @@ class RabbitMQPane(SourcePane):
     TITLE = "RabbitMQ"
     COLUMNS = COLUMNS
 
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("a", "toggle_all", "All/attention")]
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.show_all = False
+
+    def action_toggle_all(self) -> None:
+        self.show_all = not self.show_all
+        obs = self.observation
+        if obs is not None and isinstance(obs.snapshot, RabbitSnapshot):
+            self.render_snapshot(obs.snapshot, obs)
+
     def compose_body(self) -> ComposeResult:
         if self.configured:  # unconfigured: just the "not configured" line, like every other pane
             yield from super().compose_body()
@@ -130,6 +161,12 @@ class RabbitMQPane(SourcePane):
         if not isinstance(snapshot, RabbitSnapshot):
             super().render_snapshot(snapshot, obs)
             return
-        self.set_message(status_line(snapshot))
+        rows = queue_rows(snapshot, obs.findings, show_all=self.show_all)
+        line = status_line(snapshot)
+        if len(rows) < len(snapshot.queues):
+            line += f"  ·  showing {len(rows):,} worth attention (a: all)"
+        elif self.show_all and len(snapshot.queues) > ATTENTION_OVER:
+            line += "  ·  showing all (a: attention only)"
+        self.set_message(line)
         if self.table is not None:
-            self.table.sync(queue_rows(snapshot, obs.findings))
+            self.table.sync(rows)

@@ -1,18 +1,20 @@
 """The control-plane pane: compute services, network agents and volume services in one keyed table.
 
-Grouped compute / network / volume (a header row per group), down and late rows first. Late rows count down
-("down in 12s") every second between polls; other rows show the heartbeat age as of the poll, so a healthy
-table is not repainted every second. Enter on a row opens the host screen.
+Grouped compute / network / volume (a header row per group), down and late rows first. Over ATTENTION_OVER
+services, healthy rows (up, enabled, not late) are hidden by default, the headers keep the counts; `a` shows
+all. Late rows count down ("down in 12s") every second between polls; other rows show the heartbeat age as
+of the poll, so a healthy table is not repainted every second. Enter on a row opens the host screen.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.markup import escape
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 
 from tui.config import Thresholds
 from tui.freshness import human_age
@@ -84,11 +86,22 @@ def header_cells(section: SectionRead, counted: list[tuple[ServiceRow, Liveness]
     return (title, "", "", "", summary, "", note)
 
 
+ATTENTION_OVER = 100  # more services than this: by default healthy rows are hidden (`a` shows all)
+
+
+def healthy(row: ServiceRow, live: Liveness) -> bool:
+    """Up, enabled, not late: nothing to read there (the section header still counts it)."""
+    return (row.enabled and not row.forced_down and not live.down and not live.late
+            and row.state.upper() != "UNKNOWN")
+
+
 def build_rows(snapshot: ServicesSnapshot, thresholds: Any, now: datetime,
-               poll_now: datetime | None = None) -> list[tuple[str, tuple[Any, ...]]]:
-    """Table rows at `now`. Rows that are neither late nor down show their age as of `poll_now`."""
+               poll_now: datetime | None = None, *, show_all: bool = True) -> list[tuple[str, tuple[Any, ...]]]:
+    """Table rows at `now`. Rows that are neither late nor down show their age as of `poll_now`. Without
+    show_all, over ATTENTION_OVER services, healthy rows are left out (headers keep the counts)."""
     poll_now = poll_now or now
     out: list[tuple[str, tuple[Any, ...]]] = []
+    hide = not show_all and sum(len(s.rows) for s in snapshot.sections) > ATTENTION_OVER
     for section in snapshot.sections:
         if not section.deployed and not section.rows:
             continue
@@ -103,7 +116,7 @@ def build_rows(snapshot: ServicesSnapshot, thresholds: Any, now: datetime,
             assessed.append((row, live))
         out.append((f"hdr:{section.name}", header_cells(section, assessed)))
         assessed.sort(key=lambda m: (row_rank(m[1], m[0]), m[0].binary, m[0].host))
-        out.extend((row.key, row_cells(row, live)) for row, live in assessed)
+        out.extend((row.key, row_cells(row, live)) for row, live in assessed if not (hide and healthy(row, live)))
     return out
 
 
@@ -159,6 +172,18 @@ class ServicesPane(SourcePane):
     TITLE = "control plane"
     COLUMNS = COLUMNS
 
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("a", "toggle_all", "All/attention")]
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.show_all = False
+
+    def action_toggle_all(self) -> None:
+        self.show_all = not self.show_all
+        obs = self.observation
+        if obs is not None and isinstance(obs.snapshot, ServicesSnapshot):
+            self.render_snapshot(obs.snapshot, obs)
+
     def compose_body(self) -> ComposeResult:
         if self.configured:  # unconfigured: just the "not configured" line, like every other pane
             yield from super().compose_body()
@@ -171,7 +196,11 @@ class ServicesPane(SourcePane):
         if not isinstance(snapshot, ServicesSnapshot):
             super().render_snapshot(snapshot, obs)
             return
-        self.set_message(message_text(snapshot))
+        text = message_text(snapshot)
+        total = sum(len(s.rows) for s in snapshot.sections)
+        if total > ATTENTION_OVER:
+            text += "  ·  all rows (a: problems only)" if self.show_all else "  ·  healthy rows hidden (a: all)"
+        self.set_message(text)
         self._sync_rows(self._now())
 
     def _sync_rows(self, now: float) -> None:
@@ -180,7 +209,7 @@ class ServicesPane(SourcePane):
             return
         poll = _dt(obs.ok_at) or _dt(now)
         at = _dt(now) or datetime.now(UTC)
-        self.table.sync(build_rows(obs.snapshot, self._thresholds(), at, poll))
+        self.table.sync(build_rows(obs.snapshot, self._thresholds(), at, poll, show_all=self.show_all))
         self._resync_at = now + next_change_s(obs.snapshot, self._thresholds(), at)
 
     def refresh_freshness(self, now: float) -> None:
