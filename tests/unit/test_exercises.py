@@ -147,3 +147,14 @@ def test_request_trace_timeline_and_missing() -> None:
     tr.add_lines("nova-compute", "nova-compute-02.log",
                  [f"2026-12-02 13:00:00.000 1 INFO nova.compute.manager [instance: {inst}] Rebooting"], UTC)
     assert [r.entries for r in tr.timeline() if r.service == "nova-compute"] == [2]
+
+
+def test_down_lag_reports_when_the_dashboard_saw_it() -> None:
+    lag = DownLag(host="compute-02", service_down_time=20, interval=1.0)
+    lag.observe(beat(0, 0))
+    lag.observe(beat(21, 0, "down"))
+    lag.dashboard_saw(T0 + 24, "nova.service_enabled_but_down")
+    lag.dashboard_saw(T0 + 30, "nova.service_down")  # only the first counts
+    md = lag.markdown()
+    assert "dashboard raised nova.service_enabled_but_down" in md and "+24.0 s" in md
+    assert lag.result().data["dashboard_finding"] == "nova.service_enabled_but_down"

@@ -62,6 +62,8 @@ class DownLag:
     stop_reason: str | None = None
     forced_down: bool = False
     missing: bool = False
+    dashboard_seen_at: float | None = None  # the dashboard's services source first raised the host's down finding
+    dashboard_finding: str | None = None
     notes: list[str] = field(default_factory=list)
 
     # ------------------------------------------------------------------------------------------ input
@@ -102,6 +104,11 @@ class DownLag:
     def server_gone(self, server_id: str, at: float) -> None:
         if server_id in self.servers:
             self.servers[server_id].gone(at)
+
+    def dashboard_saw(self, at: float, kind: str) -> None:
+        """The dashboard's own services poll raised `kind` about this host at `at` (first time only)."""
+        if self.dashboard_seen_at is None:
+            self.dashboard_seen_at, self.dashboard_finding = at, kind
 
     def stop(self, at: float, reason: str) -> None:
         if self.stopped_at is None:
@@ -221,6 +228,8 @@ class DownLag:
             ("nova's rule: last heartbeat + service_down_time", stamp(self.predicted_flip),
              _rel(self.predicted_flip, failure)),
             ("API first reported down (first poll answering down)", stamp(hi), _rel(hi, failure)),
+            (f"dashboard raised {self.dashboard_finding or 'its down finding'} (services pane poll)",
+             stamp(self.dashboard_seen_at), _rel(self.dashboard_seen_at, failure)),
             ("back up (first poll answering up again)", stamp(self.back_up_poll), _rel(self.back_up_poll, failure)),
         ]
         lines = [f"`{self.binary}` on `{self.host}`; times relative to the **{basis}** ({stamp(failure)}).", ""]
@@ -273,6 +282,7 @@ class DownLag:
                 "first_down_poll_epoch": self.first_down_poll, "predicted_flip": iso(self.predicted_flip),
                 "lag_s": _round(self.lag_s), "lag_from_heartbeat_s": _round(self.lag_from_heartbeat_s),
                 "down_at_start": self.down_at_start, "back_up": iso(self.back_up_poll),
+                "dashboard_seen": iso(self.dashboard_seen_at), "dashboard_finding": self.dashboard_finding,
                 "timers_consistent": self.timers_consistent(), "skew_s": self.skew_s,
                 "servers": {sid: {"name": t.name, "states": t.sequence(), "stopped_in": self.stopped_in(t),
                                   "outcome": t.outcome,

@@ -233,9 +233,18 @@ def trace_down(app: Any, args: list[str], name: str = "") -> None:
     lag = DownLag(host=args[0], service_down_time=app.config.thresholds.service_down_time,
                   interval=app.config.recorder.trace_interval)
 
+    def seen(x: Any) -> None:
+        """When the dashboard's own services poll first raised a down finding about the host."""
+        obs = getattr(app, "observations", {}).get("services")
+        if obs is not None and obs.ok_at is not None and x.dashboard_seen_at is None:
+            for f in obs.findings:
+                if "down" in f.kind and (f.subject == x.host or f.subject.endswith("@" + x.host)
+                                                or f.evidence.get("host") == x.host):
+                    x.dashboard_saw(obs.ok_at, f.kind)
+
     async def driver(update: Callable[[Any], None], stop: asyncio.Event) -> Any:
         client = await asyncio.to_thread(getter)
-        return await run_down_lag(client, lag, on_update=update, stop=stop)
+        return await run_down_lag(client, lag, on_update=lambda x: (seen(x), update(x)), stop=stop)
 
     def mark(exercise: Any, now: float) -> str:
         exercise.mark(now)
