@@ -119,3 +119,36 @@ def test_trace_commands_parse() -> None:
     with pytest.raises(commands.CommandError, match="missing HOST"):
         commands.parse(":trace-down")
     assert callable(commands.parse(":trace-request req-1")[0].resolve())
+
+
+async def test_trace_commands_without_a_cloud(tmp_path: Path) -> None:
+    recorder = Recorder(Journal(tmp_path, name="j.jsonl"))
+    app = StacktopApp(Config(), collectors=[], recorder=recorder)
+    async with app.run_test(size=(160, 48)) as pilot:
+        app.run_command(":trace-boot")
+        app.run_command(":trace-request 1234")
+        await pilot.pause()
+        messages = [str(n.message) for n in app._notifications]
+        assert any("no OpenStack cloud configured" in m for m in messages)
+        assert any("a request id looks like req-<uuid>" in m for m in messages)
+        app.run_command(":trace-request req-00000000-0000-0000-0000-000000000000")  # logs only: none configured
+        for _ in range(40):
+            await pilot.pause(0.05)
+            if isinstance(app.screen, TraceScreen) and app.screen.recorded:
+                break
+        assert isinstance(app.screen, TraceScreen) and app.screen.result is not None
+        assert app.screen.result.data["missing"][0] == "keystone"
+        await pilot.press("escape")
+    recorder.close()
+    names = [e["name"] for e in read_journal(tmp_path / "j.jsonl") if e["type"] == "exercise"]
+    assert names == ["request-trace"]
+
+
+def test_replay_cli_refuses_a_journal_without_snapshots(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tui.cli import main
+
+    path = tmp_path / "old.jsonl"
+    path.write_text('{"schema_version": 1, "type": "note", "ts": "2026-12-02T10:00:00+00:00", "text": "x"}\n')
+    assert main(["replay", str(path)]) == 3
+    assert "no recorded snapshots to replay" in capsys.readouterr().err
+    assert main(["replay", str(tmp_path / "missing.jsonl")]) == 3
