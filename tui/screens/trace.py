@@ -156,8 +156,7 @@ def render_boot(trace: Any, now: float) -> Any:
     if not trace.done:
         live = (f"\nnow: [b]{escape(current.label)}[/b] for {now - current.first_seen:.1f} s, owner "
                 f"[b]{escape(current.owner)}[/b]" + (f" on {escape(current.owner_host)}" if current.owner_host else ""))
-    timeline = "\n".join(trace.bars(now=None if trace.done else now))
-    return Group(Text.from_markup(head + live), Text(timeline), Markdown(trace.markdown()))
+    return Group(Text.from_markup(head + live), Markdown(trace.markdown()))
 
 
 def render_down(lag: Any, now: float) -> Any:
