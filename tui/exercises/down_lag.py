@@ -265,9 +265,11 @@ class DownLag:
                               t.outcome or "still running", fault))
             lines += md_table(("server", "name", "states seen", "stopped in", "outcome", "fault"), srows)
             if any(not t.host for t in self.servers.values()):
-                lines += ["", "A server without a host was created during the trace and stayed in BUILD: nova "
-                          "shows the host only once nova-compute claims the build, so a build cast to the dead "
-                          f"compute (queue compute.{self.host}) waits hostless until it returns."]
+                lines += ["", "A server created during the trace stayed in BUILD without a host: nova shows the "
+                          "host only once a nova-compute claims the build, and until then the task_state can stay "
+                          "`scheduling` although the scheduler is done: a build cast to the dead compute (queue "
+                          f"compute.{self.host}) waits there until it returns. nova-scheduler's log names the host "
+                          "it chose."]
         for note in self.notes:
             lines += ["", note]
         return "\n".join(lines)
