@@ -84,12 +84,29 @@ def parse_fault(raw: Any) -> Fault | None:
 def _flavor_name(raw: Any) -> str | None:
     if not isinstance(raw, dict):
         return None
-    return raw.get("original_name") or raw.get("id")
+    return _opt_str(raw.get("original_name")) or _opt_str(raw.get("id"))
+
+
+def _dicts(value: Any) -> list[Mapping[str, Any]]:
+    """The objects of a JSON list (anything else in a hostile answer is skipped)."""
+    return [v for v in value if isinstance(v, Mapping)] if isinstance(value, list) else []
+
+
+def _opt_str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _server_row(row: Any) -> Mapping[str, Any]:
+    if not isinstance(row, Mapping) or not isinstance(row.get("id"), str) or not row.get("id"):
+        raise SourceError("nova's server list holds an entry without a server id: a malformed answer from "
+                          "nova-api (or a proxy in front of it)")
+    return row
 
 
 def parse_server(d: Mapping[str, Any]) -> Server:
     """One /servers/detail row -> Server (task_since left empty: the index fills it)."""
-    volumes = tuple(v.get("id", "") for v in d.get("os-extended-volumes:volumes_attached") or [] if v.get("id"))
+    d = _server_row(d)
+    volumes = tuple(str(v["id"]) for v in _dicts(d.get("os-extended-volumes:volumes_attached")) if v.get("id"))
     power = d.get("OS-EXT-STS:power_state")
     return Server(
         id=str(d["id"]),
@@ -97,12 +114,12 @@ def parse_server(d: Mapping[str, Any]) -> Server:
         project_id=str(d.get("tenant_id") or d.get("project_id") or ""),
         user_id=str(d.get("user_id") or ""),
         status=str(d.get("status") or ""),
-        vm_state=d.get("OS-EXT-STS:vm_state"),
-        task_state=d.get("OS-EXT-STS:task_state") or None,
-        power_state=power if isinstance(power, int) else None,
-        host=d.get("OS-EXT-SRV-ATTR:host") or None,
-        hypervisor_hostname=d.get("OS-EXT-SRV-ATTR:hypervisor_hostname") or None,
-        availability_zone=d.get("OS-EXT-AZ:availability_zone") or None,
+        vm_state=_opt_str(d.get("OS-EXT-STS:vm_state")),
+        task_state=_opt_str(d.get("OS-EXT-STS:task_state")),
+        power_state=power if isinstance(power, int) and not isinstance(power, bool) else None,
+        host=_opt_str(d.get("OS-EXT-SRV-ATTR:host")),
+        hypervisor_hostname=_opt_str(d.get("OS-EXT-SRV-ATTR:hypervisor_hostname")),
+        availability_zone=_opt_str(d.get("OS-EXT-AZ:availability_zone")),
         flavor=_flavor_name(d.get("flavor")),
         created=parse_time(d.get("created")),
         updated_at=parse_time(d.get("updated")),
@@ -116,9 +133,9 @@ def parse_host_health(services: Iterable[Mapping[str, Any]], agents: Iterable[Ma
                       ) -> dict[str, HostHealth]:
     """nova-compute services (+ L2 agents, when read) -> host -> HostHealth."""
     by_host: dict[str, list[AgentHealth]] = {}
-    for a in agents or ():
+    for a in _dicts(list(agents)) if agents is not None else ():
         host = a.get("host")
-        if not host:
+        if not host or not isinstance(host, str):
             continue
         by_host.setdefault(host, []).append(AgentHealth(
             binary=str(a.get("binary") or ""), agent_type=str(a.get("agent_type") or ""),
@@ -126,8 +143,8 @@ def parse_host_health(services: Iterable[Mapping[str, Any]], agents: Iterable[Ma
             admin_state_up=a.get("admin_state_up") if isinstance(a.get("admin_state_up"), bool) else None,
             heartbeat=parse_time(a.get("heartbeat_timestamp"))))
     out: dict[str, HostHealth] = {}
-    for s in services:
-        if s.get("binary") != "nova-compute" or not s.get("host"):
+    for s in _dicts(list(services)):
+        if s.get("binary") != "nova-compute" or not isinstance(s.get("host"), str) or not s.get("host"):
             continue
         host = str(s["host"])
         out[host] = HostHealth(
@@ -142,12 +159,12 @@ def parse_host_health(services: Iterable[Mapping[str, Any]], agents: Iterable[Ma
 
 def parse_actions(raw: Iterable[Mapping[str, Any]]) -> tuple[InstanceAction, ...]:
     out = []
-    for a in raw:
+    for a in _dicts(list(raw)):
         events = tuple(
             ActionEvent(event=str(e.get("event") or ""), start_time=parse_time(e.get("start_time")),
                         finish_time=parse_time(e.get("finish_time")), result=e.get("result"),
                         host=e.get("host"), traceback=e.get("traceback"))
-            for e in (a.get("events") or [])
+            for e in _dicts(a.get("events"))
         )
         events = tuple(sorted(events, key=lambda e: e.start_time or datetime.min.replace(tzinfo=UTC),
                               reverse=True))
@@ -161,15 +178,15 @@ def parse_actions(raw: Iterable[Mapping[str, Any]]) -> tuple[InstanceAction, ...
 def parse_ports(raw: Iterable[Mapping[str, Any]]) -> tuple[PortInfo, ...]:
     return tuple(
         PortInfo(id=str(p.get("id")), network_id=str(p.get("network_id") or ""), status=str(p.get("status") or ""),
-                 fixed_ips=tuple(str(ip.get("ip_address")) for ip in p.get("fixed_ips") or []),
+                 fixed_ips=tuple(str(ip.get("ip_address")) for ip in _dicts(p.get("fixed_ips"))),
                  binding_host=p.get("binding:host_id") or None, vif_type=p.get("binding:vif_type"),
                  vnic_type=p.get("binding:vnic_type"), mac_address=str(p.get("mac_address") or ""))
-        for p in raw
+        for p in _dicts(list(raw))
     )
 
 
 def parse_volume(raw: Mapping[str, Any], server_id: str, delete_on_termination: bool | None) -> VolumeInfo:
-    mine = [a for a in raw.get("attachments") or [] if a.get("server_id") == server_id]
+    mine = [a for a in _dicts(raw.get("attachments")) if a.get("server_id") == server_id]
     att = mine[0] if mine else {}
     return VolumeInfo(id=str(raw.get("id")), name=str(raw.get("name") or ""), status=str(raw.get("status") or ""),
                       size=raw.get("size"), device=att.get("device"),
@@ -200,6 +217,7 @@ class ServerIndex:
         fresh: dict[str, Server] = {}
         raw_updated: dict[str, Any] = {}
         for row in rows:  # may be a generator of pages: if it raises, the index is left as it was
+            row = _server_row(row)
             if row.get("status") == "DELETED":
                 continue
             sid = str(row.get("id"))
@@ -223,7 +241,7 @@ class ServerIndex:
         """A changes-since answer: upsert by id, DELETED servers leave. Returns how many left."""
         left = 0
         for row in rows:
-            sid = str(row.get("id"))
+            sid = str(_server_row(row).get("id"))
             if row.get("status") == "DELETED":
                 if self.servers.pop(sid, None) is not None:
                     left += 1

@@ -101,7 +101,7 @@ PARSERS = {"compute": parse_compute_service, "network": parse_agent, "volume": p
 
 
 def catalog_types(catalog: Iterable[dict[str, Any]]) -> set[str]:
-    return {TYPE_ALIASES.get(str(s.get("type")), str(s.get("type"))) for s in catalog}
+    return {TYPE_ALIASES.get(str(s.get("type")), str(s.get("type"))) for s in catalog if isinstance(s, dict)}
 
 
 def endpoint_checks(answers: Iterable[dict[str, Any]]) -> tuple[EndpointCheck, ...]:
