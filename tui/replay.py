@@ -76,19 +76,15 @@ class Encoder:
 
 
 def _identity(old: list[Any], new: list[Any]) -> tuple[str, ...] | None:
+    """The first IDENTITY_KEYS naming every element of both lists uniquely (None: patch the list whole)."""
     if not old or not new or not all(isinstance(e, dict) for e in old) or not all(isinstance(e, dict) for e in new):
         return None
     for keys in IDENTITY_KEYS:
         ok = True
         for items in (old, new):
-            seen = set()
-            for e in items:
-                ident = _ident(e, keys)
-                if ident is None or ident in seen:
-                    ok = False
-                    break
-                seen.add(ident)
-            if not ok:
+            idents = [_ident(e, keys) for e in items]
+            if None in idents or len(set(idents)) != len(idents):
+                ok = False
                 break
         if ok:
             return keys
@@ -96,6 +92,9 @@ def _identity(old: list[Any], new: list[Any]) -> tuple[str, ...] | None:
 
 
 def _ident(e: Mapping[str, Any], keys: tuple[str, ...]) -> str | None:
+    if len(keys) == 1:
+        v = e.get(keys[0])
+        return None if v is None or v == "" or isinstance(v, (dict, list)) else str(v)
     parts = []
     for k in keys:
         v = e.get(k)
@@ -130,7 +129,8 @@ def diff(old: Any, new: Any) -> dict[str, Any] | None:
     if isinstance(old, list) and isinstance(new, list):
         keys = _identity(old, new)
         if keys is not None and len(new) > 4:
-            by_id = {_ident(e, keys): e for e in old}
+            old_ids = [_ident(e, keys) for e in old]
+            by_id = dict(zip(old_ids, old, strict=True))
             ids = [_ident(e, keys) for e in new]
             upd: dict[str, Any] = {}
             add: dict[str, Any] = {}
@@ -142,7 +142,7 @@ def diff(old: Any, new: Any) -> dict[str, Any] | None:
                         upd[ident] = p
                 else:
                     add[ident] = e
-            same_order = ids == [_ident(e, keys) for e in old]
+            same_order = ids == old_ids
             if not upd and not add and same_order:
                 return None
             lp: dict[str, Any] = {"L": list(keys), "u": upd, "n": add}
