@@ -74,38 +74,46 @@ def main(argv: list[str] | None = None) -> int:
             return
         log(f"{name} ...")
         try:
-            results.extend(fn(*a, **kw))  # type: ignore[operator]
+            got = fn(*a, **kw)  # type: ignore[operator]
+            results.extend(got)
+            for r in got:
+                log(f"  {r.measure}: {fmt(r.value, r.unit)}"
+                    + (f" vs {fmt(r.baseline, r.unit)} ({r.ratio:,.1f}x)" if r.ratio is not None else "")
+                    + (f" goal {r.goal}: {'met' if r.met else 'NOT met'}" if r.goal else ""))
         except Exception as exc:  # one broken section must not hide the others
             failures.append(f"{name}: {type(exc).__name__}: {exc}")
             results.append(Result(name, name, None, "s", note=f"FAILED: {type(exc).__name__}: {exc}"))
             log(f"{name} FAILED: {exc!r}")
 
     from bench import broker, steady, triage, ui
+    from bench.common import ensure_bytecode
+
+    ensure_bytecode()
 
     if {"triage", "firstpaint", "keypress", "rss"} & set(only):
         log(f"simulator: {scale.instances:,} instances / {scale.hosts} hosts / {scale.queues:,} queues, churning")
         demo = spawn_sim(scale, churn=60.0)
         try:
-            section("triage", triage.bench_triage, demo, 2 if quick else 5, create_venv=not quick)
-            section("firstpaint", ui.bench_first_paint, demo, 3 if quick else 9)
-            section("keypress", ui.bench_keypress, demo, 6 if quick else 60)
-            section("rss", ui.bench_rss, demo, 20 if quick else 1000, 60 if quick else 1500)
+            section("triage", triage.bench_triage, demo, 1 if quick else 5, create_venv=not quick)
+            section("firstpaint", ui.bench_first_paint, demo, 2 if quick else 9)
+            section("keypress", ui.bench_keypress, demo, 8 if quick else 80)
+            section("rss", ui.bench_rss, demo, 10 if quick else 1000, 60 if quick else 1800)
         finally:
             demo.stop()
     if "steady" in only:
         # ~1 % of the servers change per 10 s cycle at this churn (measured and reported, not assumed)
         demo = spawn_sim(scale, churn=scale.instances * 0.01 * 6 / 6.5, manual=True, storyline=False)
         try:
-            section("steady", steady.bench_steady, demo, 4 if quick else 15, 2 if quick else 5, scale.instances)
+            section("steady", steady.bench_steady, demo, 3 if quick else 15, 1 if quick else 5, scale.instances)
         finally:
             demo.stop()
     if "idle" in only:
         demo = spawn_sim(scale, churn=0.0, storyline=False)
         try:
-            section("idle", ui.bench_idle, demo, 6.0 if quick else 60.0)
+            section("idle", ui.bench_idle, demo, 4.0 if quick else 60.0)
         finally:
             demo.stop()
-    section("broker", broker.bench_broker, scale.queues, 2 if quick else 7)
+    section("broker", broker.bench_broker, scale.queues, 1 if quick else 7)
 
     doc = {"quick": quick, "scale": asdict(scale), "machine": desc, "sections": only,
            "duration_s": round(time.time() - started, 1), "load_average_at_end": [round(x, 2) for x in os.getloadavg()],

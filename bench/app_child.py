@@ -7,6 +7,7 @@ timing marks go to MARKS.jsonl: first_paint (after the first refresh), filled/<s
 that followed the source's first good observation), all_filled, and obs/<source> counts.
 
     --interval S   poll every source every S seconds (default: the config defaults: 10/15/5 s)
+    --fast A,B     only sources A and B poll every S seconds, the others at their defaults
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ def main() -> None:
     ap.add_argument("info")
     ap.add_argument("marks")
     ap.add_argument("--interval", type=float, default=None)
+    ap.add_argument("--fast", default="", help="comma list: only these sources poll every --interval seconds")
     args = ap.parse_args()
     marks = open(args.marks, "a", buffering=1)  # noqa: SIM115 - lives as long as the process
 
@@ -36,7 +38,8 @@ def main() -> None:
     from tui.config import Config, GaleraConfig, OpenStackConfig, RabbitMQConfig, Secret, Thresholds
 
     base = Config()
-    iv = args.interval
+    fast = {x for x in args.fast.split(",") if x}
+    iv = None if fast else args.interval
     config = Config(
         openstack=OpenStackConfig(cloud=info["cloud"], clouds_file=info["clouds_file"],
                                   interval=iv or base.openstack.interval, timeout=base.openstack.timeout),
@@ -66,6 +69,9 @@ def main() -> None:
             remote = RemoteDemo(None, info)  # type: ignore[arg-type]
             collectors = [c for c in build_collectors(self.config) if c.name != "galera"]
             collectors += galera.build(self.config, connector=remote.galera_connector)
+            for c in collectors:
+                if c.name in fast and args.interval:
+                    c.interval = args.interval
             self._given_collectors = collectors
             super()._start_sources()
 

@@ -17,7 +17,7 @@ from bench.ptyapp import PtyApp
 class AppRun:
     """One app_child process in a pty, with its marks file."""
 
-    def __init__(self, demo: Any, *, interval: float | None = None, cols: int = 160, rows: int = 50,
+    def __init__(self, demo: Any, *, interval: float | None = None, fast: str = "", cols: int = 160, rows: int = 50,
                  extra: Sequence[str] = ()) -> None:
         self.dir = Path(tempfile.mkdtemp(prefix="stacktop-bench-"))
         self.info = self.dir / "info.json"
@@ -26,6 +26,8 @@ class AppRun:
         argv = [sys.executable, "-m", "bench.app_child", str(self.info), str(self.marks_path), *extra]
         if interval is not None:
             argv += ["--interval", str(interval)]
+        if fast:
+            argv += ["--fast", fast]
         self.spawned_at = time.time()
         self.pty = PtyApp(argv, cols=cols, rows=rows, cwd=ROOT, env={"PYTHONPATH": str(ROOT)}).start()
 

@@ -26,6 +26,7 @@ class PtyApp:
         self.cols, self.rows = cols, rows
         self.env = {**os.environ, "TERM": "xterm-256color", "COLORTERM": "truecolor", **(env or {})}
         self.env.pop("NO_COLOR", None)
+        self.env.pop("PYTHONDONTWRITEBYTECODE", None)  # use the compiled modules, as an installed app does
         self.cwd = cwd
         self.chunks: list[tuple[float, bytes]] = []
         self._lock = threading.Lock()

@@ -1,0 +1,38 @@
+"""`python -m bench --quick` runs every section end to end at small scale, so the benchmark code cannot rot.
+
+Benchmarks are not tests: nothing here asserts a timing or a goal, only that each measurement was taken
+(the RabbitMQ broker section may say it was skipped when no local broker runs; the five-command baseline
+uses whichever of its commands this machine has).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+MEASURES = ("first full triage", "time to first paint", "keypress to paint p99", "RSS after",
+            "steady-state poll, client CPU", "steady-state poll, HTTP requests", "idle CPU",
+            "terminal output while nothing changes")
+
+
+def test_bench_quick_measures_every_section(tmp_path: Path) -> None:
+    out = tmp_path / "bench.json"
+    proc = subprocess.run([sys.executable, "-m", "bench", "--quick", "--out", str(out)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=900, check=False)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
+    doc = json.loads(out.read_text())
+    assert doc["quick"] and doc["failures"] == []
+    assert doc["machine"]["cpus"] and doc["machine"]["python"]
+    assert doc["scale"] == {"instances": 300, "hosts": 10, "queues": 100, "galera_nodes": 3}
+    values = {r["measure"]: r["value"] for r in doc["results"]}
+    for name in MEASURES:
+        found = [v for k, v in values.items() if k.startswith(name)]
+        assert found and found[0] is not None, f"{name}: not measured ({values})"
+    triage = next(r for r in doc["results"] if r["measure"].startswith("first full triage"))
+    assert triage["baseline"] is not None, "the five-command baseline ran none of its commands"
+    broker = next(r for r in doc["results"] if r["section"] == "broker")
+    assert broker["value"] is not None or "skipped" in broker["note"], broker
+    assert "| measure | stacktop | baseline |" in proc.stdout
