@@ -27,6 +27,8 @@ from tui.widgets.command_input import CommandInput, StacktopCommands
 from tui.widgets.findings_pane import FindingsPane
 from tui.widgets.panes import PANE_ORDER, pane_class
 from tui.widgets.source_pane import SourcePane
+from tui.widgets.too_small import TooSmall, too_small
+from tui.widgets.too_small import message as too_small_message
 from tui.widgets.triage_row import TriageRow
 
 NARROW_WIDTH = 120
@@ -113,6 +115,7 @@ class StacktopApp(App[None]):
         return False, 10.0
 
     def compose(self) -> ComposeResult:
+        yield TooSmall(id="too-small")
         yield TopBar(self._topbar_text(), id="topbar")
         yield TriageRow(id="triage")
         with Grid(id="panes"):
@@ -144,6 +147,10 @@ class StacktopApp(App[None]):
 
     def _apply_size(self, width: int, height: int) -> None:
         self.screen_stack[0].set_class(width < NARROW_WIDTH or height < NARROW_HEIGHT, "-narrow")
+        small = too_small(width, height)
+        self.screen_stack[0].set_class(small, "-too-small")
+        if small:
+            self.screen_stack[0].query_one("#too-small", TooSmall).update(too_small_message(width, height))
 
     # ----- sources ------------------------------------------------------------------------------------
     def _start_sources(self) -> None:
@@ -194,7 +201,8 @@ class StacktopApp(App[None]):
         cloud = "demo (simulated cloud)" if self.config.demo else (self.config.openstack.cloud or "no cloud")
         state = "[reverse] PAUSED [/]" if self.paused else "live"
         clock = datetime.fromtimestamp(self.clock()).strftime("%H:%M")  # minutes: a repaint a minute, not a second
-        return f"[b]stacktop[/b]  cloud [b]{cloud}[/b]  {clock}  {state}  read-only"
+        insecure = "  [b reverse red] INSECURE: TLS verification off [/]" if self.config.openstack.insecure else ""
+        return f"[b]stacktop[/b]  cloud [b]{cloud}[/b]  {clock}  {state}  read-only{insecure}"
 
     # ----- actions ------------------------------------------------------------------------------------
     def action_help(self) -> None:
