@@ -42,6 +42,33 @@ class PassiveChannel:
         raise AmqpError(f"stacktop is read-only: refused AMQP channel.{name} (passive queue_declare only)")
 
 
+def _reason(exc: BaseException) -> str:
+    """A short why for a failed AMQP connect (pika's own texts are long and repeat the address)."""
+    name = type(exc).__name__
+    text = str(exc)
+    if not text.strip() or text.strip() == "()":  # AMQPConnectionError wraps the real failure in its args
+        text = " ".join(repr(a) for a in getattr(exc, "args", ()))
+    if "Timeout" in name or "timed out" in text.lower():
+        return "no AMQP answer within the timeout: a hung broker, or not an AMQP port"
+    if "SSL" in name or "certificate verify failed" in text.lower() or "CERTIFICATE_VERIFY_FAILED" in text:
+        return "TLS certificate not trusted" if "verify" in text.lower() else "TLS handshake failed"
+    if isinstance(exc, ConnectionRefusedError) or "refused" in text.lower():
+        return "connection refused"
+    if "IncompatibleProtocol" in name or "StreamLost" in name or "EOF" in text:
+        return "the server does not speak AMQP 0-9-1 (connection closed during the handshake)"
+    first = text.strip().splitlines()[0][:120] if text.strip() else ""
+    return f"{name}: {first}" if first else name
+
+
+def _quiet_pika() -> None:
+    """pika logs every failed connect at ERROR with a traceback: we report it as one line instead."""
+    import logging
+
+    logger = logging.getLogger("pika")
+    if logger.level == logging.NOTSET:
+        logger.setLevel(logging.CRITICAL)
+
+
 def endpoint(amqp_url: str) -> str:
     """The URL without any path or query, for messages."""
     parts = urlsplit(amqp_url)
@@ -53,6 +80,8 @@ def passive_check(amqp_url: str, user: str, password: str, queues: Iterable[tupl
     """Passively declare each (vhost, name); one connection per vhost, closed before returning."""
     import pika
     import pika.exceptions
+
+    _quiet_pika()
 
     by_vhost: dict[str, list[str]] = {}
     for vhost, name in queues:
@@ -75,9 +104,8 @@ def passive_check(amqp_url: str, user: str, password: str, queues: Iterable[tupl
         except pika.exceptions.ProbableAccessDeniedError:
             raise AmqpError(f"AMQP {where}: user '{user}' may not open vhost '{vhost}' - grant it "
                             "(rabbitmqctl set_permissions) or fix [rabbitmq] vhosts") from None
-        except (pika.exceptions.AMQPError, OSError) as exc:
-            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise AmqpError(f"AMQP {where} unreachable ({reason}) - check [rabbitmq] amqp_url") from None
+        except Exception as exc:  # pika's connection workflow raises more than AMQPError (stack timeouts...)
+            raise AmqpError(f"AMQP {where} unreachable ({_reason(exc)}) - check [rabbitmq] amqp_url") from None
         try:
             channel = PassiveChannel(conn.channel())
             for name in names:
