@@ -20,6 +20,7 @@ import gc
 import itertools
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -166,6 +167,7 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
         client.close()
         recorder.close()
         child.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
     start, end = marks["start (after warm-up)"], marks["end"]
     return {
         "cycles": args.cycles, "warm_up_cycles": warm, "marks": marks, "failed_polls": failed_polls,
