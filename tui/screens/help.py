@@ -13,7 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 INTRO = "[b]stacktop[/b] - the control plane at a glance. Read-only: it never changes the cloud."
-OUTRO = """Pane borders say how fresh their data is: [green]ok 4s[/green], [yellow]STALE 47s[/yellow],
+OUTRO = """Pane borders say how fresh their data is: [green]ok · every 10s[/green], [yellow]STALE 47s[/yellow],
 [red]ERROR <reason> - last ok 2m ago[/red]. A failing source keeps its last rows, dimmed.
 Filters are regexes; a leading ! inverts. ctrl+p opens the palette (themes, screenshot, commands).
 

@@ -2,8 +2,9 @@
 
 - Critical first; within a severity the triage hints (the likely cause) before the findings they explain.
 - Deduplicated by (kind, subject): the same finding from two observations is one row (the more severe).
-- `age` is the time since stacktop first saw the finding (kept while it stays present; a finding that goes
-  away and comes back starts again). Ages tick once a second; only changed cells are touched.
+- `since` is the wall-clock time stacktop first saw the finding (kept while it stays present; a finding that
+  goes away and comes back starts again). A time, not a ticking age: with nothing changing, the table (and
+  the terminal) stays still.
 - `enter` jumps to the finding's subject: a host -> the host screen, a server -> the instance screen,
   a queue / node / cluster -> that source's pane (tui.rules.triage.jump_target).
 - A toast once when a critical finding appears that was not present in the last TOAST_FORGET_S seconds
@@ -14,10 +15,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import datetime
 
 from rich.text import Text
 
-from tui.freshness import human_age
 from tui.models.finding import SEVERITY_ORDER, Finding
 from tui.models.observation import Observation
 from tui.rules.triage import jump_target, triage_hints
@@ -49,10 +50,10 @@ def finding_rows(findings: Iterable[Finding], first_seen: dict[Key, float] | Non
                  now: float | None = None) -> list[tuple[str, tuple[object, ...]]]:
     rows = []
     for f in dedupe(findings):
-        since = None if first_seen is None or now is None else first_seen.get(f.key)
-        age = "" if since is None or now is None else human_age(now - since)
+        seen = None if first_seen is None or now is None else first_seen.get(f.key)
+        since = "" if seen is None else datetime.fromtimestamp(seen).strftime("%H:%M:%S")
         kind = Text(f.kind, style="bold") if f.kind.startswith("triage.") else f.kind
-        rows.append((row_key(f), (Text(f.severity.upper(), style=SEVERITY_STYLE[f.severity]), age, kind,
+        rows.append((row_key(f), (Text(f.severity.upper(), style=SEVERITY_STYLE[f.severity]), since, kind,
                                   f.subject, f.summary, f.next_step)))
     return rows
 
@@ -60,7 +61,7 @@ def finding_rows(findings: Iterable[Finding], first_seen: dict[Key, float] | Non
 class FindingsPane(SourcePane):
     SOURCE = "findings"
     TITLE = "findings"
-    COLUMNS = ("severity", "age", "kind", "subject", "summary", "next step")
+    COLUMNS = ("severity", "since", "kind", "subject", "summary", "next step")
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
@@ -147,8 +148,6 @@ class FindingsPane(SourcePane):
             self.border_subtitle = text
         for name in ("ok", "stale", "error", "loading", "off"):
             self.set_class(level == name, f"-{name}")
-        if self.findings:
-            self._sync(now)  # ages; the table only touches cells whose text changed
 
     def selected(self) -> Finding | None:
         if self.table is None:
