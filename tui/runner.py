@@ -78,7 +78,9 @@ class CollectorRunner:
                 obs = self._failed(previous, f"{type(exc).__name__}: {_one_line(exc)}", start)
             else:
                 now = self.clock()
-                findings = self._evaluate(snapshot, now)
+                # the rules run in a worker thread: over 10,000 servers they take tens of ms, which on the UI
+                # loop is a keypress waiting (a CPU-bound thread hands the GIL back every few ms)
+                findings = await asyncio.to_thread(self._evaluate, snapshot, now)
                 if self.failures:
                     log.info("%s: recovered after %d failed attempt(s)", self.name, self.failures)
                 self.failures = 0
