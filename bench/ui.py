@@ -72,12 +72,13 @@ KEYS = (("tab", b"\t"), ("shift+tab", b"\x1b[Z"), ("down", b"\x1b[B"), ("up", b"
 
 
 def bench_keypress(demo: Any, keys: int) -> list[Result]:
-    """Navigation keys while every collector refreshes: `r` (refresh every source now) goes out 0-400 ms
-    before each key, on top of 2 s poll intervals. tab / shift+tab move between the control-plane and
-    instances panes (both repaint their border), down / up move the control-plane table's cursor: every key
-    changes the screen, and the latency is the time until the app writes to the pty after it. Separately,
-    `?` (the help screen: a full-screen compose) is timed until its text arrives."""
-    run = AppRun(demo, interval=2.0)
+    """Navigation keys while every collector refreshes: `r` (refresh every source now, on top of the default
+    intervals), then one key 0-1.5 s later, while the collectors read and the panes take their observations,
+    then a pause for the refresh to settle. tab / shift+tab move between the control-plane and instances panes
+    (both repaint their border), down / up move the control-plane table's cursor: every key changes the
+    screen; the latency is the time until the app writes to the pty after it. Now and then `?` (the help
+    screen: a full-screen compose) is timed until its text arrives."""
+    run = AppRun(demo)
     nav: dict[str, list[float]] = {name: [] for name, _ in KEYS}
     helps: list[float] = []
     lost = 0
@@ -89,7 +90,7 @@ def bench_keypress(demo: Any, keys: int) -> list[Result]:
         for n in range(keys):
             name, seq = KEYS[n % len(KEYS)]
             run.pty.send(b"r")  # every collector refreshes now
-            time.sleep(rng.uniform(0.0, 0.4))
+            time.sleep(rng.uniform(0.0, 1.5))
             i = run.pty.mark()
             t = run.pty.send(seq)
             got = run.pty.wait_output(i, timeout=10)
@@ -97,8 +98,8 @@ def bench_keypress(demo: Any, keys: int) -> list[Result]:
                 lost += 1
             else:
                 nav[name].append(got - t)
-            time.sleep(rng.uniform(0.1, 0.3))
             if n % 8 == 7:  # now and then the heavy one: the help screen, open and closed
+                time.sleep(0.2)
                 i = run.pty.mark()
                 t = run.pty.send(b"?")
                 got = run.pty.wait_output(i, contains=HELP_MARK, timeout=10)
@@ -106,7 +107,7 @@ def bench_keypress(demo: Any, keys: int) -> list[Result]:
                     helps.append(got - t)
                 time.sleep(0.2)
                 run.pty.send(b"?")
-                time.sleep(0.3)
+            run.pty.quiet_for(0.3, timeout=5)
         polls = {s: run.obs_count(s) for s in ("services", "instances", "rabbitmq", "galera")}
     finally:
         run.stop()
@@ -120,9 +121,9 @@ def bench_keypress(demo: Any, keys: int) -> list[Result]:
             + f"; help screen open (`?`, until its text arrives) p50/p99 {ms(helps, 50)}/{ms(helps, 99)} ms over "
             f"{len(helps)}; polls during the run: " + ", ".join(f"{k} {v}" for k, v in polls.items())
             + (f"; {lost} keys got no answer in 10 s" if lost else ""))
-    p50 = Result("ui", "keypress to paint p50 (tab/shift+tab/down/up during refresh)", percentile(lat, 50), "s",
+    p50 = Result("ui", "keypress to paint p50 (tab/shift+tab/down/up during a refresh)", percentile(lat, 50), "s",
                  note=note, samples=lat)
-    p99 = Result("ui", "keypress to paint p99 (tab/shift+tab/down/up during refresh)", percentile(lat, 99), "s",
+    p99 = Result("ui", "keypress to paint p99 (tab/shift+tab/down/up during a refresh)", percentile(lat, 99), "s",
                  goal="< 0.1 s", samples=lat)
     p99.met = p99.value is not None and p99.value < 0.1 and not lost
     return [p50, p99]
