@@ -226,7 +226,8 @@ class RabbitMQCollector(BaseCollector):
         if status not in ok:
             raise SourceError(f"{where}: {path} answered HTTP {status} - check [rabbitmq] management_url")
         try:
-            return status, resp.json()
+            # a queue page is ~100-700 KB of JSON: decode it off the UI loop (keypresses wait otherwise)
+            return status, (await asyncio.to_thread(resp.json) if len(resp.content) > 65536 else resp.json())
         except ValueError:
             raise SourceError(f"{where}: {path} did not answer JSON - is [rabbitmq] management_url the "
                               "management API (port 15672)?") from None
@@ -247,7 +248,7 @@ class RabbitMQCollector(BaseCollector):
                 if not isinstance(items, list):
                     raise SourceError(f"RabbitMQ management API at {self.base_url}: {path} is not a paginated "
                                       "queue list - check [rabbitmq] management_url")
-                for q in parse_queues(items):
+                for q in await asyncio.to_thread(parse_queues, items):
                     found[q.key] = q  # queues may shift between pages: last row wins, no duplicates
                 page_count = data.get("page_count")
                 if not isinstance(page_count, int) or page >= page_count:
