@@ -19,7 +19,14 @@ from typing import Any
 
 import pytest
 
-from tests.testbed.openstack import create_server, delete_server_and_wait, error_server, wait_all_healthy
+from tests.testbed.openstack import (
+    create_server,
+    delete_server_and_wait,
+    error_server,
+    held_by_others,
+    process_reported,
+    wait_all_healthy,
+)
 from tests.testbed.wait import wait_for
 from tui.config import LogSource
 from tui.exercises.boot_trace import BootTrace
@@ -31,8 +38,30 @@ pytestmark = pytest.mark.integration
 @pytest.fixture(scope="module")
 def booted(conn: Any, client: Any) -> Iterator[tuple[BootTrace, str]]:
     """A server booted on compute-02 with a port, traced in watch mode ("the next new server named X",
-    started before the POST): the listing reveals it while it is still being scheduled."""
-    wait_all_healthy(conn, timeout=120)
+    started before the POST): the listing reveals it while it is still being scheduled.
+
+    The cloud is shared: another session may restart compute-02 mid-boot (its slow-spawn fixture, its kill
+    tests), which ends our boot in ERROR. Such a boot is traced again once (the reason printed); a second
+    ERROR fails the test."""
+
+    def ready() -> bool:
+        return "nova-compute-02" not in held_by_others() and bool(process_reported(conn, "nova-compute-02"))
+
+    for attempt in (1, 2):
+        wait_for(ready, timeout=300, what="compute-02's nova-compute up and not held by another session")
+        wait_all_healthy(conn, timeout=120)
+        trace, server_id = asyncio.run(_boot_traced(conn, client))
+        if trace.outcome == "ACTIVE" or attempt == 2:
+            break
+        print(f"\n[retry] boot ended {trace.outcome} (compute-02 restarted by another session?): {trace.summary()}")
+        delete_server_and_wait(conn, server_id)
+    try:
+        yield trace, server_id
+    finally:
+        delete_server_and_wait(conn, server_id)
+
+
+async def _boot_traced(conn: Any, client: Any) -> tuple[BootTrace, str]:
     name = f"stacktop-trace-{secrets.token_hex(3)}"
 
     async def run() -> tuple[BootTrace, str]:
@@ -48,12 +77,9 @@ def booted(conn: Any, client: Any) -> Iterator[tuple[BootTrace, str]]:
         return trace, srv.id
 
     t0 = time.monotonic()
-    trace, server_id = asyncio.run(run())
+    trace, server_id = await run()
     print(f"\n[timing] boot trace {time.monotonic() - t0:.1f} s: {trace.summary()}")
-    try:
-        yield trace, server_id
-    finally:
-        delete_server_and_wait(conn, server_id)
+    return trace, server_id
 
 
 def test_boot_trace_scheduling_before_spawning_before_active(booted: tuple[BootTrace, str]) -> None:

@@ -81,9 +81,12 @@ async def _scenario(cloud: OpenStackCloud, conn: Any, client: Any, tmp: Path) ->
     state: dict[str, Any] = {}
 
     def stop_when(x: DownLag) -> bool:
+        """Down seen, the server followed a few polls, and the dashboard's services source raised it too (the
+        journal must hold that finding for the replay test)."""
         sid = state.get("server")
         followed = x.servers.get(sid) if sid else None
-        return x.down_seen and followed is not None and followed.polls >= 3
+        raised = any(e["type"] == "finding_raised" and e["finding"]["subject"] == "compute-02" for e in events)
+        return x.down_seen and followed is not None and followed.polls >= 3 and raised
 
     exercise = asyncio.create_task(run_down_lag(client, lag, stop_when=stop_when, timeout_s=120,
                                                 servers_every_s=1.0))
