@@ -70,7 +70,12 @@ def test_many_services_hide_healthy_rows_headers_keep_counts() -> None:
     assert len(build_rows(snap, TH, NOW, show_all=True)) > SERVICES_OVER
 
 
-def test_next_change_waits_for_the_first_row_to_turn_late() -> None:
-    # healthy rows 5 s old turn late at 30 s (half of 60 s): 25 s; the down row's "5m ago" changes in <= 60 s
-    assert 0 < next_change_s(services(3), TH, NOW) <= 25
+def test_next_change_only_for_rows_late_or_down_at_the_poll() -> None:
+    # healthy rows wait for the next poll; the down row's "5m ago" changes within a minute
+    assert 0 < next_change_s(services(3), TH, NOW) <= 60
     assert next_change_s(services(3, late_age=40), TH, NOW) == 0.0, "a countdown ticks every second"
+    # 28 s old at the poll, 10 s later: not extrapolated into "late" between polls (no flicker, no repaint)
+    later = NOW + timedelta(seconds=10)
+    assert next_change_s(services(3, late_age=28), TH, later, NOW) > 0
+    rows = dict(build_rows(services(3, late_age=28), TH, later, NOW, show_all=True))
+    assert "down in" not in str(rows["compute:compute-late"][5])

@@ -20,7 +20,7 @@ from tui.config import Thresholds
 from tui.freshness import human_age
 from tui.models.observation import Observation
 from tui.models.services import SECTION_TITLES, SectionRead, ServiceRow, ServicesSnapshot
-from tui.rules.liveness import LATE_FRACTION, Liveness, assess, down_time_for, row_rank, section_now
+from tui.rules.liveness import Liveness, assess, down_time_for, row_rank, section_now
 from tui.widgets.source_pane import SourcePane
 
 COLUMNS = ("binary", "host", "zone", "status", "state", "heartbeat", "reason")
@@ -110,9 +110,12 @@ def build_rows(snapshot: ServicesSnapshot, thresholds: Any, now: datetime,
         poll_at = section_now(section, min(poll_now, now))
         assessed = []
         for row in section.rows:
-            live = assess(row, section.read_at, live_at, down_time)
-            if not (live.late or live.down):
-                live = assess(row, section.read_at, poll_at, down_time)
+            # judged as of the poll; only rows already late or down then count on between polls. A row healthy
+            # at the poll is not extrapolated into "late": agents beating every 30 s, polled every 10 s, would
+            # flicker LATE for seconds before each fresh heartbeat (and repaint the table every second)
+            live = assess(row, section.read_at, poll_at, down_time)
+            if live.late or live.down:
+                live = assess(row, section.read_at, live_at, down_time)
             assessed.append((row, live))
         out.append((f"hdr:{section.name}", header_cells(section, assessed)))
         assessed.sort(key=lambda m: (row_rank(m[1], m[0]), m[0].binary, m[0].host))
@@ -129,24 +132,28 @@ def _until_text_changes(age: float) -> float:
     return 60.0 - age % 60.0 if age < 86400 else 3600.0
 
 
-def next_change_s(snapshot: ServicesSnapshot, thresholds: Any, now: datetime) -> float:
-    """Seconds until some cell may change without a new poll: a late row's countdown ticks every second, a
-    down row's age when its text does, a healthy row when it turns late. Stale sections are frozen."""
+def next_change_s(snapshot: ServicesSnapshot, thresholds: Any, now: datetime,
+                  poll_now: datetime | None = None) -> float:
+    """Seconds until some cell may change without a new poll: a countdown (a row late at the poll) ticks every
+    second, a down row's age when its text does; rows healthy at the poll wait for the next poll. Stale
+    sections are frozen."""
+    poll_now = min(poll_now or now, now)
     soonest = 3600.0
     for section in snapshot.sections:
         if section.stale:
             continue  # judged as of its read: frozen until the next poll
         down_time = down_time_for(section.name, thresholds)
         for row in section.rows:
-            live = assess(row, section.read_at, now, down_time)
-            if live.age_s is None or row.forced_down:
+            if row.forced_down:
                 continue
+            at_poll = assess(row, section.read_at, poll_now, down_time)
+            if at_poll.age_s is None or not (at_poll.late or at_poll.down):
+                continue
+            live = assess(row, section.read_at, now, down_time)
             if live.late:
                 return 0.0
-            if live.down:
+            if live.age_s is not None:
                 soonest = min(soonest, _until_text_changes(live.age_s))
-            else:
-                soonest = min(soonest, max(0.0, down_time * LATE_FRACTION - live.age_s))
     return soonest
 
 
@@ -210,7 +217,7 @@ class ServicesPane(SourcePane):
         poll = _dt(obs.ok_at) or _dt(now)
         at = _dt(now) or datetime.now(UTC)
         self.table.sync(build_rows(obs.snapshot, self._thresholds(), at, poll, show_all=self.show_all))
-        self._resync_at = now + next_change_s(obs.snapshot, self._thresholds(), at)
+        self._resync_at = now + next_change_s(obs.snapshot, self._thresholds(), at, poll)
 
     def refresh_freshness(self, now: float) -> None:
         super().refresh_freshness(now)
