@@ -160,11 +160,14 @@ def _services_cells(obs: Observation | None, now: datetime, thresholds: Any, sta
     snap: ServicesSnapshot = obs.snapshot
     findings = list(obs.findings)
     ts = now.timestamp()
+    # up/late/down as of the last good poll (like the findings): extrapolated to `now`, agents beating every
+    # 30 s and polled every 10 s would count as "late" for seconds before each heartbeat, every minute
+    at = min(now, datetime.fromtimestamp(obs.ok_at, now.tzinfo)) if obs.ok_at is not None else now
     cells = [
         _catalog_cell(snap, findings),
-        _compute_cell(snap, findings, now, thresholds),
-        _simple_section_cell("agents", "agents", "alive", snap.network, findings, ("neutron.",), now, thresholds),
-        _simple_section_cell("volume", "volume", "up", snap.volume, findings, ("cinder.",), now, thresholds),
+        _compute_cell(snap, findings, at, thresholds),
+        _simple_section_cell("agents", "agents", "alive", snap.network, findings, ("neutron.",), at, thresholds),
+        _simple_section_cell("volume", "volume", "up", snap.volume, findings, ("cinder.",), at, thresholds),
     ]
     out = []
     for cell in cells:
