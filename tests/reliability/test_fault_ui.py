@@ -17,7 +17,7 @@ from tui.widgets.source_pane import SourcePane
 PANES = ("services", "instances", "rabbitmq", "galera")
 
 
-async def _until(pilot: Any, what: str, check: Any, timeout: float = 15.0) -> None:
+async def _until(pilot: Any, what: str, check: Any, timeout: float = 30.0) -> None:
     deadline = time.monotonic() + timeout
     while not check():
         assert time.monotonic() < deadline, f"timed out waiting for {what}"
@@ -39,9 +39,8 @@ def _rows(app: StacktopApp, source: str) -> int:
 
 # case -> (fault target, fault, pane whose source errors (None: the source stands, a part of it says why),
 #          the runner whose poll is in flight while the source hangs)
-CASES = {
+CASES = {  # (the full fault x source matrix runs without a UI in test_fault_matrix.py)
     "nova-hang": ("nova", "hang", "instances", "instances"),
-    "rabbitmq-hang": ("rabbitmq", "hang", "rabbitmq", "rabbitmq"),
     "rabbitmq-500": ("rabbitmq", "500", "rabbitmq", None),
     "keystone-hang": ("keystone", "hang", None, "services"),
     "neutron-500": ("neutron", "500", None, None),
@@ -53,7 +52,7 @@ CASES = {
 async def test_pane_degrades_alone_ui_stays_responsive_and_recovers(sim: Any, case: str,
                                                                    capfd: pytest.CaptureFixture[str]) -> None:
     target, fault, errored, hanging = CASES[case]
-    world: World = sim.world(slow=2.0)
+    world: World = sim.world(slow=3.0)  # a loaded machine must not time a healthy source out
     world.build()
     app = StacktopApp(world.config, collectors=list(world.collectors.values()))
     node = world.config.galera.nodes[0]
@@ -103,7 +102,7 @@ async def test_pane_degrades_alone_ui_stays_responsive_and_recovers(sim: Any, ca
             world.galera_faults.clear()
         # no refresh_now: each runner polls again on its own (interval 1 s, backoff after failures)
         await _until(pilot, "recovery", lambda: all(_pane(app, s).has_class("-ok") for s in PANES)
-                     and "unreachable" not in str(app.query_one("#services-message").render()), timeout=20.0)
+                     and "unreachable" not in str(app.query_one("#services-message").render()), timeout=30.0)
         assert {s: _rows(app, s) for s in PANES} == rows
     out, err = capfd.readouterr()
     assert "Traceback" not in out + err

@@ -33,7 +33,7 @@ JSON = st.recursive(SCALARS, lambda kids: st.lists(kids, max_size=4) | st.dictio
                     max_leaves=25)
 OBJ = st.dictionaries(KEYS, JSON, max_size=8)
 # derandomized: CI sees the same examples every run; no explain phase (it costs minutes on a failure)
-FAST = settings(max_examples=80, deadline=None, derandomize=True, database=None,
+FAST = settings(max_examples=50, deadline=None, derandomize=True, database=None,
                 phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink),
                 suppress_health_check=[HealthCheck.too_slow])
 
