@@ -72,6 +72,9 @@ class SourcePane(Vertical, can_focus=False):
         self.refresh_freshness(self._now())
 
     def set_message(self, text: str) -> None:
+        if text == getattr(self, "_message_text", None):
+            return  # Static.update re-lays out and repaints the pane even for the same text (every poll)
+        self._message_text = text
         for message in self.query(".pane-message").results(Static):
             message.update(text)
 
