@@ -193,7 +193,8 @@ class StacktopApp(App[None]):
         text = self._topbar_text()
         if text != self._topbar_shown:  # Static.update repaints even the same text
             self._topbar_shown = text
-            self.screen_stack[0].query_one("#topbar", TopBar).update(text)
+            for bar in self.screen_stack[0].query("#topbar").results(TopBar):  # none while shutting down
+                bar.update(text)
         for pane in self.panes:
             pane.refresh_freshness(now)
 
