@@ -19,6 +19,16 @@ from collections.abc import Sequence
 from pathlib import Path
 
 
+def _die_with_parent() -> None:
+    """In the child before exec: SIGTERM when the benchmark dies (Linux), so no app outlives a killed run."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 class PtyApp:
     def __init__(self, argv: Sequence[str], *, cols: int = 160, rows: int = 50, env: dict[str, str] | None = None,
                  cwd: str | Path | None = None) -> None:
@@ -41,7 +51,8 @@ class PtyApp:
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", self.rows, self.cols, 0, 0))
         self.started_at = time.perf_counter()
         self.proc = subprocess.Popen(self.argv, stdin=slave, stdout=slave, stderr=slave, env=self.env,
-                                     cwd=self.cwd, start_new_session=True, close_fds=True)
+                                     cwd=self.cwd, start_new_session=True, close_fds=True,
+                                     preexec_fn=_die_with_parent)
         os.close(slave)
         self._fd = master
         threading.Thread(target=self._read, daemon=True, name="pty-reader").start()
