@@ -39,8 +39,11 @@ def both(rabbitmq_broker):  # type: ignore[no-untyped-def]
     try:
         with consumers(broker, ["conductor"]):
             wait_consumers(broker, "conductor", 1)
-            wait_for(lambda: all("messages" in q for q in broker.get(f"/api/queues/{vh}")), timeout=30,
-                     what="stats for every queue of the vhost")
+            # message_stats (publish counts) reach a queue row one statistics emission after its first
+            # publish, and may lag the `messages` key: wait for both, or the shapes compare a moment apart
+            wait_for(lambda: all("messages" in q for q in broker.get(f"/api/queues/{vh}"))
+                     and any("message_stats" in q for q in broker.get(f"/api/queues/{vh}")), timeout=60,
+                     what="stats (messages and message_stats) for the queues of the vhost")
             real = {
                 "queues": [q for q in broker.get(f"/api/queues/{vh}")],
                 "page": broker.get(f"/api/queues/{vh}?page=1&page_size=2&columns=name,vhost,messages,consumers"),
