@@ -358,7 +358,7 @@ class InstancesCollector(BaseCollector):
         seen: set[str] = set()
         while True:
             body = client.get_json("compute", query("/servers/detail", params), microversion=mv,
-                                   action="listing servers")
+                                   action="listing servers", expect="servers")
             count[0] += 1
             page = body.pop("servers", None)
             if not isinstance(page, list):
@@ -528,7 +528,9 @@ class InstancesCollector(BaseCollector):
             except SourceError as exc:
                 volumes.append(VolumeInfo(id=vid, status=f"unreadable: {exc}", delete_on_termination=delete))
         try:
-            allocs = client.consumer_allocations(server_id).get("allocations") or {}
+            allocs = client.consumer_allocations(server_id).get("allocations")
+            if not isinstance(allocs, dict):
+                raise SourceError(f"placement's allocations of {server_id} are not an object (a broken answer)")
             names = {}
             for rp in allocs:
                 found = client.resource_providers(uuid=rp)

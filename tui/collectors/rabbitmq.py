@@ -259,8 +259,10 @@ class RabbitMQCollector(BaseCollector):
     async def _fetch_nodes(self) -> list[NodeInfo]:
         params = {"columns": ",".join(NODE_COLUMNS)} if self.trim_columns else None
         _, data = await self._get("/api/nodes", params)
-        return [n for n in (parse_node(r) for r in data if isinstance(r, dict)) if n] if isinstance(data, list) \
-            else []
+        if not isinstance(data, list):
+            raise SourceError(f"RabbitMQ management API at {self.base_url}: /api/nodes is not a node list - check "
+                              "[rabbitmq] management_url")
+        return [n for n in (parse_node(r) for r in data if isinstance(r, dict)) if n]
 
     async def _fetch_alarms(self) -> tuple[tuple[Alarm, ...], bool]:
         """(alarms, checked). 404 = a broker older than 3.8.10 without health checks: rely on /api/nodes."""

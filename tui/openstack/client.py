@@ -24,7 +24,7 @@ from typing import Any
 
 from tui.collectors.base import SourceError
 from tui.config import OpenStackConfig
-from tui.openstack.errors import Where, describe, http_error, not_json, to_source_error
+from tui.openstack.errors import Where, check_list, describe, http_error, not_json, to_source_error
 from tui.openstack.paging import iso_param, next_marker, query, resources_param, version_tuple
 from tui.readonly import guard_keystoneauth_session
 
@@ -80,7 +80,7 @@ class OpenStackClient:
         return None
 
     def get_json(self, service: str, path: str, *, microversion: str | None = None,
-                 action: str = "") -> dict[str, Any]:
+                 action: str = "", expect: str | None = None) -> dict[str, Any]:
         """GET path (relative to the service's versioned endpoint) -> decoded JSON object."""
         adapter = self._adapter(service)
         kwargs: dict[str, Any] = {"connect_retries": 0, "headers": {"Accept": "application/json"}}
@@ -100,6 +100,7 @@ class OpenStackClient:
             raise not_json(resp.url, resp.status_code, resp.headers.get("Content-Type")) from None
         if not isinstance(data, dict):
             raise SourceError(f"GET {resp.url} answered {resp.status_code} with JSON that is not an object")
+        check_list(data, expect, resp.url, resp.status_code)  # expect: the list key a listing must hold
         return data
 
     def _list(self, service: str, path: str, key: str, params: Mapping[str, Any], *,
@@ -216,7 +217,7 @@ class OpenStackClient:
     def compute_services(self, **filters: Any) -> list[dict[str, Any]]:
         """GET /os-services (binary=, host= filters)."""
         body = self.get_json("compute", query("/os-services", filters), microversion=self.compute_microversion(),
-                             action="listing compute services")
+                             action="listing compute services", expect="services")
         return list(body.get("services", []))
 
     def servers(self, *, changes_since: datetime | str | None = None, all_tenants: bool = True,
@@ -279,7 +280,7 @@ class OpenStackClient:
     # ------------------------------------------------------------------ neutron
     def network_agents(self, **filters: Any) -> list[dict[str, Any]]:
         """GET /agents (host=, binary=, agent_type=, alive=)."""
-        body = self.get_json("network", query("/agents", filters), action="listing network agents")
+        body = self.get_json("network", query("/agents", filters), action="listing network agents", expect="agents")
         return list(body.get("agents", []))
 
     def ports(self, *, host: str | None = None, device_id: str | Iterable[str] | None = None,
@@ -294,7 +295,8 @@ class OpenStackClient:
 
     # ------------------------------------------------------------------ cinder
     def volume_services(self, **filters: Any) -> list[dict[str, Any]]:
-        body = self.get_json("volume", query("/os-services", filters), action="listing volume services")
+        body = self.get_json("volume", query("/os-services", filters), action="listing volume services",
+                             expect="services")
         return list(body.get("services", []))
 
     def volumes(self, *, all_tenants: bool = True, **filters: Any) -> list[dict[str, Any]]:

@@ -157,3 +157,10 @@ def not_json(url: str, status: int, content_type: str | None) -> SourceError:
     ctype = (content_type or "").split(";")[0].strip() or "no content type"
     return SourceError(f"GET {url} answered {status} {ctype} that is not JSON - is this endpoint the API (not a "
                        f"proxy or login page)? check the catalog")
+
+
+def check_list(data: dict[str, Any], key: str | None, url: str, status: int) -> None:
+    """A listing answer must hold its list: a JSON object without it is a broken answer, not "no rows"."""
+    if key is not None and not isinstance(data.get(key), list):
+        raise SourceError(f"GET {url} answered {status} without a '{key}' list - is this endpoint the API (not a "
+                          f"proxy)? check the catalog")

@@ -17,7 +17,7 @@ from typing import Any
 
 from tui.collectors.base import SourceError
 from tui.openstack.client import SERVICE_ADAPTERS, OpenStackClient
-from tui.openstack.errors import http_error, not_json, to_source_error
+from tui.openstack.errors import check_list, http_error, not_json, to_source_error
 from tui.openstack.paging import query
 
 
@@ -32,7 +32,8 @@ def parse_http_date(value: str | None) -> datetime | None:
 
 
 def dated_get(client: OpenStackClient, service: str, path: str, *, microversion: str | None = None,
-              action: str = "", timeout: float | None = None) -> tuple[dict[str, Any], datetime | None]:
+              action: str = "", timeout: float | None = None, expect: str | None = None
+              ) -> tuple[dict[str, Any], datetime | None]:
     """GET path on the service's versioned endpoint -> (JSON object, the server's Date or None).
     timeout: seconds for this request (default: the session's, i.e. [openstack] timeout)."""
     try:
@@ -56,6 +57,7 @@ def dated_get(client: OpenStackClient, service: str, path: str, *, microversion:
         raise not_json(resp.url, resp.status_code, resp.headers.get("Content-Type")) from None
     if not isinstance(data, dict):
         raise SourceError(f"GET {resp.url} answered {resp.status_code} with JSON that is not an object")
+    check_list(data, expect, resp.url, resp.status_code)
     return data, parse_http_date(resp.headers.get("Date"))
 
 
@@ -64,7 +66,7 @@ def compute_services(client: OpenStackClient, timeout: float | None = None
     """GET /os-services at the negotiated compute microversion (>= 2.53: UUID ids, forced_down)."""
     mv = client.compute_microversion()
     body, date = dated_get(client, "compute", "/os-services", microversion=mv, action="listing compute services",
-                           timeout=timeout)
+                           timeout=timeout, expect="services")
     rows = list(body.get("services", []))
     _remember(client, "compute", rows)
     return rows, date, mv
@@ -73,7 +75,7 @@ def compute_services(client: OpenStackClient, timeout: float | None = None
 def network_agents(client: OpenStackClient, timeout: float | None = None, **filters: Any
                    ) -> tuple[list[dict[str, Any]], datetime | None]:
     body, date = dated_get(client, "network", query("/agents", filters), action="listing network agents",
-                           timeout=timeout)
+                           timeout=timeout, expect="agents")
     rows = list(body.get("agents", []))
     if not filters:
         _remember(client, "network", rows)
@@ -106,7 +108,8 @@ def recent_listing(client: OpenStackClient, what: str, max_age: float) -> list[d
 
 def volume_services(client: OpenStackClient, timeout: float | None = None
                     ) -> tuple[list[dict[str, Any]], datetime | None]:
-    body, date = dated_get(client, "volume", "/os-services", action="listing volume services", timeout=timeout)
+    body, date = dated_get(client, "volume", "/os-services", action="listing volume services", timeout=timeout,
+                           expect="services")
     return list(body.get("services", [])), date
 
 

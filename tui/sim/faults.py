@@ -12,6 +12,7 @@ HTTP faults (FAULTS):
 - truncated     200, the real answer cut in half (a complete HTTP message whose JSON stops mid-way);
 - cut           200, Content-Length of the real answer but the connection closes half-way through the body;
 - content_type  200 text/html (a proxy's or a login page), not the API;
+- shape         200, valid JSON of the wrong shape (`{"unexpected": true}`: no list where a listing needs one);
 - tls           the endpoint serves a self-signed certificate nobody trusts (needs `TlsKit.serve` first: the
                 endpoint is https with a certificate from the kit's CA, which the client trusts; the fault swaps
                 in an untrusted one, clearing it swaps the trusted one back).
@@ -42,7 +43,7 @@ from typing import Any
 
 from tui.sim.http import DROPPED, Listener, Request, Response, _Loop
 
-FAULTS = ("refused", "hang", "401", "403", "500", "malformed", "truncated", "cut", "content_type", "tls")
+FAULTS = ("refused", "hang", "401", "403", "500", "malformed", "truncated", "cut", "content_type", "shape", "tls")
 SERVICES = {"keystone": "identity", "nova": "compute", "neutron": "network", "cinder": "volume",
             "placement": "placement", "rabbitmq": "rabbitmq", "glance": "image"}
 GALERA_FAULTS = ("refused", "hang", "auth", "denied", "not_ready", "lost", "malformed")
@@ -143,6 +144,8 @@ class Faults:
             return Response(status, _error_body(listener.name, status))
         if kind == "malformed":
             return Response(200, b'{"oops": [1, 2,, <html>')
+        if kind == "shape":
+            return Response(200, b'{"unexpected": true}')
         if kind == "content_type":
             return Response(200, b"<html><head><title>Sign in</title></head><body>proxy login</body></html>",
                             content_type="text/html; charset=utf-8")
