@@ -107,6 +107,11 @@ class GaleraCollector(BaseCollector):
         self._disagreement_polls = 0
 
     @property
+    def timeout_hint(self) -> str:
+        return f"no Galera node answered in time ({', '.join(self.nodes)}; raise [galera] timeout if they are " \
+               "just slow)"
+
+    @property
     def nodes(self) -> tuple[str, ...]:
         return tuple(s.address for s in self._states)
 

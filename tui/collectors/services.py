@@ -159,6 +159,13 @@ class ServicesCollector(BaseCollector):
         self._turn = -1
         self._microversion: str | None = None
 
+    @property
+    def timeout_hint(self) -> str:
+        """For the runner's timeout line: what hung and the key to raise."""
+        where = getattr(getattr(self._client, "where", None), "cloud_ref", None) or "the cloud"
+        return f"the control-plane reads of {where} did not finish (Keystone, catalog, service listings; raise " \
+               "[openstack] timeout if the cloud is just slow)"
+
     @classmethod
     def from_config(cls, config: Config) -> ServicesCollector:
         return cls(config.openstack, config.thresholds)
