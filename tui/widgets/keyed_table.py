@@ -31,6 +31,12 @@ class KeyedTable(DataTable):
         kwargs.setdefault("cursor_type", "row")
         kwargs.setdefault("zebra_stripes", False)
         super().__init__(**kwargs)
+        # DataTable caches up to 10,000 rendered cells and 1,000 rendered rows/lines per table; every changed
+        # cell renders under a new key, so in a dashboard that runs all day each cache fills to its maximum
+        # (~10 MB a table, most of the growth of a long run). A pane shows ~50 rows: keep a few screens' worth.
+        for cache, size in ((self._cell_render_cache, 2000), (self._row_render_cache, 200),
+                            (self._row_renderable_cache, 200), (self._line_cache, 200)):
+            cache.maxsize = size
         self._column_labels = list(columns)
         self._shown: dict[str, tuple[Any, ...]] = {}
         self._all_rows: list[Row] = []
