@@ -102,9 +102,9 @@ def main(argv: list[str] | None = None) -> int:
             demo.stop()
     if "steady" in only:
         # ~1 % of the servers change per 10 s cycle at this churn (measured and reported, not assumed)
-        demo = spawn_sim(scale, churn=scale.instances * 0.01 * 6 / 6.5, manual=True, storyline=False)
+        demo = spawn_sim(scale, churn=scale.instances * 0.02, manual=True, storyline=False)
         try:
-            section("steady", steady.bench_steady, demo, 3 if quick else 15, 1 if quick else 5, scale.instances)
+            section("steady", steady.bench_steady, demo, 3 if quick else 12, 1 if quick else 2, scale.instances)
         finally:
             demo.stop()
     if "idle" in only:

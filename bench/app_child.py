@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 from pathlib import Path
 
@@ -52,6 +53,11 @@ def main() -> None:
         demo=True,
     )
     sources = ("services", "instances", "rabbitmq", "galera")
+    trim = None
+    if os.environ.get("STACKTOP_BENCH_MALLOC_TRIM"):  # experiment: give freed heap back after every poll
+        import ctypes
+
+        trim = ctypes.CDLL("libc.so.6").malloc_trim
 
     class BenchApp(StacktopApp):
         CSS_PATH = str(Path(tui_app.__file__).with_name("app.tcss"))  # relative to the defining module
@@ -77,6 +83,8 @@ def main() -> None:
 
         def on_observation_message(self, message: ObservationMessage) -> None:
             obs = message.observation
+            if trim is not None:
+                trim(0)
             n = self.counts[obs.source] = self.counts.get(obs.source, 0) + 1
             mark("obs", source=obs.source, n=n, ok=obs.error is None, error=obs.error,
                  duration_s=obs.duration_s)
