@@ -39,9 +39,11 @@ async def test_every_collector_screen_and_error_path_only_reads(storied: Any) ->
     world.build()
     app = StacktopApp(world.config, collectors=list(world.collectors.values()))
     async with app.run_test(size=(160, 48)) as pilot:
-        deadline = time.monotonic() + 20
-        while not all(src in app.observations and app.observations[src].ok_at for src in world.collectors):
-            assert time.monotonic() < deadline, "sources never read"
+        deadline = time.monotonic() + 60
+        while not (all(src in app.observations for src in world.collectors)
+                   and app.observations["instances"].ok_at):
+            assert time.monotonic() < deadline, \
+                f"sources never read: { {k: o.error for k, o in app.observations.items()} }"
             await pilot.pause(0.1)
         servers = list(app.observations["instances"].snapshot.servers)
         hosts = sorted({s.host for s in servers if s.host})
