@@ -416,7 +416,7 @@ class InstancesCollector(BaseCollector):
     def _with_request_ids(self, servers: tuple[Server, ...], now: datetime) -> tuple[tuple[Server, ...], int]:
         """Attach the latest action's request id to servers past their stuck threshold and ERROR servers, so
         a finding can say which request id to grep for. Read once per (server, phase), at most
-        REQUEST_IDS_PER_POLL new ones a poll; a failed read is not retried for that phase."""
+        REQUEST_IDS_PER_POLL new ones a poll; a failed read (a busy API timing out) is tried again next poll."""
         wanted: dict[tuple[str, str], Server] = {}
         for s in servers:
             phase = s.phase
@@ -436,7 +436,6 @@ class InstancesCollector(BaseCollector):
             try:
                 actions = self.client().instance_actions(key[0])
             except SourceError:
-                self._request_ids[key] = None
                 continue
             latest = max(actions, key=lambda a: a.get("start_time") or "", default=None)
             self._request_ids[key] = (latest or {}).get("request_id") or None
