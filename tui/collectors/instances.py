@@ -421,7 +421,10 @@ class InstancesCollector(BaseCollector):
         for s in servers:
             phase = s.phase
             age = s.in_state_for(now)
-            if phase and age is not None and age > threshold_for(self.stuck, phase):
+            # a margin: the rules judge a moment after this poll's `now`, so a server crossing its threshold
+            # in between must already carry its request id when the finding is first raised
+            margin = max(float(self.interval), 5.0)
+            if phase and age is not None and age > threshold_for(self.stuck, phase) - margin:
                 wanted[(s.id, phase)] = s
             elif s.status == "ERROR":
                 wanted[(s.id, "ERROR")] = s
