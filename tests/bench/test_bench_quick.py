@@ -32,7 +32,7 @@ def test_bench_quick_measures_every_section(tmp_path: Path) -> None:
         found = [v for k, v in values.items() if k.startswith(name)]
         assert found and found[0] is not None, f"{name}: not measured ({values})"
     triage = next(r for r in doc["results"] if r["measure"].startswith("first full triage"))
-    assert triage["baseline"] is not None, "the five-command baseline ran none of its commands"
+    assert "stacktop panes filled at" in triage["note"], triage["note"]  # the per-pane timeline was recorded
     broker = next(r for r in doc["results"] if r["section"] == "broker")
     assert broker["value"] is not None or "skipped" in broker["note"], broker
     assert "| measure | stacktop | baseline |" in proc.stdout
