@@ -76,7 +76,11 @@ class SourcePane(Vertical, can_focus=False):
             return  # Static.update re-lays out and repaints the pane even for the same text (every poll)
         self._message_text = text
         for message in self.query(".pane-message").results(Static):
-            message.update(text)
+            # a re-layout repaints the pane's table too (~12 KB a poll): only when the line count changes
+            height, width = message.content_size.height, message.content_size.width
+            message.update(text, layout=False)
+            if not width or message.get_content_height(self.size, self.app.size, width) != height:
+                message.refresh(layout=True)
 
     def show(self, obs: Observation) -> None:
         """Take a new observation; re-render only when the snapshot itself changed."""
