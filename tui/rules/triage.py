@@ -155,6 +155,23 @@ def _simple_section_cell(name: str, label: str, word: str, section: SectionRead,
                       stale=section.stale)
 
 
+_last_services: list[Any] = [None]  # [(obs, thresholds, judged at, cells)] of the last services observation
+
+
+def _services_cells_cached(obs: Observation, now: datetime, thresholds: Any, stale: bool) -> list[TriageCell]:
+    """The services cells are judged as of the observation's poll, so they change only with it (or with its
+    staleness): every other source's poll re-drew the row and re-judged 1,500 services at 500 hosts. Same
+    observation object in, same cells out: the memo keeps the rules pure."""
+    at = min(now, datetime.fromtimestamp(obs.ok_at, now.tzinfo)) if obs.ok_at is not None else now
+    last = _last_services[0]  # one tuple, swapped whole: safe to read from any thread
+    if not stale and last is not None and last[0] is obs and last[1] is thresholds and last[2] == at:
+        return list(last[3])
+    cells = _services_cells(obs, now, thresholds, stale)
+    if not stale:
+        _last_services[0] = (obs, thresholds, at, tuple(cells))
+    return list(cells)
+
+
 def _services_cells(obs: Observation | None, now: datetime, thresholds: Any, stale: bool) -> list[TriageCell]:
     assert obs is not None
     snap: ServicesSnapshot = obs.snapshot
@@ -253,7 +270,7 @@ def triage_summary(observations: Mapping[str, Observation], now: datetime, thres
     else:
         assert svc is not None
         stale = _is_stale(svc, ts, intervals.get("services", DEFAULT_INTERVAL))
-        cells.extend(_services_cells(svc, now, thresholds, stale))
+        cells.extend(_services_cells_cached(svc, now, thresholds, stale))
 
     for name, label, source, build, cls in (("rabbitmq", "RabbitMQ", "rabbitmq", _rabbit_cell, RabbitSnapshot),
                                             ("galera", "Galera", "galera", _galera_cell, GaleraSnapshot)):
