@@ -16,7 +16,7 @@ from textual.message import Message
 from textual.theme import Theme
 from textual.widgets import DataTable, Footer, Input, Static
 
-from tui import commands
+from tui import commands, gcpolicy
 from tui.collectors.base import Collector
 from tui.config import Config
 from tui.models.observation import Observation
@@ -174,6 +174,7 @@ class StacktopApp(App[None]):
     def on_observation_message(self, message: ObservationMessage) -> None:
         obs = message.observation
         self.observations[obs.source] = obs
+        gcpolicy.after_poll()  # no 100-300 ms full collections of the big heap in the middle of a keypress
         if self.recorder is not None:
             self.recorder.observe(obs)
         for pane in self.panes:
@@ -272,6 +273,7 @@ class StacktopApp(App[None]):
         self._activate(self.active_index)
 
     def on_unmount(self) -> None:
+        gcpolicy.release()
         if self.recorder is not None:
             self.recorder.close()
 

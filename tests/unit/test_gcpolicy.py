@@ -1,0 +1,34 @@
+"""The GC policy freezes what is alive after a poll, releases it on exit, and collects everything now and then."""
+
+from __future__ import annotations
+
+import gc
+
+from tui import gcpolicy
+
+
+def test_freeze_after_poll_release_on_exit() -> None:
+    gcpolicy.release()
+    before = gc.get_freeze_count()
+    try:
+        gcpolicy.after_poll()
+        assert gc.get_freeze_count() > before
+    finally:
+        gcpolicy.release()
+    assert gc.get_freeze_count() == 0
+
+
+def test_full_collection_every_so_often() -> None:
+    class Cycle:
+        pass
+
+    a, b = Cycle(), Cycle()
+    a.other, b.other = b, a  # type: ignore[attr-defined]
+    gcpolicy.after_poll()
+    ids = {id(a), id(b)}
+    del a, b
+    try:
+        gcpolicy.after_poll(now=gcpolicy._last_full[0] + gcpolicy.FULL_EVERY_S)  # due: unfreeze + collect
+        assert not any(id(o) in ids and isinstance(o, Cycle) for o in gc.get_objects()), "the cycle was freed"
+    finally:
+        gcpolicy.release()
