@@ -18,11 +18,12 @@ import secrets
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.testbed import paths
-from tests.testbed.openstack import OpenStackCloud
+from tests.testbed.openstack import OpenStackCloud, wait_all_healthy
 from tests.testbed.rabbitmq import Broker, create_vhost, delete_vhost
 from tests.testbed.testcloud import TestbedError, run_script
 from tests.testbed.testcloud import testcloud as _testcloud
@@ -61,6 +62,21 @@ def openstack_cloud() -> OpenStackCloud:
     if not yaml.is_file():
         pytest.fail(f"scripts/testcloud up openstack succeeded but wrote no {yaml}", pytrace=False)
     return OpenStackCloud(clouds_yaml=yaml, reset_hook=lambda: testcloud("reset", "openstack"))
+
+
+@pytest.fixture(scope="module")
+def conn(openstack_cloud: OpenStackCloud) -> Iterator[Any]:
+    """An admin openstacksdk connection for the test's own set-up and checks (never stacktop's client)."""
+    c = openstack_cloud.connect()
+    yield c
+    c.close()
+
+
+@pytest.fixture
+def healthy(conn: Any) -> Any:
+    """Start from a cloud where every service is up (another test may have just restarted one)."""
+    wait_all_healthy(conn, timeout=120)
+    return conn
 
 
 # ----------------------------------------------------------------------------------------------- RabbitMQ

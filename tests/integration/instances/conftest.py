@@ -9,11 +9,8 @@ start.sh) for one test and restores the default (3 s) afterwards, also when the 
 
 from __future__ import annotations
 
-import asyncio
 import os
-import time
-from collections.abc import AsyncIterator, Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime
 from typing import Any
 
@@ -27,29 +24,14 @@ from tests.testbed.openstack import (
     stop_service,
     wait_all_healthy,
 )
+from tests.testbed.poller import Poller
 from tests.testbed.wait import wait_for
 from tui.collectors.instances import InstancesCollector, parse_time
 from tui.config import OpenStackConfig
-from tui.models.finding import Finding
-from tui.models.instances import InstancesSnapshot
 from tui.rules.task_states import DEFAULT_STUCK_SECONDS
 
 POLL_S = 1.0
 SPAWN_DELAY_ENV = "STACKTOP_TESTCLOUD_SPAWN_DELAY"
-
-
-@pytest.fixture(scope="module")
-def conn(openstack_cloud: OpenStackCloud) -> Iterator[Any]:
-    c = openstack_cloud.connect()
-    yield c
-    c.close()
-
-
-@pytest.fixture
-def healthy(conn: Any) -> Any:
-    """Start from a cloud where every service is up (another test may have just restarted one)."""
-    wait_all_healthy(conn, timeout=120)
-    return conn
 
 
 def os_config(cloud: OpenStackCloud) -> OpenStackConfig:
@@ -65,49 +47,11 @@ def make_collector(cloud: OpenStackCloud, **kw: Any) -> InstancesCollector:
     return InstancesCollector(cfg, client_factory=lambda: connect(cfg), **kw)
 
 
-@dataclass
-class Poll:
-    t: float
-    took: float
-    snapshot: InstancesSnapshot
-    findings: list[Finding]
-
-    def about(self, server_id: str, kind: str) -> Finding | None:
-        return next((f for f in self.findings if f.kind == kind and f.subject == server_id), None)
-
-
-@dataclass
-class Poller:
-    collector: InstancesCollector
-    interval: float = POLL_S
-    polls: list[Poll] = field(default_factory=list)
-    t0: float = field(default_factory=time.monotonic)
-
-    async def once(self) -> Poll:
-        start = time.monotonic()
-        snap = await asyncio.wait_for(self.collector.collect(), timeout=self.collector.timeout)
-        findings = self.collector.findings(snap, datetime.now(UTC))
-        poll = Poll(start - self.t0, time.monotonic() - start, snap, findings)
-        self.polls.append(poll)
-        return poll
-
-    async def until(self, pred: Callable[[Poll], Any], *, timeout: float, what: str) -> Poll:
-        deadline = time.monotonic() + timeout
-        while True:
-            poll = await self.once()
-            if pred(poll):
-                return poll
-            if time.monotonic() >= deadline:
-                seen = [(f.kind, f.subject[:8], f.summary[:80]) for f in poll.findings]
-                raise TimeoutError(f"timed out after {timeout:.0f} s waiting for {what}; last findings: {seen}")
-            await asyncio.sleep(max(0.0, self.interval - poll.took))
-
-
 @pytest.fixture
 async def poller(openstack_cloud: OpenStackCloud) -> AsyncIterator[Poller]:
     collector = make_collector(openstack_cloud, stuck={**DEFAULT_STUCK_SECONDS, "spawning": 5.0})
     try:
-        yield Poller(collector)
+        yield Poller(collector, POLL_S)
     finally:
         await collector.aclose()
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.integration.instances.conftest import Poller, make_collector
+from tests.integration.instances.conftest import make_collector
 from tests.testbed.openstack import (
     OpenStackCloud,
     attached_volume,
@@ -20,6 +20,7 @@ from tests.testbed.openstack import (
     service_killed,
     wait_server_status,
 )
+from tests.testbed.poller import Poller
 from tui.app import StacktopApp
 from tui.collectors.instances import parse_time
 from tui.config import Config

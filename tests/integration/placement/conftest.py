@@ -6,12 +6,12 @@ helper undoes itself in `finally`, and tests wait on what stacktop reports with 
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
 import pytest
 
-from tests.testbed.openstack import OpenStackCloud, wait_all_healthy
+from tests.testbed.openstack import OpenStackCloud
 from tui.config import OpenStackConfig
 
 T = TypeVar("T")
@@ -19,20 +19,6 @@ T = TypeVar("T")
 
 def os_config(cloud: OpenStackCloud) -> OpenStackConfig:
     return OpenStackConfig(cloud=cloud.cloud, clouds_file=str(cloud.clouds_yaml), interval=60.0, timeout=20)
-
-
-@pytest.fixture(scope="module")
-def conn(openstack_cloud: OpenStackCloud) -> Iterator[Any]:
-    c = openstack_cloud.connect()
-    yield c
-    c.close()
-
-
-@pytest.fixture
-def healthy(conn: Any) -> Any:
-    """Start from a cloud where every service is up (another test may have just restarted one)."""
-    wait_all_healthy(conn, timeout=120)
-    return conn
 
 
 @pytest.fixture

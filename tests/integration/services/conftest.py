@@ -10,43 +10,26 @@ other tests sharing the cloud.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import socket
 import threading
-import time
-from collections.abc import AsyncIterator, Callable, Iterator
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-from tests.testbed.openstack import OpenStackCloud, wait_all_healthy
+from tests.testbed.openstack import OpenStackCloud
+from tests.testbed.poller import Poll, Poller
 from tui.collectors.services import ServicesCollector
 from tui.config import OpenStackConfig, Thresholds
-from tui.models.finding import Finding
 from tui.models.services import ServicesSnapshot
 
 POLL_S = 2.0
 TEST_THRESHOLDS = Thresholds(service_down_time=20, agent_down_time=20, volume_service_down_time=20,
                              fleet_down_fraction=0.5)
-
-
-@pytest.fixture(scope="module")
-def conn(openstack_cloud: OpenStackCloud) -> Iterator[Any]:
-    c = openstack_cloud.connect()
-    yield c
-    c.close()
-
-
-@pytest.fixture
-def healthy(conn: Any) -> Any:
-    """Start from a cloud where every service is up (another test may have just restarted one)."""
-    wait_all_healthy(conn, timeout=120)
-    return conn
 
 
 def os_config(clouds_yaml: Path, cloud: str, timeout: float = 15.0) -> OpenStackConfig:
@@ -60,59 +43,20 @@ def make_collector(cfg: OpenStackConfig, thresholds: Thresholds = TEST_THRESHOLD
     return ServicesCollector(cfg, thresholds, client_factory=lambda: connect(cfg), interval=POLL_S)
 
 
-@dataclass
-class Poll:
-    t: float  # seconds since the poller started
-    took: float
-    snapshot: ServicesSnapshot
-    findings: list[Finding]
-
-    def kinds(self, kind: str) -> list[Finding]:
-        return [f for f in self.findings if f.kind == kind]
+def describe(poll: Poll[ServicesSnapshot]) -> str:
+    rows = [(r.binary, r.host, r.state, r.age_at_read_s) for s in poll.snapshot.sections for r in s.rows]
+    return f"findings {[(f.kind, f.subject) for f in poll.findings]}, rows {rows}"
 
 
-@dataclass
-class Poller:
-    collector: ServicesCollector
-    interval: float = POLL_S
-    polls: list[Poll] = field(default_factory=list)
-    t0: float = field(default_factory=time.monotonic)
-
-    async def once(self) -> Poll:
-        start = time.monotonic()
-        snap = await asyncio.wait_for(self.collector.collect(), timeout=self.collector.timeout)
-        findings = self.collector.findings(snap, datetime.now(UTC))
-        poll = Poll(start - self.t0, time.monotonic() - start, snap, findings)
-        self.polls.append(poll)
-        return poll
-
-    async def until(self, pred: Callable[[Poll], Any], *, timeout: float, what: str) -> Poll:
-        """Poll every `interval` until pred(poll) is truthy; TimeoutError names `what` and the last findings
-        (or the last failed poll: a failing poll counts as "not yet", as in the runner)."""
-        deadline = time.monotonic() + timeout
-        while True:
-            start = time.monotonic()
-            last: object
-            try:
-                poll = await self.once()
-            except (Exception, TimeoutError) as exc:
-                last = f"poll failed: {type(exc).__name__}: {exc}"
-            else:
-                if pred(poll):
-                    return poll
-                rows = [(r.binary, r.host, r.state, r.age_at_read_s) for s in poll.snapshot.sections
-                        for r in s.rows]
-                last = f"findings {[(f.kind, f.subject) for f in poll.findings]}, rows {rows}"
-            if time.monotonic() >= deadline:
-                raise TimeoutError(f"timed out after {timeout:.0f} s waiting for {what}; last: {last}")
-            await asyncio.sleep(max(0.0, self.interval - (time.monotonic() - start)))
+def services_poller(collector: ServicesCollector) -> Poller[ServicesSnapshot]:
+    return Poller(collector, POLL_S, describe)
 
 
 @pytest.fixture
 async def poller(openstack_cloud: OpenStackCloud) -> AsyncIterator[Poller]:
     collector = make_collector(os_config(openstack_cloud.clouds_yaml, openstack_cloud.cloud))
     try:
-        yield Poller(collector)
+        yield services_poller(collector)
     finally:
         await collector.aclose()
 

@@ -20,13 +20,13 @@ from tests.integration.services.conftest import (
     POLL_S,
     TEST_THRESHOLDS,
     KeystoneProxy,
-    Poll,
-    Poller,
     make_collector,
     os_config,
     rewrite_clouds_yaml,
+    services_poller,
 )
 from tests.testbed.openstack import OpenStackCloud, kill_service, service_killed, service_pid
+from tests.testbed.poller import Poll, Poller
 from tui.collectors.base import SourceError
 from tui.rules.liveness import assess, down_time_for
 
@@ -178,7 +178,7 @@ async def test_stopped_conductor_is_one_fleet_finding_not_host_findings(healthy:
 async def test_keystone_refusing_connections_is_a_finding_and_the_rows_stay(
         healthy: Any, keystone_proxy: KeystoneProxy) -> None:
     collector = make_collector(os_config(keystone_proxy.clouds_yaml, keystone_proxy.cloud))
-    poller = Poller(collector)
+    poller = services_poller(collector)
     try:
         first = await poller.until(lambda p: not p.findings, timeout=60, what="a clean poll through the proxy")
         assert first.snapshot.keystone.auth_url == keystone_proxy.auth_url
