@@ -82,10 +82,20 @@ class OpenStackClient:
     def get_json(self, service: str, path: str, *, microversion: str | None = None,
                  action: str = "", expect: str | None = None) -> dict[str, Any]:
         """GET path (relative to the service's versioned endpoint) -> decoded JSON object."""
+        return self.get_dated(service, path, microversion=microversion, action=action, expect=expect)[0]
+
+    def get_dated(self, service: str, path: str, *, microversion: str | None = None, action: str = "",
+                  timeout: float | None = None, expect: str | None = None
+                  ) -> tuple[dict[str, Any], str | None]:
+        """GET path -> (decoded JSON object, the response's raw `Date` header or None).
+        timeout: seconds for this request (default: the session's, i.e. [openstack] timeout);
+        expect: the list key a listing must hold."""
         adapter = self._adapter(service)
         kwargs: dict[str, Any] = {"connect_retries": 0, "headers": {"Accept": "application/json"}}
         if microversion:
             kwargs["microversion"] = microversion
+        if timeout is not None:
+            kwargs["timeout"] = timeout
         with self._lock:
             self.requests += 1
         try:
@@ -100,8 +110,8 @@ class OpenStackClient:
             raise not_json(resp.url, resp.status_code, resp.headers.get("Content-Type")) from None
         if not isinstance(data, dict):
             raise SourceError(f"GET {resp.url} answered {resp.status_code} with JSON that is not an object")
-        check_list(data, expect, resp.url, resp.status_code)  # expect: the list key a listing must hold
-        return data
+        check_list(data, expect, resp.url, resp.status_code)
+        return data, resp.headers.get("Date")
 
     def _list(self, service: str, path: str, key: str, params: Mapping[str, Any], *,
               microversion: str | None, action: str, links_key: str | None = None) -> list[dict[str, Any]]:

@@ -15,9 +15,7 @@ from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any
 
-from tui.collectors.base import SourceError
-from tui.openstack.client import SERVICE_ADAPTERS, OpenStackClient
-from tui.openstack.errors import check_list, http_error, not_json, to_source_error
+from tui.openstack.client import OpenStackClient
 from tui.openstack.paging import query
 
 
@@ -36,29 +34,9 @@ def dated_get(client: OpenStackClient, service: str, path: str, *, microversion:
               ) -> tuple[dict[str, Any], datetime | None]:
     """GET path on the service's versioned endpoint -> (JSON object, the server's Date or None).
     timeout: seconds for this request (default: the session's, i.e. [openstack] timeout)."""
-    try:
-        adapter = getattr(client.conn, SERVICE_ADAPTERS.get(service, service))
-    except Exception as exc:
-        raise to_source_error(exc, client.where, action=f"{service} endpoint") from None
-    kwargs: dict[str, Any] = {"connect_retries": 0, "headers": {"Accept": "application/json"}}
-    if microversion:
-        kwargs["microversion"] = microversion
-    if timeout is not None:
-        kwargs["timeout"] = timeout
-    try:
-        resp = adapter.get(path, **kwargs)
-    except Exception as exc:
-        raise to_source_error(exc, client.where, action=action or f"GET {service} {path}") from None
-    if resp.status_code >= 400:
-        raise http_error("GET", resp.url or path, resp.status_code, resp.content, client.where)
-    try:
-        data = resp.json()
-    except ValueError:
-        raise not_json(resp.url, resp.status_code, resp.headers.get("Content-Type")) from None
-    if not isinstance(data, dict):
-        raise SourceError(f"GET {resp.url} answered {resp.status_code} with JSON that is not an object")
-    check_list(data, expect, resp.url, resp.status_code)
-    return data, parse_http_date(resp.headers.get("Date"))
+    data, date = client.get_dated(service, path, microversion=microversion, action=action, timeout=timeout,
+                                  expect=expect)
+    return data, parse_http_date(date)
 
 
 def compute_services(client: OpenStackClient, timeout: float | None = None
