@@ -172,6 +172,15 @@ def host_servers(client: Any, host: str | None, since: float | None) -> list[Ser
     return [_parse(r) for r in client.servers(**params)]
 
 
+def changed_or_building(client: Any, since: float) -> list[Server]:
+    """Servers changed since `since`, plus every server in BUILD. changes-since alone misses a build cast to a
+    dead compute: nova filters on updated_at, which stays NULL until a nova-compute claims the build (its
+    build request, listed whatever changes-since says, is gone once the conductor has picked the host)."""
+    rows = host_servers(client, None, since)
+    listed = {r.id for r in rows}
+    return rows + [r for r in (_parse(x) for x in client.servers(status="BUILD")) if r.id not in listed]
+
+
 def _follow(server: Server, start: float) -> bool:
     """Servers worth following: building, mid-task, or created during the trace."""
     created = server.created.timestamp() if server.created else 0.0
@@ -214,8 +223,8 @@ async def run_down_lag(client: Any, lag: DownLag, *, timeout_s: float = 1800.0,
                 if first_listing:  # what already runs or builds on the host
                     rows = await asyncio.to_thread(host_servers, client, lag.host, None)
                     first_listing = False
-                else:  # every change since the start: the host's servers and hostless new builds
-                    rows = await asyncio.to_thread(host_servers, client, None, start - 5)
+                else:  # every change since the start and every build: the host's servers, hostless new builds
+                    rows = await asyncio.to_thread(changed_or_building, client, start - 5)
                 now = clock()
                 seen = set()
                 for server in rows:
