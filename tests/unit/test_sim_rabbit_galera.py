@@ -119,3 +119,22 @@ def test_galera_quorum_loss_values_and_errors(demo):
     with pytest.raises(pymysql.err.OperationalError) as err:
         demo.galera_connector(cfg.nodes[1], cfg.user, "wrong", 2.0)
     assert err.value.args[0] == 1045
+
+
+@pytest.mark.parametrize("growth", [True, False])
+def test_notification_queues_grow_unless_told_not_to(growth):
+    """The idle benchmark needs a cloud where nothing changes: queue_growth=False keeps the notification
+    queues (no consumer) at a constant count."""
+    d = start_demo(instances=5, hosts=2, queues=30, churn=0, storyline=False, manual=True, start=START,
+                   queue_growth=growth)
+    try:
+        def count() -> int:
+            rows = _get(d, "/api/queues?columns=name,messages")[1]
+            return next(q["messages"] for q in rows if q["name"] == "notifications.info")
+
+        d.advance(6)  # past a 5 s stats tick
+        before = count()
+        d.advance(60)
+        assert (count() > before) is growth
+    finally:
+        d.stop()

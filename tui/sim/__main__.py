@@ -32,6 +32,8 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--period", type=float, default=story.DEFAULT_PERIOD)
     ap.add_argument("--storyline", action=argparse.BooleanOptionalAction, default=True,
                     help="loop the demo storyline (--no-storyline: nothing happens but churn)")
+    ap.add_argument("--queue-growth", action=argparse.BooleanOptionalAction, default=True,
+                    help="notification queues grow 0.4 msg/s (--no-queue-growth: constant, for the idle benchmark)")
     ap.add_argument("--warm", action=argparse.BooleanOptionalAction, default=False,
                     help="pre-render every server's JSON before serving")
     return ap
@@ -42,7 +44,8 @@ def main(argv: list[str] | None = None) -> int:
     demo = start_demo(instances=args.instances, hosts=args.hosts, queues=args.queues, churn=args.churn,
                       speed=args.speed, seed=args.seed, manual=args.manual, start=args.start,
                       service_down_time=args.service_down_time, agent_down_time=args.agent_down_time,
-                      period=args.period, storyline=args.storyline)
+                      period=args.period, storyline=args.storyline,
+                      queue_growth=args.queue_growth)
     if args.warm:
         demo.warm()
     done = threading.Event()
