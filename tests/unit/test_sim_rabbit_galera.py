@@ -138,3 +138,17 @@ def test_notification_queues_grow_unless_told_not_to(growth):
         assert (count() > before) is growth
     finally:
         d.stop()
+
+
+def test_name_filter_and_disabled_stats_like_the_broker(demo):
+    """What the light RabbitMQ poll asks (checked against RabbitMQ 3.10.8): `name` is a case-insensitive
+    substring, a regex with use_regex=true; disable_stats + enable_queue_totals leave message totals only."""
+    status, body = _get(demo, "/api/queues?page=1&page_size=500&name=COMPUTE.compute-0")
+    assert status == 200 and body["items"] and all("compute.compute-0" in q["name"] for q in body["items"])
+    regex = "%5E(%3F%3Ascheduler%7Cconductor)%24"  # ^(?:scheduler|conductor)$
+    status, body = _get(demo, f"/api/queues?page=1&page_size=500&use_regex=true&name={regex}&columns=name,consumers")
+    assert sorted(q["name"] for q in body["items"]) == ["conductor", "scheduler"]
+    assert all("consumers" in q for q in body["items"])
+    status, body = _get(demo, "/api/queues?page=1&page_size=500&disable_stats=true&enable_queue_totals=true")
+    row = next(q for q in body["items"] if q["name"] == "notifications.info")
+    assert row["messages"] > 0 and "consumers" not in row and "idle_since" not in row
