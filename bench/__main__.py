@@ -108,7 +108,8 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             demo.stop()
     if "idle" in only:
-        demo = spawn_sim(scale, churn=0.0, storyline=False)
+        # nothing changes: no churn, no storyline, notification queues at a constant count
+        demo = spawn_sim(scale, churn=0.0, storyline=False, queue_growth=False)
         try:
             section("idle", ui.bench_idle, demo, 4.0 if quick else 60.0)
         finally:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from datetime import datetime
 from typing import ClassVar
 
 from textual import on
@@ -202,9 +201,8 @@ class StacktopApp(App[None]):
     def _topbar_text(self) -> str:
         cloud = "demo (simulated cloud)" if self.config.demo else (self.config.openstack.cloud or "no cloud")
         state = "[reverse] PAUSED [/]" if self.paused else "live"
-        clock = datetime.fromtimestamp(self.clock()).strftime("%H:%M")  # minutes: a repaint a minute, not a second
         insecure = "  [b reverse red] INSECURE: TLS verification off [/]" if self.config.openstack.insecure else ""
-        return f"[b]stacktop[/b]  cloud [b]{cloud}[/b]  {clock}  {state}  read-only{insecure}"
+        return f"[b]stacktop[/b]  cloud [b]{cloud}[/b]  {state}  read-only{insecure}"
 
     # ----- actions ------------------------------------------------------------------------------------
     def action_help(self) -> None:

@@ -19,6 +19,15 @@ def human_age(seconds: float | None) -> str:
     return f"{seconds // 86400}d"
 
 
+def coarse_age(seconds: float | None) -> str:
+    """An age that changes at most once a minute: `<1m`, `5m`, `2h05m`, `3d`. Tables and finding summaries
+    show these, so a state that holds (a service down for an hour) does not repaint the terminal every poll;
+    the exact seconds stay in the evidence."""
+    if seconds is not None and seconds < 60:
+        return "<1m"
+    return human_age(seconds)
+
+
 def freshness(obs: Observation | None, now: float, interval: float, *, configured: bool = True) -> tuple[str, str]:
     """Return (text, level) where level is one of: off, loading, ok, stale, error."""
     if not configured:

@@ -87,14 +87,15 @@ async def test_grouped_down_and_late_first_countdown_ticks_enter_opens_host() ->
         assert cell(pane, late, "heartbeat") == "40s · down in 20s"
         assert cell(pane, "network:neutron-openvswitch-agent-compute-02", "state") == "DOWN"
         assert cell(pane, "hdr:compute", "state") == "4, 1 late"
-        assert cell(pane, "compute:nova-compute-compute-01", "heartbeat") == "2s"
+        # healthy: within the late mark (half of service_down_time 60 s), not an age that changes every poll
+        assert cell(pane, "compute:nova-compute-compute-01", "heartbeat") == "≤ 30s"
         assert "Keystone ok" in str(pane.query_one("#services-message").render())
 
         clock[0] += 7  # no new poll: only the late row moves
         pane.refresh_freshness(clock[0])
         await pilot.pause()
         assert cell(pane, late, "heartbeat") == "47s · down in 13s"
-        assert cell(pane, "compute:nova-compute-compute-01", "heartbeat") == "2s", "healthy ages change per poll"
+        assert cell(pane, "compute:nova-compute-compute-01", "heartbeat") == "≤ 30s"
 
         clock[0] += 15  # past the down time: the row flips to DOWN between polls
         pane.refresh_freshness(clock[0])

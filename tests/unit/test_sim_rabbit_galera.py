@@ -119,3 +119,36 @@ def test_galera_quorum_loss_values_and_errors(demo):
     with pytest.raises(pymysql.err.OperationalError) as err:
         demo.galera_connector(cfg.nodes[1], cfg.user, "wrong", 2.0)
     assert err.value.args[0] == 1045
+
+
+@pytest.mark.parametrize("growth", [True, False])
+def test_notification_queues_grow_unless_told_not_to(growth):
+    """The idle benchmark needs a cloud where nothing changes: queue_growth=False keeps the notification
+    queues (no consumer) at a constant count."""
+    d = start_demo(instances=5, hosts=2, queues=30, churn=0, storyline=False, manual=True, start=START,
+                   queue_growth=growth)
+    try:
+        def count() -> int:
+            rows = _get(d, "/api/queues?columns=name,messages")[1]
+            return next(q["messages"] for q in rows if q["name"] == "notifications.info")
+
+        d.advance(6)  # past a 5 s stats tick
+        before = count()
+        d.advance(60)
+        assert (count() > before) is growth
+    finally:
+        d.stop()
+
+
+def test_name_filter_and_disabled_stats_like_the_broker(demo):
+    """What the light RabbitMQ poll asks (checked against RabbitMQ 3.10.8): `name` is a case-insensitive
+    substring, a regex with use_regex=true; disable_stats + enable_queue_totals leave message totals only."""
+    status, body = _get(demo, "/api/queues?page=1&page_size=500&name=COMPUTE.compute-0")
+    assert status == 200 and body["items"] and all("compute.compute-0" in q["name"] for q in body["items"])
+    regex = "%5E(%3F%3Ascheduler%7Cconductor)%24"  # ^(?:scheduler|conductor)$
+    status, body = _get(demo, f"/api/queues?page=1&page_size=500&use_regex=true&name={regex}&columns=name,consumers")
+    assert sorted(q["name"] for q in body["items"]) == ["conductor", "scheduler"]
+    assert all("consumers" in q for q in body["items"])
+    status, body = _get(demo, "/api/queues?page=1&page_size=500&disable_stats=true&enable_queue_totals=true")
+    row = next(q for q in body["items"] if q["name"] == "notifications.info")
+    assert row["messages"] > 0 and "consumers" not in row and "idle_since" not in row

@@ -27,3 +27,20 @@ def test_spawned_demo_serves_and_obeys_its_controls():
         names = [name for _, name, _ in demo.story()]
         assert names[:3] == ["loop_start", "novalidhost_boot", "stuck_boot"]
     assert demo.proc.returncode == 0
+
+
+def test_false_flags_reach_the_spawned_simulator():
+    """spawn_demo(storyline=False) once dropped the False flag, so the child looped the storyline anyway (the
+    idle and steady benchmarks measured a compute dying, a memory alarm and a quorum loss)."""
+    from tui.sim.__main__ import parser
+    from tui.sim.control import sim_args
+
+    args = parser().parse_args(sim_args(storyline=False, manual=True, warm=False, churn=0.0))
+    assert (args.storyline, args.manual, args.warm, args.churn) == (False, True, False, 0.0)
+    assert parser().parse_args(sim_args(storyline=True)).storyline is True
+    with spawn_demo(instances=20, hosts=2, queues=10, churn=0, manual=True, storyline=False,
+                    start=1_790_000_000) as demo:
+        demo.advance(61)  # past the storyline's first events, had it been running
+        assert demo.story() == []
+        conn = demo.galera_connector("sim-db-2:3306", "monitor", "stacktop-demo", 2.0)
+        assert dict(conn.query("SHOW GLOBAL STATUS LIKE 'wsrep_ready'")) == {"wsrep_ready": "ON"}

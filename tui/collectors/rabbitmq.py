@@ -1,9 +1,16 @@
 """RabbitMQ source: the management HTTP API read with httpx (async), optionally confirmed over AMQP.
 
 One poll reads, concurrently:
-- `/api/queues` (or `/api/queues/<vhost>` for each of [rabbitmq] vhosts), page by page (`page_size` 500, the
-  broker's maximum) with `columns` trimmed to what the rules and the pane use (measured over 2,000 queues:
-  6.6x fewer bytes, ~1.6x less broker CPU and wall time per poll: bench/results/rabbitmq.md);
+- the queues of `/api/queues` (or `/api/queues/<vhost>` for each of [rabbitmq] vhosts), page by page
+  (`page_size` 500, the broker's maximum) with `columns` trimmed to what the rules and the pane use. The broker
+  pays per queue row *with statistics* (columns and paging save bytes, not that work), so only every
+  `full_every`-th poll (the first, then once a minute at the 15 s default) lists every queue with statistics;
+  the polls between are *light*: every queue listed with `disable_stats=true&enable_queue_totals=true` (names,
+  message totals, arguments: no consumers), then statistics (consumers, idle_since) only for the queues that
+  need them: holding messages (or unknown), new since the last statistics, or last seen with no consumer,
+  asked by name (`name=^(?:a|b)$&use_regex=true`, a few requests). So a queue that fills with nobody
+  consuming is judged on fresh numbers every poll; the consumer count of a queue that holds nothing is the
+  one from the last statistics (at most `full_every` polls old);
 - `/api/nodes` (running, partitions, mem/disk alarms, fd and socket use; alarms here lag 7-10 s);
 - `/api/health/checks/local-alarms` (live: 503 with the alarm list while an alarm is in effect);
 - `/api/overview` (cluster name, version, object totals).
@@ -35,6 +42,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
+import re
 import ssl
 import time
 from collections.abc import Callable, Iterable
@@ -47,6 +55,7 @@ import httpx
 from tui.collectors.base import BaseCollector, Collector, SourceError
 from tui.collectors.rabbitmq_amqp import AmqpError, LiveQueue, passive_check
 from tui.collectors.rabbitmq_payload import (
+    LIGHT_QUEUE_COLUMNS,
     NODE_COLUMNS,
     OVERVIEW_COLUMNS,
     QUEUE_COLUMNS,
@@ -61,6 +70,9 @@ from tui.readonly import httpx_request_hook
 from tui.rules.queues import MIN_POLLS, classify_queue, is_suspect, rabbitmq_findings
 
 PAGE_SIZE = 500
+FULL_EVERY = 4  # every 4th poll lists every queue with statistics; the others are light (module docstring)
+MAX_DETAIL = 300  # more queues than this need statistics in a light poll: list them all with statistics
+REGEX_BUDGET = 1500  # characters of name regex per request (the broker's request line is limited)
 MAX_LIVE_CHECKS = 200
 CONFIRM_DELAY_S = 6.0
 
@@ -146,6 +158,7 @@ class RabbitMQCollector(BaseCollector):
         confirm_delay_s: float = CONFIRM_DELAY_S,
         min_polls: int = MIN_POLLS,
         clock: Callable[[], datetime] | None = None,
+        full_every: int = FULL_EVERY,
     ) -> None:
         base = management_url.rstrip("/")
         if base.endswith("/api"):
@@ -162,7 +175,11 @@ class RabbitMQCollector(BaseCollector):
         self.page_size = page_size
         self.confirm_delay_s = confirm_delay_s
         self.min_polls = min_polls
+        self.full_every = full_every
         self.oneshot = False
+        self._polls = 0
+        # (vhost, name) -> the statistics-only fields of its last row with statistics (consumers, idle_since)
+        self._stats: dict[tuple[str, str], dict[str, Any]] = {}
         self._clock = clock or (lambda: datetime.now(UTC))
         self._client: httpx.AsyncClient | None = None
         self._history: History = {}
@@ -232,29 +249,109 @@ class RabbitMQCollector(BaseCollector):
             raise SourceError(f"{where}: {path} did not answer JSON - is [rabbitmq] management_url the "
                               "management API (port 15672)?") from None
 
-    async def _fetch_queues(self) -> tuple[list[QueueInfo], int]:
-        paths = [f"/api/queues/{quote(v, safe='')}" for v in self.vhosts] or ["/api/queues"]
-        found: dict[tuple[str, str], QueueInfo] = {}
+    def _queue_paths(self) -> list[str]:
+        return [f"/api/queues/{quote(v, safe='')}" for v in self.vhosts] or ["/api/queues"]
+
+    async def _list_rows(self, path: str, params: dict[str, Any]) -> tuple[list[dict[str, Any]], int]:
+        """Every row of a paginated queue listing (raw dicts) and how many pages it took."""
+        rows: list[dict[str, Any]] = []
+        page = 1
+        while True:
+            _, data = await self._get(path, {**params, "page": page, "page_size": self.page_size})
+            items = data.get("items") if isinstance(data, dict) else None
+            if not isinstance(items, list):
+                raise SourceError(f"RabbitMQ management API at {self.base_url}: {path} is not a paginated "
+                                  "queue list - check [rabbitmq] management_url")
+            rows += [r for r in items if isinstance(r, dict)]
+            page_count = data.get("page_count")
+            if not isinstance(page_count, int) or page >= page_count:
+                return rows, page
+            page += 1
+
+    def _stats_params(self) -> dict[str, Any]:
+        return {"columns": ",".join(QUEUE_COLUMNS)} if self.trim_columns else {}
+
+    async def _full_rows(self) -> tuple[list[dict[str, Any]], int]:
+        rows: list[dict[str, Any]] = []
         pages = 0
-        for path in paths:
-            page = 1
-            while True:
-                params: dict[str, Any] = {"page": page, "page_size": self.page_size}
-                if self.trim_columns:
-                    params["columns"] = ",".join(QUEUE_COLUMNS)
-                _, data = await self._get(path, params)
-                pages += 1
-                items = data.get("items") if isinstance(data, dict) else None
-                if not isinstance(items, list):
-                    raise SourceError(f"RabbitMQ management API at {self.base_url}: {path} is not a paginated "
-                                      "queue list - check [rabbitmq] management_url")
-                for q in await asyncio.to_thread(parse_queues, items):
-                    found[q.key] = q  # queues may shift between pages: last row wins, no duplicates
-                page_count = data.get("page_count")
-                if not isinstance(page_count, int) or page >= page_count:
-                    break
-                page += 1
-        return sorted(found.values(), key=lambda q: q.key), pages
+        for path in self._queue_paths():
+            got, n = await self._list_rows(path, self._stats_params())
+            rows += got
+            pages += n
+        return rows, pages
+
+    def _needs_stats(self, row: dict[str, Any]) -> bool:
+        known = self._stats.get((str(row.get("vhost")), str(row.get("name"))))
+        messages = row.get("messages")
+        return (known is None or known.get("consumers") in (0, None)
+                or not isinstance(messages, int) or messages > 0)
+
+    async def _detail_rows(self, keys: list[tuple[str, str]]) -> tuple[list[dict[str, Any]], int]:
+        """Rows with statistics for just these queues: per vhost, `name` regexes of at most REGEX_BUDGET."""
+        rows: list[dict[str, Any]] = []
+        requests = 0
+        by_vhost: dict[str, list[str]] = {}
+        for vhost, name in keys:
+            by_vhost.setdefault(vhost, []).append(name)
+        for vhost, names in sorted(by_vhost.items()):
+            chunks: list[list[str]] = [[]]
+            size = 0
+            for name in sorted(names):
+                piece = re.escape(name)
+                if chunks[-1] and size + len(piece) + 1 > REGEX_BUDGET:
+                    chunks.append([])
+                    size = 0
+                chunks[-1].append(piece)
+                size += len(piece) + 1
+            for chunk in chunks:
+                params = {**self._stats_params(), "name": "^(?:" + "|".join(chunk) + ")$", "use_regex": "true"}
+                got, n = await self._list_rows(f"/api/queues/{quote(vhost, safe='')}", params)
+                rows += got
+                requests += n
+        return rows, requests
+
+    async def _fetch_queues(self) -> tuple[list[QueueInfo], int, dict[str, Any]]:
+        full = (self.full_every <= 1 or self.oneshot or not self._stats
+                or self._polls % self.full_every == 0)
+        self._polls += 1
+        info: dict[str, Any] = {"mode": "full"}
+        if full:
+            rows, pages = await self._full_rows()
+        else:
+            light = {"columns": ",".join(LIGHT_QUEUE_COLUMNS), "disable_stats": "true",
+                     "enable_queue_totals": "true"}
+            rows, pages = [], 0
+            for path in self._queue_paths():
+                got, n = await self._list_rows(path, light)
+                rows += got
+                pages += n
+            wanted = {(str(r.get("vhost")), str(r.get("name"))) for r in rows if self._needs_stats(r)}
+            if len(wanted) > MAX_DETAIL:
+                rows, more = await self._full_rows()
+                pages += more
+                info = {"mode": "full", "light_gave_up": len(wanted)}
+            else:
+                detail, more = await self._detail_rows(sorted(wanted)) if wanted else ([], 0)
+                pages += more
+                with_stats = {(str(r.get("vhost")), str(r.get("name"))): r for r in detail}
+                merged = []
+                for r in rows:
+                    key = (str(r.get("vhost")), str(r.get("name")))
+                    fresh = with_stats.get(key) if key in wanted else None
+                    # a queue that needs no statistics keeps the consumers / idle_since of its last ones
+                    merged.append(fresh if fresh is not None else {**r, **self._stats.get(key, {})})
+                rows = merged
+                info = {"mode": "light", "detail_queues": len(wanted), "detail_found": len(with_stats)}
+        found: dict[tuple[str, str], QueueInfo] = {}
+        for q in await asyncio.to_thread(parse_queues, rows):
+            found[q.key] = q  # queues may shift between pages: last row wins, no duplicates
+        stats: dict[tuple[str, str], dict[str, Any]] = {}
+        for r in rows:
+            key = (str(r.get("vhost")), str(r.get("name")))
+            if key in found and "consumers" in r:
+                stats[key] = {k: r[k] for k in ("consumers", "idle_since") if k in r}
+        self._stats = stats  # vanished queues are forgotten
+        return sorted(found.values(), key=lambda q: q.key), pages, info
 
     async def _fetch_nodes(self) -> list[NodeInfo]:
         params = {"columns": ",".join(NODE_COLUMNS)} if self.trim_columns else None
@@ -284,7 +381,7 @@ class RabbitMQCollector(BaseCollector):
         for r in results:
             if isinstance(r, BaseException):
                 raise r
-        (queues, pages), nodes, (alarms, checked), overview = results  # type: ignore[misc]
+        (queues, pages, queue_info), nodes, (alarms, checked), overview = results  # type: ignore[misc]
         now = self._clock()
         self._history, queues = apply_history(self._history, queues, now)
         totals = overview.get("object_totals")
@@ -297,7 +394,8 @@ class RabbitMQCollector(BaseCollector):
             node=overview.get("node") if isinstance(overview.get("node"), str) else None,
             object_totals=dict(totals) if isinstance(totals, dict) else {},
             fetch={"requests": self._requests - requests0, "bytes": self._bytes - bytes0, "queue_pages": pages,
-                   "seconds": round(time.monotonic() - start, 4), "columns_trimmed": self.trim_columns},
+                   "seconds": round(time.monotonic() - start, 4), "columns_trimmed": self.trim_columns,
+                   "queues": queue_info},
         )
 
     # -- AMQP -------------------------------------------------------------------------------------------

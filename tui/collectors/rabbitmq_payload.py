@@ -15,6 +15,9 @@ from tui.models.rabbitmq import Alarm, NodeInfo, QueueInfo
 # What the collector asks /api/queues for (everything the rules and the pane use, nothing else).
 QUEUE_COLUMNS = ("name", "vhost", "messages", "messages_ready", "messages_unacknowledged", "consumers",
                  "arguments", "idle_since")
+# The light listing (`disable_stats=true&enable_queue_totals=true`): no per-queue statistics, so no
+# `consumers` / `idle_since`; message totals come from the queue's own counters.
+LIGHT_QUEUE_COLUMNS = ("name", "vhost", "messages", "messages_ready", "messages_unacknowledged", "arguments")
 NODE_COLUMNS = ("name", "type", "running", "partitions", "mem_alarm", "disk_free_alarm", "mem_used",
                 "mem_limit", "disk_free", "disk_free_limit", "fd_used", "fd_total", "sockets_used",
                 "sockets_total", "uptime")

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from tui.freshness import coarse_age
 from tui.models.finding import Finding, Severity
 from tui.models.services import EndpointCheck, SectionRead, ServiceRow, ServicesSnapshot
 
@@ -85,7 +86,7 @@ def assess(row: ServiceRow, read_at: datetime | None, now: datetime, down_time: 
     if forced:
         why = "forced down"
     elif by_heartbeat:
-        why = f"no heartbeat for {age:.0f} s"
+        why = f"no heartbeat for {coarse_age(age)}"  # coarse: shown in the pane, must not tick every poll
     elif api_down:
         why = "the API reports it down"
     else:
@@ -213,7 +214,7 @@ def _silence(live: Liveness) -> str:
     if live.why.startswith("no heartbeat"):
         return f"{live.why} (down after {live.down_time:g} s)"
     if live.age_s is not None:
-        return f"{live.why}; last heartbeat {live.age_s:.0f} s ago"
+        return f"{live.why}; last heartbeat {coarse_age(live.age_s)} ago"
     return live.why
 
 

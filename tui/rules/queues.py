@@ -175,7 +175,8 @@ def queue_no_consumer_finding(q: QueueInfo, now: datetime, min_polls: int = MIN_
     severity = SEVERITY_BY_CLASS[kind.cls]
     since_s = None if q.stuck_since is None else max(0.0, (now - q.stuck_since).total_seconds())
     held = f"{q.messages} message{'s' if q.messages != 1 else ''}"
-    for_how_long = "" if since_s is None or q.stuck_polls < 2 else f" for {_fmt_duration(since_s)}"
+    # no "for 45s" in the summaries: it ticked every poll and repainted the findings table; the `since`
+    # columns show when it started and the evidence keeps for_s
     evidence: dict[str, object] = {
         "vhost": q.vhost,
         "queue": q.name,
@@ -206,16 +207,16 @@ def queue_no_consumer_finding(q: QueueInfo, now: datetime, min_polls: int = MIN_
         if kind.host:
             where = f"{kind.host}@{kind.backend}" if kind.backend else kind.host
             summary = (f"{service} on {where} stopped listening: queue {q.name} holds {held} with 0 "
-                       f"consumers{for_how_long}")
+                       "consumers")
             next_step = (f"on {kind.host}: is {service} running and connected to RabbitMQ? Read its log for "
                          f"AMQP errors, then restart it")
         else:
             summary = (f"no {service} is listening: shared topic queue {q.name} holds {held} with 0 "
-                       f"consumers{for_how_long}")
+                       "consumers")
             next_step = f"check every {service}: are they running and connected to RabbitMQ? Read their logs"
     elif kind.cls == "notifications":
-        summary = (f"nobody reads notifications: {q.name} holds {held} with 0 consumers{for_how_long} and "
-                   f"grows without bound")
+        summary = (f"nobody reads notifications: {q.name} holds {held} with 0 consumers and "
+                   "grows without bound")
         next_step = ("start its consumer (e.g. ceilometer-agent-notification), or stop emitting "
                      "([oslo_messaging_notifications] driver = noop) and purge the queue")
     elif kind.cls in ("reply", "fanout"):
@@ -223,15 +224,15 @@ def queue_no_consumer_finding(q: QueueInfo, now: datetime, min_polls: int = MIN_
         evidence["x_expires_s"] = None if q.x_expires_ms is None else q.x_expires_ms / 1000.0
         evidence["expires_in_s_at_most"] = None if left is None else round(left, 1)
         what = "reply queue" if kind.cls == "reply" else f"fanout queue of {kind.topic}"
-        expiry = ("no x-expires: it stays until deleted" if left is None
-                  else f"x-expires removes it in at most {_fmt_duration(left)}")
-        summary = f"{what} {q.name} holds {held} with 0 consumers{for_how_long}; {expiry}"
+        expiry = ("no x-expires: it stays until deleted" if q.x_expires_ms is None
+                  else f"x-expires removes it {_fmt_duration(q.x_expires_ms / 1000.0)} after its last use")
+        summary = f"{what} {q.name} holds {held} with 0 consumers; {expiry}"
         next_step = ("its client went away (a restarted service or a finished CLI call); nothing to do unless "
                      "such queues keep piling up")
         if left is None:
             next_step = "its client went away and the queue has no x-expires: delete it once you are sure"
     else:
-        summary = f"queue {q.name} holds {held} with 0 consumers{for_how_long} (not an OpenStack topic)"
+        summary = f"queue {q.name} holds {held} with 0 consumers (not an OpenStack topic)"
         next_step = "find the application that should consume it (rabbitmqctl list_queues name consumers)"
     return Finding(severity=severity, kind="rabbitmq.queue_no_consumer", subject=queue_subject(q),
                    summary=summary, evidence=evidence, next_step=next_step, source=SOURCE)

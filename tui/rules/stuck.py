@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
-from tui.freshness import human_age
+from tui.freshness import coarse_age, human_age
 from tui.models.finding import Finding
 from tui.models.instances import BUILD_QUEUED, AllocationInfo, HostHealth, InstancesSnapshot, Server
 from tui.rules.task_states import DEFAULT_STUCK_SECONDS
@@ -136,7 +136,7 @@ def instance_stuck(server: Server, now: datetime, stuck: Mapping[str, float],
     first, then = _fill(owner.first_log, host), _fill(owner.then, host)
     basis = "first seen by stacktop" if server.task_since_basis == "observed" else "since updated_at"
     shown = "BUILD with no task_state" if state == BUILD_QUEUED else state
-    summary = (f"{server.label} stuck in {shown} for {human_age(age)} (> {human_age(limit)}, {basis}): "
+    summary = (f"{server.label} stuck in {shown} for {coarse_age(age)} (> {human_age(limit)}, {basis}): "
                f"waiting on {owner.waiting_on}; owner {owner.component}{where}")
     if state == "scheduling":
         summary += " (no host yet: restarting a compute never fixes it)"

@@ -16,7 +16,7 @@ from tui.sim.control import serve
 from tui.sim.demo import start_demo
 
 
-def main(argv: list[str] | None = None) -> int:
+def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m tui.sim", description="stacktop's simulated cloud")
     ap.add_argument("--instances", type=int, default=200)
     ap.add_argument("--hosts", type=int, default=8)
@@ -24,18 +24,28 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--churn", type=float, default=6.0, help="boots (and as many deletes) per minute")
     ap.add_argument("--speed", type=float, default=1.0)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--manual", action="store_true", help="sim time moves only on /advance")
+    ap.add_argument("--manual", action=argparse.BooleanOptionalAction, default=False,
+                    help="sim time moves only on /advance")
     ap.add_argument("--start", type=float, default=None, help="sim epoch at start (default: now)")
     ap.add_argument("--service-down-time", type=float, default=60.0)
     ap.add_argument("--agent-down-time", type=float, default=75.0)
     ap.add_argument("--period", type=float, default=story.DEFAULT_PERIOD)
-    ap.add_argument("--no-storyline", dest="storyline", action="store_false")
-    ap.add_argument("--warm", action="store_true", help="pre-render every server's JSON before serving")
-    args = ap.parse_args(argv)
+    ap.add_argument("--storyline", action=argparse.BooleanOptionalAction, default=True,
+                    help="loop the demo storyline (--no-storyline: nothing happens but churn)")
+    ap.add_argument("--queue-growth", action=argparse.BooleanOptionalAction, default=True,
+                    help="notification queues grow 0.4 msg/s (--no-queue-growth: constant, for the idle benchmark)")
+    ap.add_argument("--warm", action=argparse.BooleanOptionalAction, default=False,
+                    help="pre-render every server's JSON before serving")
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
     demo = start_demo(instances=args.instances, hosts=args.hosts, queues=args.queues, churn=args.churn,
                       speed=args.speed, seed=args.seed, manual=args.manual, start=args.start,
                       service_down_time=args.service_down_time, agent_down_time=args.agent_down_time,
-                      period=args.period, storyline=args.storyline)
+                      period=args.period, storyline=args.storyline,
+                      queue_growth=args.queue_growth)
     if args.warm:
         demo.warm()
     done = threading.Event()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import math
+import re
 from typing import Any
 from urllib.parse import unquote
 
@@ -23,7 +24,9 @@ NODES_ALARM_LAG = 8.0
 MAX_PAGE_SIZE = 500
 
 
-def queue_dict(q: Queue, t: float, node: str) -> dict[str, Any]:
+def queue_dict(q: Queue, t: float, node: str, *, stats: bool = True) -> dict[str, Any]:
+    """A queue row as /api/queues gives it; stats=False: `disable_stats=true&enable_queue_totals=true` (the
+    basic row plus message totals: no consumers, no idle_since, no rates)."""
     base: dict[str, Any] = {"arguments": q.arguments, "auto_delete": q.auto_delete, "durable": q.durable,
                             "exclusive": False, "name": q.name, "node": node, "type": "classic",
                             "vhost": q.vhost}
@@ -32,6 +35,9 @@ def queue_dict(q: Queue, t: float, node: str) -> dict[str, Any]:
         return base  # not in the stats DB yet: no messages / consumers keys
     consumers, ready, unacked = q.stats(t, STATS_INTERVAL)
     total = ready + unacked
+    if not stats:
+        base.update({"messages": total, "messages_ready": ready, "messages_unacknowledged": unacked})
+        return base
     rate = {"rate": 0.0}
     base.update({
         "backing_queue_status": {"avg_ack_egress_rate": 0.0, "avg_ack_ingress_rate": 0.0,
@@ -150,19 +156,29 @@ def make_app(engine: Engine, user: str, password: str) -> Router:
         return json_response({"filtered_count": total, "item_count": len(rows), "items": rows, "page": page,
                               "page_count": page_count, "page_size": size, "total_count": total})
 
-    def _queues(t: float, vhost: str | None) -> tuple[list[Queue], Any]:
+    def _queues(req: Request, t: float, vhost: str | None) -> tuple[list[Queue], Any]:
+        """The broker's `name` filter (a case-insensitive substring, or with use_regex=true a regex) and
+        `disable_stats=true` (with enable_queue_totals=true: message totals only)."""
         node = node0().name
         qs = sorted((q for q in engine.queues.values() if vhost is None or q.vhost == vhost),
                     key=lambda q: (q.vhost, q.name))
-        return qs, lambda q: queue_dict(q, t, node)
+        name = req.q("name")
+        if name:
+            if req.q("use_regex") == "true":
+                pattern = re.compile(name, re.IGNORECASE)
+                qs = [q for q in qs if pattern.search(q.name)]
+            else:
+                qs = [q for q in qs if name.lower() in q.name.lower()]
+        stats = not (req.q("disable_stats") == "true" and req.q("enable_queue_totals") == "true")
+        return qs, lambda q: queue_dict(q, t, node, stats=stats)
 
     @api
     def queues(req: Request, t: float) -> Response:
-        return _paged(req, *_queues(t, None))
+        return _paged(req, *_queues(req, t, None))
 
     @api
     def queues_vhost(req: Request, t: float, vhost: str) -> Response:
-        return _paged(req, *_queues(t, unquote(vhost)))
+        return _paged(req, *_queues(req, t, unquote(vhost)))
 
     @api
     def queue_show(req: Request, t: float, vhost: str, name: str) -> Response:

@@ -201,19 +201,24 @@ class _RemoteGalera:
             self._demo._call("POST", "/galera", {"op": "close", "node": self._node})
 
 
+def sim_args(**kwargs: Any) -> list[str]:
+    """start_demo's keyword arguments as `python -m tui.sim` flags. A boolean is always spelled out
+    (`--storyline` / `--no-storyline`): dropping a False one silently gave the flag's default instead."""
+    args: list[str] = []
+    for key, value in kwargs.items():
+        flag = key.replace("_", "-")
+        if isinstance(value, bool):
+            args.append(f"--{flag}" if value else f"--no-{flag}")
+        elif value is not None:
+            args += [f"--{flag}", str(value)]
+    return args
+
+
 def spawn_demo(**kwargs: Any) -> RemoteDemo:
     """start_demo(**kwargs) in a child process (`python -m tui.sim`); it exits when stop() closes its stdin
     or this process dies."""
-    args = [sys.executable, "-m", "tui.sim"]
-    for key, value in kwargs.items():
-        flag = "--" + key.replace("_", "-")
-        if isinstance(value, bool):
-            if value:
-                args.append(flag)
-        elif value is not None:
-            args += [flag, str(value)]
-    proc = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            cwd=str(Path(__file__).resolve().parents[2]))
+    proc = subprocess.Popen([sys.executable, "-m", "tui.sim", *sim_args(**kwargs)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, cwd=str(Path(__file__).resolve().parents[2]))
     assert proc.stdout is not None
     line = proc.stdout.readline()
     if not line:

@@ -64,7 +64,9 @@ class Engine:
     def __init__(self, clock: SimClock, *, instances: int = 200, hosts: int = 8, queues: int = 300,
                  churn: float = 6.0, seed: int = 0, service_down_time: float = 60.0,
                  agent_down_time: float = 75.0, period: float = story.DEFAULT_PERIOD,
-                 storyline: bool = True) -> None:
+                 storyline: bool = True, queue_growth: bool = True) -> None:
+        """queue_growth=False: the notification queues (no consumer) hold a constant count instead of
+        growing 0.4 messages/s, so with churn=0 and no storyline nothing visible changes (the idle benchmark)."""
         if hosts < 1:
             raise ValueError("hosts must be >= 1")
         self.clock = clock
@@ -75,6 +77,7 @@ class Engine:
         self.agent_down_time = agent_down_time
         self.period = period
         self.churn = churn
+        self.queue_growth = queue_growth
         self.t = clock.start
         self._heap: list[tuple[float, int, Callable[..., None], tuple[Any, ...]]] = []
         self._seq = itertools.count()
@@ -303,7 +306,7 @@ class Engine:
             elif name.startswith(("notifications.", "versioned_notifications.")):
                 q.consumers, q.durable = 0, True
                 q.ready = rng.randint(2000, 9000)
-                q.growth, q.grow_from = 0.4, t0
+                q.growth, q.grow_from = (0.4 if self.queue_growth else 0.0), t0
             q.prev = (q.consumers, q.ready, 0)
         self.fanouts: dict[str, str] = {}
         self.replies: dict[str, str] = {}

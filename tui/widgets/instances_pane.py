@@ -1,7 +1,8 @@
 """Instances pane: by default only servers worth attention (a task_state set, BUILD, ERROR, stuck); `a` shows all.
 
 Rows are keyed by server id and updated in place. `in state for` is how long the server has been in its
-task_state as of the poll (a lower bound: see models/instances.py), rendered per poll, not ticking; a `~`
+task_state as of the poll (a lower bound: see models/instances.py), coarse (`<1m`, `4m`: it changes once a
+minute, not every poll); a `~`
 marks figures that rest on nova's updated_at rather than on our own observation. `owner` names the component
 that owns the task_state (and the host it runs on), or for ERROR servers the service the fault names.
 Stuck servers are marked `! ` (warning) or `!! ` (critical, e.g. their host's nova-compute is down).
@@ -19,7 +20,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 
-from tui.freshness import human_age
+from tui.freshness import coarse_age
 from tui.models.finding import Finding
 from tui.models.instances import InstancesSnapshot, Server
 from tui.models.observation import Observation
@@ -45,7 +46,7 @@ def in_state_label(server: Server, now: datetime) -> str:
     age = server.in_state_for(now)
     if age is None:
         return ""
-    return ("~" if server.task_since_basis == "updated_at" else "") + human_age(age)
+    return ("~" if server.task_since_basis == "updated_at" else "") + coarse_age(age)  # ticks once a minute
 
 
 def _sort_key(server: Server, severity: dict[str, str], now: datetime) -> tuple[Any, ...]:

@@ -2,8 +2,10 @@
 
 Grouped compute / network / volume (a header row per group), down and late rows first. Over ATTENTION_OVER
 services, healthy rows (up, enabled, not late) are hidden by default, the headers keep the counts; `a` shows
-all. Late rows count down ("down in 12s") every second between polls; other rows show the heartbeat age as
-of the poll, so a healthy table is not repainted every second. Enter on a row opens the host screen.
+all. Late rows count down ("down in 12s") every second between polls (a service going down); down rows show a
+coarse age (`3m ago`, changes once a minute); healthy rows show `≤ 30s` (within the late mark, half the down
+time), not the exact age: that changed with every heartbeat and repainted the table every poll. Enter on a
+row opens the host screen.
 """
 
 from __future__ import annotations
@@ -17,10 +19,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 
 from tui.config import Thresholds
-from tui.freshness import human_age
+from tui.freshness import coarse_age, human_age
 from tui.models.observation import Observation
 from tui.models.services import SECTION_TITLES, SectionRead, ServiceRow, ServicesSnapshot
-from tui.rules.liveness import Liveness, assess, down_time_for, row_rank, section_now
+from tui.rules.liveness import LATE_FRACTION, Liveness, assess, down_time_for, row_rank, section_now
 from tui.widgets.source_pane import SourcePane
 
 COLUMNS = ("binary", "host", "zone", "status", "state", "heartbeat", "reason")
@@ -36,13 +38,14 @@ def heartbeat_text(live: Liveness, row: ServiceRow) -> Text:
         return Text("forced down", style="bold red")
     if live.age_s is None:
         return Text("?", style="dim")
-    age = human_age(live.age_s)
-    skew = f" (clock +{live.skew_s:.0f}s)" if live.skew_s >= 1 else ""
-    if live.late and live.remaining_s is not None:
-        return Text(f"{age} · down in {live.remaining_s:.0f}s{skew}", style="bold yellow")
-    if live.down:
-        return Text(f"{age} ago{skew}", style="bold red")
-    return Text(f"{age}{skew}")
+    skew = " (clock ahead)" if live.skew_s >= 1 else ""
+    if live.late and live.remaining_s is not None:  # a service going down: this is a change, it counts down
+        return Text(f"{human_age(live.age_s)} · down in {live.remaining_s:.0f}s{skew}", style="bold yellow")
+    if live.down:  # coarse: a service down for hours must not repaint the table every poll
+        return Text(f"{coarse_age(live.age_s)} ago{skew}", style="bold red")
+    # healthy: within the late mark. The exact age changed with every heartbeat and repainted the table every
+    # poll for nothing; the host screen has it
+    return Text(f"≤ {human_age(live.down_time * LATE_FRACTION)}{skew}")
 
 
 def state_text(live: Liveness, row: ServiceRow) -> Text:
@@ -124,9 +127,9 @@ def build_rows(snapshot: ServicesSnapshot, thresholds: Any, now: datetime,
 
 
 def _until_text_changes(age: float) -> float:
-    """Seconds until human_age(age) shows something else (seconds under a minute, then minutes, hours)."""
+    """Seconds until coarse_age(age) shows something else (<1m, then minutes, hours)."""
     if age < 60:
-        return 1.0 - age % 1.0
+        return 60.0 - age
     if age < 3600:
         return 60.0 - age % 60.0
     return 60.0 - age % 60.0 if age < 86400 else 3600.0

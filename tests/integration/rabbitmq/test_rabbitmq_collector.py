@@ -289,3 +289,40 @@ async def test_unreachable_and_unknown_vhost(vb):
             await missing.collect()
     finally:
         await missing.aclose()
+
+
+async def test_light_polls_judge_filling_queues_on_fresh_statistics(vb, amqp):
+    """Between full listings (full_every) a poll lists every queue without statistics and asks statistics by
+    name only for the queues that hold messages, are new or had no consumer: the stopped compute is found and
+    cleared on light polls, the other queues keep the consumer count of the last statistics."""
+    openstack_like(amqp)
+    poll = Poller(make(vb, full_every=10**6))  # the first poll is full, every later one light
+    try:
+        snap, _ = await poll()
+        assert snap.fetch["queues"]["mode"] == "full"
+        snap, findings = await poll_until(poll, lambda res: len(no_consumer(res[1])) == 1
+                                          and all(q.consumers is not None for q in res[0].queues),
+                                          what="compute-02 finding on light polls")
+        info = snap.fetch["queues"]
+        assert info["mode"] == "light"
+        assert info["detail_queues"] <= 2, info  # compute-02 (messages, no consumer), maybe a late newcomer
+        [f] = no_consumer(findings)
+        assert f.subject == f"{vb.vhost}/compute.compute-02" and f.evidence["messages"] == 3
+        others = [snap.queue(n) for n in OPENSTACK_QUEUES if n != "compute.compute-02"]
+        assert all(q is not None and q.consumers == 1 for q in others), others
+
+        # compute-01's consumer goes away and it fills: a light poll sees it on fresh numbers
+        for consumer in list(amqp._consumers):
+            if consumer.queue == "compute.compute-01":
+                consumer.stop()
+        amqp.publish("compute.compute-01", 2)
+        snap, _ = await poll_until(poll, suspect_seen("compute.compute-01"), what="compute-01 stuck (light)")
+        assert snap.fetch["queues"]["mode"] == "light"
+        assert snap.queue("compute.compute-01").consumers == 0
+
+        amqp.consume("compute.compute-02")
+        snap, _ = await poll_until(poll, lambda res: not no_consumer(res[1], "compute-02"),
+                                   what="compute-02 cleared (light)")
+        assert snap.fetch["queues"]["mode"] == "light" and snap.queue("compute.compute-02").consumers == 1
+    finally:
+        await poll.c.aclose()
