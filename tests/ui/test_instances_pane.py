@@ -79,8 +79,10 @@ async def test_attention_view_toggle_build_states_in_place_stuck_and_compute_dow
     app = StacktopApp(Config(), collectors=[collector], clock=lambda: demo.clock.time())
     async with app.run_test(size=(160, 48)) as pilot:
         pane = app.query_one("#pane-instances", InstancesPane)
+        # the table is mounted right after the first paint (SourcePane._mount_body)
+        await until(pilot, lambda: pane.table is not None and snapshot_of(app) is not None,
+                    "the table and the first poll")
         assert pane.table is not None
-        await until(pilot, lambda: snapshot_of(app) is not None, "the first poll")
         assert pane.table.row_count == 0, "40 ACTIVE servers: nothing worth attention"
         assert "40 servers" in str(pane.query_one(".pane-message").render())
 

@@ -96,6 +96,11 @@ class FindingsPane(SourcePane):
         self.set_message(text)
         self.refresh_freshness(now)
 
+    def body_mounted(self) -> None:
+        if self.by_source:
+            self._sync(self._now())
+        super().body_mounted()
+
     def _sync(self, now: float) -> None:
         if self.table is not None:
             self.table.sync(finding_rows(self.findings, self.first_seen, now))

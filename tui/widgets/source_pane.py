@@ -51,7 +51,29 @@ class SourcePane(Vertical, can_focus=False):
     def compose(self) -> ComposeResult:
         message = "" if self.configured else self.not_configured_text()
         yield Static(message, classes="pane-message", id=f"{self.SOURCE}-message")
-        yield from self.compose_body()
+        # the body (compose_body: the table) is mounted right after the first paint, by _mount_body: five
+        # DataTables cost ~40 ms of CPU before the first frame, while there are no rows to show anyway
+
+    async def _mount_body(self) -> None:
+        """After the first paint: mount compose_body(). self.table is set only once the table is mounted (its
+        columns are added on mount), then whatever arrived meanwhile is rendered into it."""
+        if not self.is_attached:
+            return
+        self.table = None
+        body = list(self.compose_body())  # sets self.table
+        table, self.table = self.table, None
+        if body:
+            await self.mount_all(body)
+        self.table = table
+        self.body_mounted()
+
+    def body_mounted(self) -> None:
+        """The body is there: render the latest observation into it; the active pane takes the focus."""
+        if self.observation is not None:
+            self._rendered_snapshot = None
+            self.show(self.observation)
+        if self.table is not None and self.has_class("-active") and self.screen.focused is None:
+            self.table.focus()
 
     def compose_body(self) -> ComposeResult:
         if self.COLUMNS:
@@ -66,6 +88,8 @@ class SourcePane(Vertical, can_focus=False):
         return clock() if callable(clock) else time.time()
 
     def on_mount(self) -> None:
+        if not self._mounted:  # Textual calls each class's on_mount, and subclasses call super() too
+            self.call_after_refresh(self._mount_body)
         self._mounted = True
         if self.observation is not None:
             self.show(self.observation)
