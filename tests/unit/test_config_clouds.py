@@ -123,3 +123,12 @@ def test_cli_duplicate_cloud_name_one_line_exit_3(tmp_path: Path) -> None:
     assert proc.returncode == 3 and proc.stdout == ""
     assert proc.stderr == (f"{path}: clouds[1].name: 'a' is used twice - give every [[clouds]] entry its own "
                            "name\n")
+
+
+def test_cli_cloud_that_is_no_clouds_entry_one_line_exit_3(tmp_path: Path) -> None:
+    path = write(tmp_path, '[[clouds]]\nname = "east"\n[[clouds]]\nname = "west"\n')
+    env = {k: v for k, v in os.environ.items() if k not in ("STACKTOP_CONFIG", "OS_CLOUD")}
+    proc = subprocess.run([sys.executable, "-m", "tui", "snapshot", "--config", str(path), "--cloud", "north"],
+                          capture_output=True, text=True, env=env, timeout=60)
+    assert proc.returncode == 3 and proc.stdout == ""
+    assert proc.stderr == f"{path}: --cloud: 'north' is not a [[clouds]] name - use one of east, west\n"
