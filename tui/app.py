@@ -77,7 +77,7 @@ class StacktopApp(App[None]):
         Binding("colon", "command", "Command", tooltip="command mode (:host NAME, :server ID, ...)"),
         Binding("n", "note", "Note", tooltip="write a note on the selected row (or the session) to the journal"),
         Binding("c", "next_cloud", "Next cloud", show=False,
-                tooltip="switch to the next cloud ([[clouds]]; :cloud NAME picks one)"),
+                tooltip="switch to the next cloud (:cloud NAME picks one)"),
         Binding("tab", "next_pane", "Next pane", priority=True, tooltip="next pane"),
         Binding("shift+tab", "previous_pane", "Prev pane", show=False, priority=True, tooltip="previous pane"),
         Binding("enter", "drill_down", "Drill down", show=False, tooltip="drill down into the selected row"),
