@@ -72,7 +72,7 @@ class StacktopApp(App[None]):
         Binding("question_mark", "help", "Help", tooltip="this help"),
         Binding("q", "quit", "Quit", tooltip="quit stacktop"),
         Binding("p", "toggle_pause", "Pause", tooltip="pause / resume refresh"),
-        Binding("r", "refresh_now", "Refresh", tooltip="refresh every source now"),
+        Binding("r", "refresh_now", "Refresh", tooltip="refresh every source (of the cloud on screen) now"),
         Binding("slash", "filter", "Filter", tooltip="filter the focused table (regex, ! inverts, esc clears)"),
         Binding("colon", "command", "Command", tooltip="command mode (:host NAME, :server ID, ...)"),
         Binding("n", "note", "Note", tooltip="write a note on the selected row (or the session) to the journal"),
@@ -113,6 +113,8 @@ class StacktopApp(App[None]):
         self.active_index = 0
         self.clock = clock
         self.recorder = recorder
+        if recorder is not None and len(self.clouds) > 1:
+            recorder.cloud = self.active_cloud  # notes and exercises say which cloud they were taken on
         self.galera_connector = galera_connector
         self.command_history = commands.History()
         self._topbar_shown = ""

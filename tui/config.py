@@ -438,7 +438,7 @@ def _clouds(r: _Reader, data: dict[str, Any]) -> tuple[CloudConfig, ...]:
         if any(c.name == name for c in out):
             raise r.err(f"clouds[{i}].name", f"'{name}' is used twice", "give every [[clouds]] entry its own name")
         label = f"clouds[{name}]"
-        out.append(CloudConfig(name=name, openstack=_openstack(r, entry, f"{label}.openstack", name),
+        out.append(CloudConfig(name=name, openstack=_openstack(r, entry, f"{label}.openstack", None),
                                rabbitmq=_rabbitmq(r, entry, f"{label}.rabbitmq"),
                                galera=_galera(r, entry, f"{label}.galera")))
     return tuple(out)

@@ -67,7 +67,7 @@ async def test_switch_swaps_panes_at_once_and_inactive_badge_follows_slow_polls(
     recorder = Recorder(Journal(tmp_path, name="j.jsonl"))
     app = StacktopApp(config(clouds), galera_connectors=clouds.galera_connectors, recorder=recorder)
     async with app.run_test(size=(160, 48)) as pilot:
-        assert list(app.clouds) == ["east", "west"] and app.active_cloud == "east"
+        assert list(app.clouds) == ["east", "west"] and app.active_cloud == "east" and recorder.cloud == "east"
         await until(pilot, lambda: all(len(s.observations) == 4 and all(o.ok for o in s.observations.values())
                                        for s in app.clouds.values()), "every source of both clouds")
         east, west = app.clouds["east"], app.clouds["west"]
@@ -93,7 +93,7 @@ async def test_switch_swaps_panes_at_once_and_inactive_badge_follows_slow_polls(
         await pilot.press("c")
         await pilot.pause()
         await until(pilot, lambda: app.active_cloud == "west", "the switch to west")
-        assert services.observation is west.observations["services"]
+        assert services.observation is west.observations["services"] and recorder.cloud == "west"
         assert computes(services.observation) == 3
         instances = app.query_one(InstancesPane)
         assert instances.observation is west.observations["instances"]

@@ -50,8 +50,8 @@ def test_two_clouds_parse_in_order_with_their_own_sections(tmp_path: Path) -> No
     assert east.openstack.cloud == "prod-east" and east.openstack.interval == 12.0
     assert east.rabbitmq.management_url == "http://east-ctl:15672"
     assert east.rabbitmq.password.value == "Kq7-east-rmq" and east.galera.expected_size == 3
-    # a [[clouds]] entry without [clouds.openstack] cloud uses its name as the clouds.yaml entry, not $OS_CLOUD
-    assert west.openstack.cloud == "west"
+    # a [[clouds]] entry without [clouds.openstack] cloud has no OpenStack panes ($OS_CLOUD is not its default)
+    assert west.openstack.cloud is None
     assert west.rabbitmq.interval == 20.0 and not west.galera.configured
     # the active sections are the first cloud's; for_cloud swaps them
     assert cfg.openstack == east.openstack and cfg.galera == east.galera
