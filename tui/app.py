@@ -216,6 +216,8 @@ class StacktopApp(App[None]):
     def on_observation_message(self, message: ObservationMessage) -> None:
         obs = message.observation
         cloud = message.cloud if message.cloud in self.clouds else self.active_cloud
+        if cloud != self.active_cloud:
+            self._warn_if_turned_critical(cloud, obs)
         self.clouds[cloud].observations[obs.source] = obs
         gcpolicy.after_poll()  # no 100-300 ms full collections of the big heap in the middle of a keypress
         if self.recorder is not None:
@@ -276,6 +278,18 @@ class StacktopApp(App[None]):
                         timeout=4)
             return
         self.call_later(self.switch_cloud, cloudset.next_name(list(self.clouds), self.active_cloud))
+
+    def _warn_if_turned_critical(self, cloud: str, obs: Observation) -> None:
+        """A cloud not on screen whose badge turns critical says so once (the badge alone is easy to miss)."""
+        state = self.clouds[cloud]
+        now, slow = self.clock(), self.config.ui.inactive_cloud_interval
+        before = cloudset.badge(cloud, state.observations, now, state.intervals(slow)).level
+        after = cloudset.badge(cloud, {**state.observations, obs.source: obs}, now, state.intervals(slow)).level
+        if after == "critical" and before != "critical":
+            worst = next((f for f in obs.findings if f.severity == "critical"), None)
+            what = f": {worst.kind} {worst.subject}" if worst is not None else ""
+            self.notify(f"cloud {cloud} turned critical{what} - c or :cloud {cloud} to look", title="other cloud",
+                        severity="error", timeout=10, markup=False)
 
     def command_choices(self, command: str) -> list[str]:
         """What tab completes after `:command ` (cloud names for :cloud)."""

@@ -15,6 +15,7 @@ from tui.config import Config, GaleraConfig, OpenStackConfig, RabbitMQConfig, UI
 from tui.recorder import Journal, Recorder, read_journal
 from tui.sim import start_demo
 from tui.sim.demo import DemoClouds
+from tui.widgets.command_input import StacktopCommands
 from tui.widgets.findings_pane import FindingsPane
 from tui.widgets.instances_pane import InstancesPane
 from tui.widgets.services_pane import ServicesPane
@@ -86,6 +87,12 @@ async def test_switch_swaps_panes_at_once_and_inactive_badge_follows_slow_polls(
         clouds.demos["west"].advance(25)  # past service_down_time on west's clock
         await until(pilot, lambda: app.cloud_badges()[1].level == "critical", "west's badge turns critical")
         assert "west CRIT" in topbar(app) and app.active_cloud == "east"
+        await pilot.pause()
+        assert any(str(n.message).startswith("cloud west turned critical: nova.service_enabled_but_down compute-02")
+                   for n in app._notifications), [n.message for n in app._notifications]
+        # the palette offers each cloud
+        palette = [hit.text async for hit in StacktopCommands(app.screen).discover()]
+        assert {":cloud NAME", ":cloud east", ":cloud west"} <= {str(t) for t in palette}
         assert services.observation is east.observations["services"]  # the panes still show east
 
         # `c`: every pane shows west's last observations at once (paused: no poll can happen meanwhile)
