@@ -6,7 +6,7 @@ import time
 from collections.abc import Callable
 from datetime import datetime
 from functools import partial
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from textual import on
 from textual.app import App, ComposeResult
@@ -108,7 +108,7 @@ class StacktopApp(App[None]):
         self._given_collectors = collectors
         self._cloud_collectors = cloud_collectors
         self.galera_connectors = galera_connectors or {}
-        self._first_seen: dict[str, dict] = {}  # findings pane's first-seen times, per cloud
+        self._first_seen: dict[str, dict[Any, float]] = {}  # findings pane's first-seen times, per cloud
         self.paused = False
         self.active_index = 0
         self.clock = clock
@@ -254,7 +254,7 @@ class StacktopApp(App[None]):
                 bar.update(text)
 
     def cloud_badges(self) -> list[cloudset.Badge]:
-        """Every cloud's health (worst finding severity, STALE), the active one first in file order."""
+        """Every cloud's health (worst finding severity, STALE), in file order; the one on screen marked active."""
         now = self.clock()
         slow = self.config.ui.inactive_cloud_interval
         return [cloudset.badge(s.name, s.observations, now, s.intervals(None if s.name == self.active_cloud else slow),
