@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import ClassVar
+from functools import partial
+from typing import Any, ClassVar
 
 from textual import on
 from textual.app import App, ComposeResult
@@ -15,6 +16,7 @@ from textual.message import Message
 from textual.theme import Theme
 from textual.widgets import DataTable, Footer, Input, Static
 
+from tui import clouds as cloudset
 from tui import commands, gcpolicy
 from tui.collectors.base import Collector
 from tui.config import Config
@@ -42,14 +44,16 @@ NARROW_HEIGHT = 34
 
 
 class ObservationMessage(Message):
-    """A runner's latest observation. A slow UI drops older ones of the same source."""
+    """A runner's latest observation (of `cloud`). A slow UI drops older ones of the same source and cloud."""
 
-    def __init__(self, observation: Observation) -> None:
+    def __init__(self, observation: Observation, cloud: str | None = None) -> None:
         super().__init__()
         self.observation = observation
+        self.cloud = cloud
 
     def can_replace(self, message: Message) -> bool:
-        return isinstance(message, ObservationMessage) and message.observation.source == self.observation.source
+        return (isinstance(message, ObservationMessage) and message.cloud == self.cloud
+                and message.observation.source == self.observation.source)
 
 
 class TopBar(Static):
@@ -67,10 +71,12 @@ class StacktopApp(App[None]):
         Binding("question_mark", "help", "Help", tooltip="this help"),
         Binding("q", "quit", "Quit", tooltip="quit stacktop"),
         Binding("p", "toggle_pause", "Pause", tooltip="pause / resume refresh"),
-        Binding("r", "refresh_now", "Refresh", tooltip="refresh every source now"),
+        Binding("r", "refresh_now", "Refresh", tooltip="refresh every source (of the cloud on screen) now"),
         Binding("slash", "filter", "Filter", tooltip="filter the focused table (regex, ! inverts, esc clears)"),
         Binding("colon", "command", "Command", tooltip="command mode (:host NAME, :server ID, ...)"),
         Binding("n", "note", "Note", tooltip="write a note on the selected row (or the session) to the journal"),
+        Binding("c", "next_cloud", "Next cloud", show=False,
+                tooltip="switch to the next cloud (:cloud NAME picks one)"),
         Binding("tab", "next_pane", "Next pane", priority=True, tooltip="next pane"),
         Binding("shift+tab", "previous_pane", "Prev pane", show=False, priority=True, tooltip="previous pane"),
         Binding("enter", "drill_down", "Drill down", show=False, tooltip="drill down into the selected row"),
@@ -85,25 +91,51 @@ class StacktopApp(App[None]):
         clock: Callable[[], float] = time.time,
         recorder: Recorder | None = None,
         galera_connector: object | None = None,
+        cloud_collectors: dict[str, list[Collector]] | None = None,
+        galera_connectors: dict[str, object] | None = None,
+        cloud: str | None = None,
     ) -> None:
+        """collectors: the one cloud's collectors (tests, replay); cloud_collectors: per [[clouds]] name.
+        galera_connector(s): the Galera collector's connection seam (the simulator's), one or per cloud.
+        cloud: the cloud shown first (default: the first)."""
         super().__init__()
-        self.config = config or Config()
+        config = config or Config()
+        names = [c.name for c in config.all_clouds()]
+        self.clouds: dict[str, cloudset.CloudState] = {n: cloudset.CloudState(n, config.for_cloud(n)) for n in names}
+        self.active_cloud = cloud if cloud in self.clouds else names[0]
+        self.config = self.clouds[self.active_cloud].config
         self._given_collectors = collectors
-        self.runners: dict[str, CollectorRunner] = {}
-        self.observations: dict[str, Observation] = {}
+        self._cloud_collectors = cloud_collectors
+        self.galera_connectors = galera_connectors or {}
+        self._first_seen: dict[str, dict[Any, float]] = {}  # findings pane's first-seen times, per cloud
         self.paused = False
         self.active_index = 0
         self.clock = clock
         self.recorder = recorder
+        if recorder is not None and len(self.clouds) > 1:
+            recorder.cloud = self.active_cloud  # notes and exercises say which cloud they were taken on
         self.galera_connector = galera_connector
         self.command_history = commands.History()
         self._topbar_shown = ""
 
+    @property
+    def runners(self) -> dict[str, CollectorRunner]:
+        """The active cloud's runners, by source."""
+        return self.clouds[self.active_cloud].runners
+
+    @property
+    def observations(self) -> dict[str, Observation]:
+        """The active cloud's latest observations, by source."""
+        return self.clouds[self.active_cloud].observations
+
     # ----- layout -------------------------------------------------------------------------------------
     def _configured(self, source: str) -> tuple[bool, float]:
         c = self.config
-        if self._given_collectors is not None:
-            intervals = {col.name: col.interval for col in self._given_collectors}
+        given = self._given_collectors
+        if self._cloud_collectors is not None:
+            given = self._cloud_collectors.get(self.active_cloud, [])
+        if given is not None:
+            intervals = {col.name: col.interval for col in given}
             return source in intervals, intervals.get(source, 10.0)
         if source in ("services", "instances"):
             return bool(c.openstack.cloud), c.openstack.interval
@@ -152,30 +184,47 @@ class StacktopApp(App[None]):
             self.screen_stack[0].query_one("#too-small", TooSmall).update(too_small_message(width, height))
 
     # ----- sources ------------------------------------------------------------------------------------
-    def _start_sources(self) -> None:
-        """After the first paint: build collectors (heavy imports happen here) and start one runner each."""
+    def _collectors(self, state: cloudset.CloudState) -> list[Collector]:
+        if self._cloud_collectors is not None:
+            return self._cloud_collectors.get(state.name, [])
         if self._given_collectors is not None:
-            collectors = self._given_collectors
-        else:
-            from tui.collectors.registry import build_collectors
+            return self._given_collectors if state.name == self.active_cloud else []
+        from tui.collectors.registry import build_collectors
 
-            collectors = build_collectors(self.config, galera_connector=self.galera_connector)
-        for collector in collectors:
-            runner = CollectorRunner(collector, self._publish, clock=self.clock)
-            runner.paused = self.paused
-            self.runners[collector.name] = runner
-            self.run_worker(runner.run(), name=collector.name, group=f"collector:{collector.name}",
-                            exclusive=True, exit_on_error=False)
+        connector = self.galera_connectors.get(state.name, self.galera_connector)
+        return build_collectors(state.config, galera_connector=connector)
 
-    def _publish(self, observation: Observation) -> None:
-        self.post_message(ObservationMessage(observation))
+    def _start_sources(self) -> None:
+        """After the first paint: build collectors (heavy imports happen here) and start one runner each.
+        With several clouds, those not on screen poll at [ui] inactive_cloud_interval (their badges)."""
+        several = len(self.clouds) > 1
+        for state in self.clouds.values():
+            for collector in self._collectors(state):
+                runner = CollectorRunner(collector, partial(self._publish, state.name), clock=self.clock)
+                runner.paused = self.paused
+                if state.name != self.active_cloud:
+                    runner.set_slow(self.config.ui.inactive_cloud_interval)
+                state.runners[collector.name] = runner
+                group = f"collector:{state.name}/{collector.name}" if several else f"collector:{collector.name}"
+                self.run_worker(runner.run(), name=collector.name, group=group, exclusive=True,
+                                exit_on_error=False)
+
+    def _publish(self, cloud: str, observation: Observation) -> None:
+        self.post_message(ObservationMessage(observation, cloud))
 
     def on_observation_message(self, message: ObservationMessage) -> None:
         obs = message.observation
-        self.observations[obs.source] = obs
+        cloud = message.cloud if message.cloud in self.clouds else self.active_cloud
+        if cloud != self.active_cloud:
+            self._warn_if_turned_critical(cloud, obs)
+        self.clouds[cloud].observations[obs.source] = obs
         gcpolicy.after_poll()  # no 100-300 ms full collections of the big heap in the middle of a keypress
         if self.recorder is not None:
-            self.recorder.observe(obs)
+            self.recorder.observe(obs, cloud=cloud if len(self.clouds) > 1 else None)
+        if len(self.clouds) > 1:
+            self._refresh_topbar()  # the badges
+        if cloud != self.active_cloud:
+            return
         for pane in self.panes:
             if obs.source == pane.SOURCE:
                 pane.show(obs)
@@ -190,19 +239,99 @@ class StacktopApp(App[None]):
         now = self.clock()
         if not self.screen_stack:
             return
+        self._refresh_topbar()
+        for pane in self.panes:
+            pane.refresh_freshness(now)
+
+    def _refresh_topbar(self) -> None:
+        if not self.screen_stack:
+            return
         text = self._topbar_text()
         if text != self._topbar_shown:  # Static.update repaints even the same text
             self._topbar_shown = text
             for bar in self.screen_stack[0].query("#topbar").results(TopBar):  # none while shutting down
                 bar.update(text)
-        for pane in self.panes:
-            pane.refresh_freshness(now)
+
+    def cloud_badges(self) -> list[cloudset.Badge]:
+        """Every cloud's health (worst finding severity, STALE), in file order; the one on screen marked active."""
+        now = self.clock()
+        slow = self.config.ui.inactive_cloud_interval
+        return [cloudset.badge(s.name, s.observations, now, s.intervals(None if s.name == self.active_cloud else slow),
+                               active=s.name == self.active_cloud) for s in self.clouds.values()]
 
     def _topbar_text(self) -> str:
-        cloud = "demo (simulated cloud)" if self.config.demo else (self.config.openstack.cloud or "no cloud")
+        if len(self.clouds) > 1:
+            cloud = cloudset.badges_markup(self.cloud_badges())
+        else:
+            name = "demo (simulated cloud)" if self.config.demo else (self.config.openstack.cloud or "no cloud")
+            cloud = f"cloud [b]{name}[/b]"
         state = "[reverse] PAUSED [/]" if self.paused else "live"
         insecure = "  [b reverse red] INSECURE: TLS verification off [/]" if self.config.openstack.insecure else ""
-        return f"[b]stacktop[/b]  cloud [b]{cloud}[/b]  {state}  read-only{insecure}"
+        return f"[b]stacktop[/b]  {cloud}  {state}  read-only{insecure}"
+
+    # ----- several clouds ------------------------------------------------------------------------------
+    def action_next_cloud(self) -> None:
+        if len(self.clouds) < 2:
+            self.notify("only one cloud is configured - add [[clouds]] entries (see config.example.toml)",
+                        timeout=4)
+            return
+        self.call_later(self.switch_cloud, cloudset.next_name(list(self.clouds), self.active_cloud))
+
+    def _warn_if_turned_critical(self, cloud: str, obs: Observation) -> None:
+        """A cloud not on screen whose badge turns critical says so once (the badge alone is easy to miss)."""
+        state = self.clouds[cloud]
+        now, slow = self.clock(), self.config.ui.inactive_cloud_interval
+        before = cloudset.badge(cloud, state.observations, now, state.intervals(slow)).level
+        after = cloudset.badge(cloud, {**state.observations, obs.source: obs}, now, state.intervals(slow)).level
+        if after == "critical" and before != "critical":
+            worst = next((f for f in obs.findings if f.severity == "critical"), None)
+            what = f": {worst.kind} {worst.subject}" if worst is not None else ""
+            self.notify(f"cloud {cloud} turned critical{what} - c or :cloud {cloud} to look", title="other cloud",
+                        severity="error", timeout=10, markup=False)
+
+    def command_choices(self, command: str) -> list[str]:
+        """What tab completes after `:command ` (cloud names for :cloud)."""
+        return list(self.clouds) if command == "cloud" else []
+
+    def cloud_command(self, typed: str) -> None:
+        """:cloud NAME (or a unique prefix of it)."""
+        matches = cloudset.match_name(self.clouds, typed)
+        if len(matches) != 1:
+            problem = "matches " + ", ".join(matches) if matches else "no such cloud"
+            raise commands.CommandError(f":cloud {typed}: {problem} - one of {', '.join(self.clouds)}")
+        self.call_later(self.switch_cloud, matches[0])
+
+    async def switch_cloud(self, name: str) -> None:
+        """Show `name`: every pane, the findings and the triage row swap to its last observations at once;
+        the cloud left behind keeps polling, slower; the one shown polls now."""
+        if name == self.active_cloud or name not in self.clouds:
+            return
+        old, new = self.clouds[self.active_cloud], self.clouds[name]
+        for runner in old.runners.values():
+            runner.set_slow(self.config.ui.inactive_cloud_interval)
+        self.active_cloud = name
+        self.config = new.config
+        while len(self.screen_stack) > 1:  # a drill-down of the other cloud
+            self.pop_screen()
+        for pane in self.panes:
+            if isinstance(pane, FindingsPane):
+                self._first_seen[old.name] = pane.first_seen
+                pane.swap(new.observations, self._first_seen.get(name, {}))
+            else:
+                configured, interval = self._configured(pane.SOURCE)
+                await pane.switch_to(new.observations.get(pane.SOURCE), configured=configured, interval=interval)
+        for row in self.screen_stack[0].query(TriageRow):
+            row.show_all(new.observations)
+        for runner in new.runners.values():
+            runner.slow_interval = None
+            if not self.paused:
+                runner.refresh_now()
+        if self.recorder is not None:
+            self.recorder.cloud = name
+            self.recorder.journal.write({"type": "cloud_switched", "cloud": name, "from": old.name})
+        self._refresh_topbar()
+        self._activate(self.active_index)
+        self.notify(f"cloud {name}", timeout=2)
 
     # ----- actions ------------------------------------------------------------------------------------
     def action_help(self) -> None:
@@ -211,7 +340,7 @@ class StacktopApp(App[None]):
 
     def action_toggle_pause(self) -> None:
         self.paused = not self.paused
-        for runner in self.runners.values():
+        for runner in (r for state in self.clouds.values() for r in state.runners.values()):
             if self.paused:
                 runner.pause()
             else:
@@ -220,7 +349,7 @@ class StacktopApp(App[None]):
         self.notify("refresh paused: p resumes" if self.paused else "refresh resumed", timeout=2)
 
     def action_refresh_now(self) -> None:
-        for runner in self.runners.values():
+        for runner in self.runners.values():  # the cloud on screen
             runner.refresh_now()
 
     def _activate(self, index: int) -> None:

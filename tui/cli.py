@@ -35,10 +35,11 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("--demo", action="store_true", default=argparse.SUPPRESS,
                         help="use the built-in simulated cloud")
     common.add_argument("--cloud", metavar="NAME", default=argparse.SUPPRESS,
-                        help="clouds.yaml entry (overrides [openstack] cloud)")
+                        help="clouds.yaml entry (overrides [openstack] cloud); with [[clouds]]: which of them")
     parser.add_argument("--config", metavar="PATH", help=argparse.SUPPRESS)
     parser.add_argument("--demo", action="store_true", help="open on the built-in simulated cloud")
-    parser.add_argument("--cloud", metavar="NAME", help="clouds.yaml entry (overrides [openstack] cloud)")
+    parser.add_argument("--cloud", metavar="NAME", help="clouds.yaml entry (overrides [openstack] cloud); "
+                        "with [[clouds]] entries: the one shown first")
     _demo_knobs(parser)
     _demo_knobs(common, suppress=True)
     sub = parser.add_subparsers(dest="command")
@@ -99,8 +100,16 @@ def _demo_options(args: argparse.Namespace) -> dict:
 
 
 def _with_cloud(config: Config, cloud: str | None) -> Config:
+    """--cloud: the clouds.yaml entry of the single-cloud form; with [[clouds]], which entry is active."""
     if not cloud:
         return config
+    if config.clouds:
+        try:
+            return config.for_cloud(cloud)
+        except KeyError:
+            names = ", ".join(c.name for c in config.clouds)
+            raise ConfigError(config.path or "config", "--cloud", f"'{cloud}' is not a [[clouds]] name",
+                              f"use one of {names}") from None
     from dataclasses import replace
 
     return replace(config, openstack=replace(config.openstack, cloud=cloud))
@@ -127,10 +136,11 @@ class _NoDemo:
         return None
 
 
-def _start_demo(options: dict | None = None):  # type: ignore[no-untyped-def]
+def _start_demo(options: dict | None = None, *, clouds: bool = False):  # type: ignore[no-untyped-def]
+    """The simulated cloud; clouds=True: two of them (demo-east with the storyline, demo-west quiet)."""
     import tui.sim
 
-    start = getattr(tui.sim, "start_demo", None)
+    start = getattr(tui.sim, "start_demo_clouds" if clouds else "start_demo", None)
     return _NoDemo() if start is None else start(**(options or {}))
 
 
@@ -163,7 +173,7 @@ def _snapshot(args: argparse.Namespace) -> int:
 def _dashboard(args: argparse.Namespace) -> int:
     demo = None
     if args.demo:
-        demo = _start_demo(_demo_options(args))
+        demo = _start_demo(_demo_options(args), clouds=True)
         config = demo.config()
     else:
         config = _with_cloud(load_config(args.config), args.cloud)
@@ -171,9 +181,12 @@ def _dashboard(args: argparse.Namespace) -> int:
     from tui.app import StacktopApp
 
     kwargs: dict = {}
+    if config.clouds and args.cloud and not args.demo:
+        kwargs["cloud"] = args.cloud
     if demo is not None and hasattr(demo, "now"):
         kwargs["clock"] = lambda: demo.now().timestamp()  # sim time: ages and rules follow the storyline
         kwargs["galera_connector"] = demo.galera_connector
+        kwargs["galera_connectors"] = getattr(demo, "galera_connectors", None)
     try:
         StacktopApp(config, recorder=_recorder(config), **kwargs).run()
     finally:
@@ -220,7 +233,7 @@ def _replay(args: argparse.Namespace) -> int:
 def _recorder(config: Config):  # type: ignore[no-untyped-def]
     from tui.recorder import Journal, Recorder
 
-    secrets = [config.rabbitmq.password.value, config.galera.password.value]
+    secrets = config.secrets()
     try:
         return Recorder(Journal(config.recorder.dir, secrets=secrets))
     except OSError as exc:

@@ -21,6 +21,10 @@ def open_server(app: Any, args: list[str], name: str = "") -> None:
     app.open_server(args[0])
 
 
+def switch_cloud(app: Any, args: list[str], name: str = "") -> None:
+    app.cloud_command(args[0])
+
+
 def show_help(app: Any, args: list[str], name: str = "") -> None:
     app.action_help()
 

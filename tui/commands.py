@@ -47,6 +47,8 @@ COMMANDS: list[Command] = [
             "tui.screens.trace:trace_down", args="HOST"),
     Command("trace-request", "exercise: follow REQUEST_ID through nova's events and the configured logs",
             "tui.screens.trace:trace_request", args="REQUEST_ID"),
+    Command("cloud", "switch to cloud NAME (c cycles)", "tui.command_handlers:switch_cloud",
+            args="NAME"),
     Command("help", "show every key and command", "tui.command_handlers:show_help"),
     Command("q", "quit stacktop", "tui.command_handlers:quit_app", aliases=("quit",)),
 ]

@@ -12,7 +12,7 @@ import difflib
 import os
 import stat
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -117,14 +117,56 @@ class RecorderConfig:
 
 
 @dataclass(frozen=True)
+class UIConfig:
+    inactive_cloud_interval: float = 60.0  # seconds between polls of each source of a cloud not on screen
+
+
+@dataclass(frozen=True)
+class CloudConfig:
+    """One cloud: its OpenStack cloud, RabbitMQ and Galera. `[[clouds]]` entries, or the top-level sections."""
+
+    name: str
+    openstack: OpenStackConfig = field(default_factory=OpenStackConfig)
+    rabbitmq: RabbitMQConfig = field(default_factory=RabbitMQConfig)
+    galera: GaleraConfig = field(default_factory=GaleraConfig)
+
+
+@dataclass(frozen=True)
 class Config:
+    """openstack / rabbitmq / galera are the active (first) cloud's; `clouds` lists every `[[clouds]]` entry
+    (empty for the single-cloud form: then the top-level sections are the one cloud)."""
+
     path: str | None = None
     openstack: OpenStackConfig = field(default_factory=OpenStackConfig)
     rabbitmq: RabbitMQConfig = field(default_factory=RabbitMQConfig)
     galera: GaleraConfig = field(default_factory=GaleraConfig)
     thresholds: Thresholds = field(default_factory=Thresholds)
     recorder: RecorderConfig = field(default_factory=RecorderConfig)
+    ui: UIConfig = field(default_factory=UIConfig)
+    clouds: tuple[CloudConfig, ...] = ()
     demo: bool = False
+
+    def all_clouds(self) -> tuple[CloudConfig, ...]:
+        """Every cloud, in file order; the single-cloud form is one cloud named after its clouds.yaml entry."""
+        if self.clouds:
+            return self.clouds
+        name = "demo" if self.demo else (self.openstack.cloud or "default")
+        return (CloudConfig(name, self.openstack, self.rabbitmq, self.galera),)
+
+    @property
+    def several_clouds(self) -> bool:
+        return len(self.clouds) > 1
+
+    def for_cloud(self, name: str) -> Config:
+        """This config with `name`'s sections as the active ones (KeyError for an unknown name)."""
+        for cloud in self.all_clouds():
+            if cloud.name == name:
+                return replace(self, openstack=cloud.openstack, rabbitmq=cloud.rabbitmq, galera=cloud.galera)
+        raise KeyError(name)
+
+    def secrets(self) -> list[str | None]:
+        """Every configured password (for the journal's redaction)."""
+        return [s for c in self.all_clouds() for s in (c.rabbitmq.password.value, c.galera.password.value)]
 
 
 _SECTIONS: dict[str, set[str]] = {
@@ -140,7 +182,11 @@ _SECTIONS: dict[str, set[str]] = {
         "service_down_time", "agent_down_time", "volume_service_down_time", "fleet_down_fraction", "stuck",
     },
     "recorder": {"dir", "trace_interval", "log_sources"},
+    "ui": {"inactive_cloud_interval"},
+    "clouds": set(),  # [[clouds]]: checked entry by entry (_CLOUD_KEYS)
 }
+_CLOUD_SECTIONS = ("openstack", "rabbitmq", "galera")
+_CLOUD_KEYS = {"name", *_CLOUD_SECTIONS}
 _LOG_SOURCE_KEYS = {"service", "command", "path", "timeout"}
 
 
@@ -158,13 +204,16 @@ class _Reader:
     def err(self, key: str, problem: str, fix: str) -> ConfigError:
         return ConfigError(self.file, key, problem, fix)
 
-    def table(self, data: dict[str, Any], section: str) -> dict[str, Any]:
+    def table(self, data: dict[str, Any], section: str, label: str | None = None) -> dict[str, Any]:
+        """data[section], checked against the section's keys; errors name it `label` (default: section)."""
+        label = label or section
         value = data.get(section, {})
         if not isinstance(value, dict):
-            raise self.err(section, f"must be a table, got {_typename(value)}", f"write it as [{section}]")
+            where = f"[{label}]" if "[" not in label else f"[clouds.{section}] in its [[clouds]] entry"
+            raise self.err(label, f"must be a table, got {_typename(value)}", f"write it as {where}")
         for key in value:
             if key not in _SECTIONS[section]:
-                raise self.err(f"{section}.{key}", "unknown key", _suggest(key, _SECTIONS[section]))
+                raise self.err(f"{label}.{key}", "unknown key", _suggest(key, _SECTIONS[section]))
         return value
 
     def string(self, sec: dict[str, Any], section: str, key: str, default: str | None) -> str | None:
@@ -302,64 +351,112 @@ def load_config(cli_path: str | None = None, env: dict[str, str] | None = None) 
     return parse_config(data, file=name, mode=stat.S_IMODE(st.st_mode), env=env)
 
 
+def _openstack(r: _Reader, data: dict[str, Any], label: str, default_cloud: str | None) -> OpenStackConfig:
+    os_sec = r.table(data, "openstack", label)
+    openstack = OpenStackConfig(
+        cloud=r.string(os_sec, label, "cloud", None) or default_cloud or None,
+        clouds_file=r.string(os_sec, label, "clouds_file", None),
+        interval=r.number(os_sec, label, "interval", 10.0),
+        timeout=r.number(os_sec, label, "timeout", 20.0),
+        cacert=r.string(os_sec, label, "cacert", None),
+        insecure=r.boolean(os_sec, label, "insecure", False),
+    )
+    if openstack.cacert and not Path(openstack.cacert).expanduser().is_file():
+        raise r.err(f"{label}.cacert", f"{openstack.cacert} does not exist",
+                    "point it at the PEM bundle of the CA that signed the cloud's certificates")
+    if openstack.cacert and openstack.insecure:
+        raise r.err(f"{label}.insecure", f"conflicts with {label}.cacert",
+                    "keep cacert (verification on) or insecure = true (verification off), not both")
+    if openstack.clouds_file and not Path(openstack.clouds_file).expanduser().is_file():
+        raise r.err(f"{label}.clouds_file", f"{openstack.clouds_file} does not exist",
+                    "point it at your clouds.yaml or remove the key")
+    return openstack
+
+
+def _rabbitmq(r: _Reader, data: dict[str, Any], label: str) -> RabbitMQConfig:
+    rq = r.table(data, "rabbitmq", label)
+    rabbitmq = RabbitMQConfig(
+        management_url=r.url(rq, label, "management_url", ("http", "https")),
+        user=r.string(rq, label, "user", "guest") or "guest",
+        password=r.secret(rq, label),
+        vhosts=r.str_list(rq, label, "vhosts"),
+        amqp_url=r.url(rq, label, "amqp_url", ("amqp", "amqps")),
+        cli_command=r.string(rq, label, "cli_command", None),
+        interval=r.number(rq, label, "interval", 15.0),
+        timeout=r.number(rq, label, "timeout", 10.0),
+    )
+    if rabbitmq.amqp_url and "@" in rabbitmq.amqp_url.split("://", 1)[1].split("/", 1)[0]:
+        raise r.err(f"{label}.amqp_url", "contains credentials",
+                    f"drop user:password@ from the URL; stacktop uses [{label}] user and password_env")
+    return rabbitmq
+
+
+def _galera(r: _Reader, data: dict[str, Any], label: str) -> GaleraConfig:
+    ga = r.table(data, "galera", label)
+    nodes = r.str_list(ga, label, "nodes")
+    for node in nodes:
+        host, _, port = node.rpartition(":")
+        if not host or not port.isdigit() or not 0 < int(port) < 65536:
+            raise r.err(f"{label}.nodes", f"'{node}' is not host:port", 'write e.g. nodes = ["db1:3306"]')
+    expected = ga.get("expected_size", len(nodes) or None)
+    if expected is not None and (isinstance(expected, bool) or not isinstance(expected, int) or expected < 1):
+        raise r.err(f"{label}.expected_size", f"must be a positive integer, got {expected!r}",
+                    "set it to the number of nodes the cluster should have")
+    return GaleraConfig(
+        nodes=nodes,
+        user=r.string(ga, label, "user", "root") or "root",
+        password=r.secret(ga, label),
+        expected_size=expected,
+        interval=r.number(ga, label, "interval", 5.0),
+        timeout=r.number(ga, label, "timeout", 5.0),
+    )
+
+
+def _clouds(r: _Reader, data: dict[str, Any]) -> tuple[CloudConfig, ...]:
+    """[[clouds]] entries: a unique `name` each, and their own [clouds.openstack/rabbitmq/galera]."""
+    raw = data.get("clouds")
+    if raw is None:
+        return ()
+    if not isinstance(raw, list) or not raw or not all(isinstance(e, dict) for e in raw):
+        raise r.err("clouds", f"must be an array of tables, got {_typename(raw)}",
+                    'write each cloud as [[clouds]] with name = "prod" and its [clouds.openstack] ...')
+    given = [key for key in _CLOUD_SECTIONS if key in data]
+    if given:
+        raise r.err(given[0], "conflicts with [[clouds]]",
+                    f"move [{given[0]}] into each [[clouds]] entry as [clouds.{given[0]}]")
+    out: list[CloudConfig] = []
+    for i, entry in enumerate(raw):
+        for key in entry:
+            if key not in _CLOUD_KEYS:
+                raise r.err(f"clouds[{i}].{key}", "unknown key", _suggest(key, _CLOUD_KEYS))
+        name = r.string(entry, f"clouds[{i}]", "name", None)
+        if name is None:
+            raise r.err(f"clouds[{i}].name", "is missing", 'name the cloud, e.g. name = "prod"')
+        if not name.replace("-", "").replace("_", "").replace(".", "").isalnum():
+            raise r.err(f"clouds[{i}].name", f"'{name}' has characters other than letters, digits, - _ .",
+                        'use a short word, e.g. name = "prod-east" (it is typed in :cloud NAME)')
+        if any(c.name == name for c in out):
+            raise r.err(f"clouds[{i}].name", f"'{name}' is used twice", "give every [[clouds]] entry its own name")
+        label = f"clouds[{name}]"
+        out.append(CloudConfig(name=name, openstack=_openstack(r, entry, f"{label}.openstack", None),
+                               rabbitmq=_rabbitmq(r, entry, f"{label}.rabbitmq"),
+                               galera=_galera(r, entry, f"{label}.galera")))
+    return tuple(out)
+
+
 def parse_config(data: dict[str, Any], *, file: str, mode: int | None, env: dict[str, str]) -> Config:
     r = _Reader(file, mode, env)
     for key in data:
         if key not in _SECTIONS:
             raise r.err(key, "unknown section", _suggest(key, set(_SECTIONS)))
 
-    os_sec = r.table(data, "openstack")
-    openstack = OpenStackConfig(
-        cloud=r.string(os_sec, "openstack", "cloud", None) or env.get("OS_CLOUD") or None,
-        clouds_file=r.string(os_sec, "openstack", "clouds_file", None),
-        interval=r.number(os_sec, "openstack", "interval", 10.0),
-        timeout=r.number(os_sec, "openstack", "timeout", 20.0),
-        cacert=r.string(os_sec, "openstack", "cacert", None),
-        insecure=r.boolean(os_sec, "openstack", "insecure", False),
-    )
-    if openstack.cacert and not Path(openstack.cacert).expanduser().is_file():
-        raise r.err("openstack.cacert", f"{openstack.cacert} does not exist",
-                    "point it at the PEM bundle of the CA that signed the cloud's certificates")
-    if openstack.cacert and openstack.insecure:
-        raise r.err("openstack.insecure", "conflicts with openstack.cacert",
-                    "keep cacert (verification on) or insecure = true (verification off), not both")
-    if openstack.clouds_file and not Path(openstack.clouds_file).expanduser().is_file():
-        raise r.err("openstack.clouds_file", f"{openstack.clouds_file} does not exist",
-                    "point it at your clouds.yaml or remove the key")
-
-    rq = r.table(data, "rabbitmq")
-    rabbitmq = RabbitMQConfig(
-        management_url=r.url(rq, "rabbitmq", "management_url", ("http", "https")),
-        user=r.string(rq, "rabbitmq", "user", "guest") or "guest",
-        password=r.secret(rq, "rabbitmq"),
-        vhosts=r.str_list(rq, "rabbitmq", "vhosts"),
-        amqp_url=r.url(rq, "rabbitmq", "amqp_url", ("amqp", "amqps")),
-        cli_command=r.string(rq, "rabbitmq", "cli_command", None),
-        interval=r.number(rq, "rabbitmq", "interval", 15.0),
-        timeout=r.number(rq, "rabbitmq", "timeout", 10.0),
-    )
-    if rabbitmq.amqp_url and "@" in rabbitmq.amqp_url.split("://", 1)[1].split("/", 1)[0]:
-        raise r.err("rabbitmq.amqp_url", "contains credentials",
-                    "drop user:password@ from the URL; stacktop uses [rabbitmq] user and password_env")
-
-    ga = r.table(data, "galera")
-    nodes = r.str_list(ga, "galera", "nodes")
-    for node in nodes:
-        host, _, port = node.rpartition(":")
-        if not host or not port.isdigit() or not 0 < int(port) < 65536:
-            raise r.err("galera.nodes", f"'{node}' is not host:port", 'write e.g. nodes = ["db1:3306"]')
-    expected = ga.get("expected_size", len(nodes) or None)
-    if expected is not None and (isinstance(expected, bool) or not isinstance(expected, int) or expected < 1):
-        raise r.err("galera.expected_size", f"must be a positive integer, got {expected!r}",
-                    "set it to the number of nodes the cluster should have")
-    galera = GaleraConfig(
-        nodes=nodes,
-        user=r.string(ga, "galera", "user", "root") or "root",
-        password=r.secret(ga, "galera"),
-        expected_size=expected,
-        interval=r.number(ga, "galera", "interval", 5.0),
-        timeout=r.number(ga, "galera", "timeout", 5.0),
-    )
+    clouds = _clouds(r, data)
+    if clouds:
+        openstack, rabbitmq, galera = clouds[0].openstack, clouds[0].rabbitmq, clouds[0].galera
+    else:
+        openstack = _openstack(r, data, "openstack", env.get("OS_CLOUD"))
+        rabbitmq = _rabbitmq(r, data, "rabbitmq")
+        galera = _galera(r, data, "galera")
 
     th = r.table(data, "thresholds")
     stuck_raw = th.get("stuck", {})
@@ -384,5 +481,7 @@ def parse_config(data: dict[str, Any], *, file: str, mode: int | None, env: dict
     recorder = RecorderConfig(dir=r.string(rec, "recorder", "dir", RecorderConfig.dir) or RecorderConfig.dir,
                               trace_interval=r.number(rec, "recorder", "trace_interval", 0.5, maximum=60.0),
                               log_sources=_log_sources(r, rec.get("log_sources", [])))
+    ui = r.table(data, "ui")
+    ui_config = UIConfig(inactive_cloud_interval=r.number(ui, "ui", "inactive_cloud_interval", 60.0))
     return Config(path=None if mode is None else file, openstack=openstack, rabbitmq=rabbitmq, galera=galera,
-                  thresholds=thresholds, recorder=recorder)
+                  thresholds=thresholds, recorder=recorder, ui=ui_config, clouds=clouds)

@@ -33,6 +33,8 @@ def _describe(event: dict[str, Any]) -> str:
         return f"NOTE ({event.get('subject')}): {event.get('text')}"
     if kind == "exercise":
         return f"exercise {event.get('name')}: {event.get('summary', '')}"
+    if kind == "cloud_switched":
+        return f"switched to cloud {event.get('cloud')} (from {event.get('from')})"
     return str(kind)
 
 
@@ -43,14 +45,18 @@ def _link(shot: Path, journal: Path) -> str:
 
 def findings_table(events: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """Raised findings with when they cleared (None: still open at the end of the journal)."""
-    open_: dict[tuple[str, str], dict[str, Any]] = {}
+    open_: dict[tuple[str | None, str, str], dict[str, Any]] = {}
     done: list[dict[str, Any]] = []
     for event in events:
+        cloud = event.get("cloud")  # a session with several clouds: the same subject may be in two of them
         if event.get("type") == "finding_raised":
-            f = event.get("finding", {})
-            open_[(f.get("kind"), f.get("subject"))] = {"raised": event.get("ts"), "cleared": None, **f}
+            f = dict(event.get("finding", {}))
+            key = (cloud, f.get("kind"), f.get("subject"))
+            if cloud:
+                f["subject"] = f"{cloud}: {f.get('subject')}"
+            open_[key] = {"raised": event.get("ts"), "cleared": None, **f}
         elif event.get("type") == "finding_cleared":
-            row = open_.pop((event.get("kind"), event.get("subject")), None)
+            row = open_.pop((cloud, event.get("kind"), event.get("subject")), None)
             if row is not None:
                 row["cleared"] = event.get("ts")
                 done.append(row)
@@ -90,7 +96,8 @@ def to_markdown(journal: str | Path) -> str:
             lines += [f"Screenshot: [{shot.name}]({_link(shot, path)})", ""]
     lines += ["", "## Timeline", "", "| time | source | event |", "| --- | --- | --- |"]
     for event in events:
-        lines.append(f"| {_cell(event.get('ts'))} | {_cell(event.get('source'))} | {_cell(_describe(event))} |")
+        where = "/".join(str(x) for x in (event.get("cloud"), event.get("source")) if x)
+        lines.append(f"| {_cell(event.get('ts'))} | {_cell(where)} | {_cell(_describe(event))} |")
     # the screenshots this session took (palette or exercise); else every SVG beside the journal
     recorded = [Path(str(e["path"])) for e in events if e.get("type") == "screenshot" and e.get("path")]
     recorded += [Path(str(e["screenshot"])) for e in exercises if e.get("screenshot")]

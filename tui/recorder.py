@@ -126,7 +126,7 @@ class Journal:
         self.redact = Redactor(secrets)
         self.max_bytes = max_bytes
         self.keep = keep
-        self._queue: queue.Queue[str | Observation | None] = queue.Queue()
+        self._queue: queue.Queue[str | Observation | tuple[str, Observation] | None] = queue.Queue()
         self._snapshots: Any = None  # tui.replay.SnapshotEncoder, made by the writer thread
         self._file = self.path.open("a", encoding="utf-8")
         self._thread = threading.Thread(target=self._write_loop, name="stacktop-journal", daemon=True)
@@ -142,23 +142,27 @@ class Journal:
         for event in events:
             self.write(event)
 
-    def write_snapshot(self, obs: Observation) -> None:
-        """Queue a good observation: the writer thread records its snapshot and findings if they changed."""
+    def write_snapshot(self, obs: Observation, *, cloud: str | None = None) -> None:
+        """Queue a good observation: the writer thread records its snapshot and findings if they changed.
+        cloud: in a session with several clouds, which one (patches follow that cloud's previous snapshot)."""
         if obs.error is None and obs.snapshot is not None:
-            self._queue.put(obs)
+            self._queue.put(obs if cloud is None else (cloud, obs))
 
-    def _snapshot_line(self, obs: Observation) -> str | None:
+    def _snapshot_line(self, obs: Observation, cloud: str | None = None) -> str | None:
         if self._snapshots is None:
             from tui.replay import SnapshotEncoder
 
             self._snapshots = SnapshotEncoder()
+        key = obs.source if cloud is None else f"{cloud}/{obs.source}"
         try:
-            event = self._snapshots.event(obs.source, obs.ok_at, obs.snapshot, obs.findings)
+            event = self._snapshots.event(key, obs.ok_at, obs.snapshot, obs.findings)
         except Exception:  # a snapshot that cannot be encoded must not stop the journal
             return None
         if event is None:
             return None
         record = {"schema_version": SCHEMA_VERSION, "ts": _iso(obs.ok_at), **event}
+        if cloud is not None:
+            record.update(source=obs.source, cloud=cloud)
         return self.redact(json.dumps(record))
 
     def _write_loop(self) -> None:
@@ -166,7 +170,11 @@ class Journal:
             line = self._queue.get()
             if line is None:
                 break
-            if isinstance(line, Observation):
+            if isinstance(line, tuple):
+                line = self._snapshot_line(line[1], line[0])
+                if line is None:
+                    continue
+            elif isinstance(line, Observation):
                 line = self._snapshot_line(line)
                 if line is None:
                     continue
@@ -213,20 +221,32 @@ class Recorder:
     def __init__(self, journal: Journal) -> None:
         self.journal = journal
         self.tracker = ChangeTracker()
+        self._trackers: dict[str, ChangeTracker] = {}  # per cloud, when the session has several
+        self.cloud: str | None = None  # the cloud on screen (several clouds): notes and exercises name it
 
-    def observe(self, obs: Observation) -> None:
-        self.journal.write_all(self.tracker.observe(obs))
-        self.journal.write_snapshot(obs)
+    def observe(self, obs: Observation, *, cloud: str | None = None) -> None:
+        """cloud: which cloud the observation is of, in a session with several (every event then says so)."""
+        if cloud is None:
+            self.journal.write_all(self.tracker.observe(obs))
+            self.journal.write_snapshot(obs)
+            return
+        events = self._trackers.setdefault(cloud, ChangeTracker()).observe(obs)
+        self.journal.write_all({**event, "cloud": cloud} for event in events)
+        self.journal.write_snapshot(obs, cloud=cloud)
+
+    def _tag(self, event: dict[str, Any]) -> dict[str, Any]:
+        return {**event, "cloud": self.cloud} if self.cloud is not None else event
 
     def note(self, text: str, *, subject: str | None = None, source: str | None = None) -> None:
-        self.journal.write({"type": "note", "text": text, "subject": subject or "session", "source": source})
+        self.journal.write(self._tag({"type": "note", "text": text, "subject": subject or "session",
+                                      "source": source}))
 
     def exercise(self, result: Any, *, screenshot: str | None = None) -> None:
         """A finished exercise (tui.exercises.ExerciseResult): name, summary, markdown, data."""
         event = result.to_event()
         if screenshot:
             event["screenshot"] = screenshot
-        self.journal.write(event)
+        self.journal.write(self._tag(event))
 
     def close(self) -> None:
         self.journal.close()

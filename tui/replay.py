@@ -351,8 +351,12 @@ def journal_files(path: str | Path) -> list[Path]:
 class Timeline:
     """A journal's events per source, and each source's state at any time."""
 
-    def __init__(self, events: Iterable[Mapping[str, Any]]) -> None:
+    def __init__(self, events: Iterable[Mapping[str, Any]], cloud: str | None = None) -> None:
+        """cloud: of a journal of several clouds, the one to play (default: the first with a snapshot)."""
         self.events = [dict(e) for e in events]
+        if cloud is None:
+            cloud = next((e["cloud"] for e in self.events if e.get("type") == "snapshot" and e.get("cloud")), None)
+        self.cloud = cloud
         self.per_source: dict[str, list[_Entry]] = {}
         self.notes: list[tuple[float, dict[str, Any]]] = []
         times = []
@@ -363,6 +367,8 @@ class Timeline:
             times.append(at)
             kind = e.get("type")
             source = e.get("source")
+            if e.get("cloud") is not None and e.get("cloud") != cloud and kind != "note":
+                continue  # another cloud's sources
             if kind == "snapshot" and source:
                 self.per_source.setdefault(source, []).append(_Entry(at, "snapshot", e))
             elif kind in ("source_failed", "source_recovered") and source:

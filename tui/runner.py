@@ -41,6 +41,8 @@ class CollectorRunner:
         self.clock = clock
         self.failures = 0
         self.paused = False
+        # a cloud that is not on screen polls no more often than this (None: at the collector's interval)
+        self.slow_interval: float | None = None
         self._forced = False
         self._wake = asyncio.Event()
         self._lock = asyncio.Lock()
@@ -51,8 +53,9 @@ class CollectorRunner:
         return self.collector.name
 
     def next_delay(self) -> float:
-        """The interval when healthy; doubling backoff after repeated failures, capped."""
-        interval = float(self.collector.interval)
+        """The interval when healthy (or the slower one of a cloud not on screen); doubling backoff after
+        repeated failures, capped."""
+        interval = max(float(self.collector.interval), self.slow_interval or 0.0)
         if self.failures <= 1:
             return interval
         return min(interval * (2 ** (self.failures - 1)), max(MAX_BACKOFF_S, interval))
@@ -132,6 +135,13 @@ class CollectorRunner:
         """Poll at once (also while paused: one refresh, then stay paused)."""
         self._forced = True
         self._wake.set()
+
+    def set_slow(self, interval: float | None) -> None:
+        """Poll at most every `interval` seconds (None: back to the collector's own interval, polling now)."""
+        was = self.slow_interval
+        self.slow_interval = interval
+        if was is not None and interval is None:
+            self.refresh_now()
 
     def pause(self) -> None:
         self.paused = True

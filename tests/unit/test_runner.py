@@ -63,6 +63,23 @@ async def test_backoff_doubles_and_resets() -> None:
     assert delays == [10, 20, 40, 10]
 
 
+async def test_inactive_cloud_polls_at_the_slower_interval_and_at_once_when_active_again() -> None:
+    runner = CollectorRunner(ScriptedCollector("s", [1, "fail", "fail", 2], interval=10))
+    runner.set_slow(60.0)
+    assert runner.next_delay() == 60.0
+    await runner.run_once()
+    await runner.run_once()
+    await runner.run_once()
+    assert runner.next_delay() == 120.0  # backoff doubles from the slower interval
+    assert not runner._wake.is_set()
+    runner.set_slow(None)
+    assert runner._wake.is_set() and runner._forced  # back on screen: poll now, not in 120 s
+    await runner.run_once()
+    assert runner.next_delay() == 10.0
+    runner.set_slow(5.0)  # never faster than the collector's own interval
+    assert runner.next_delay() == 10.0
+
+
 async def test_polls_never_overlap_even_with_refresh_now() -> None:
     collector = ScriptedCollector("c", [1], interval=0.001)
     runner = CollectorRunner(collector)

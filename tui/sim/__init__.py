@@ -9,7 +9,8 @@ No new dependencies: stdlib HTTP servers on 127.0.0.1 in daemon threads.
 """
 
 from tui.sim.control import RemoteDemo, spawn_demo
-from tui.sim.demo import CLOUD, Demo, galera_connector, start_demo
+from tui.sim.demo import CLOUD, Demo, DemoClouds, galera_connector, start_demo, start_demo_clouds
 from tui.sim.story import STORY
 
-__all__ = ["CLOUD", "STORY", "Demo", "RemoteDemo", "galera_connector", "spawn_demo", "start_demo"]
+__all__ = ["CLOUD", "STORY", "Demo", "DemoClouds", "RemoteDemo", "galera_connector", "spawn_demo", "start_demo",
+           "start_demo_clouds"]

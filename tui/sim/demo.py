@@ -11,7 +11,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from tui.config import Config, GaleraConfig, OpenStackConfig, RabbitMQConfig, Secret, Thresholds
+from tui.config import CloudConfig, Config, GaleraConfig, OpenStackConfig, RabbitMQConfig, Secret, Thresholds
 from tui.rules.task_states import DEFAULT_STUCK_SECONDS
 from tui.sim import api_keystone, api_misc, api_nova, api_rabbit, story
 from tui.sim.clock import SimClock
@@ -216,6 +216,50 @@ def start_demo(*, instances: int = 200, hosts: int = 8, queues: int = 300, churn
     with _active_lock:
         _active.append(demo)
     return demo
+
+
+class DemoClouds:
+    """Several simulated clouds at once (`stacktop --demo`): the first runs the storyline, the others are
+    quiet. Same controls as a Demo where they make sense (config, now, stop); demos[name] for the rest."""
+
+    def __init__(self, demos: dict[str, Demo]) -> None:
+        self.demos = demos
+        self.first = next(iter(demos.values()))
+
+    def config(self, base: Config | None = None) -> Config:
+        """Every demo as a [[clouds]] entry; the first one's sections active."""
+        configs = {name: demo.config(base) for name, demo in self.demos.items()}
+        clouds = tuple(CloudConfig(name, c.openstack, c.rabbitmq, c.galera) for name, c in configs.items())
+        return replace(next(iter(configs.values())), clouds=clouds)
+
+    @property
+    def galera_connectors(self) -> dict[str, Any]:
+        return {name: demo.galera_connector for name, demo in self.demos.items()}
+
+    @property
+    def galera_connector(self) -> Any:
+        return self.first.galera_connector
+
+    def now(self) -> datetime:
+        return self.first.now()
+
+    def stop(self) -> None:
+        for demo in self.demos.values():
+            demo.stop()
+
+
+def start_demo_clouds(**options: Any) -> DemoClouds:
+    """`demo-east` (the storyline, shaped by the knobs) and a small, healthy `demo-west` (3 hosts: none in
+    maintenance) on the same clock."""
+    east = start_demo(**options)
+    try:
+        west = start_demo(instances=45, hosts=3, queues=60, churn=2.0, speed=east.clock.speed,
+                          seed=int(options.get("seed", 0)) + 1, start=east.clock.time(),
+                          manual=bool(options.get("manual", False)), storyline=False)
+    except BaseException:
+        east.stop()
+        raise
+    return DemoClouds({"demo-east": east, "demo-west": west})
 
 
 def galera_connector(address: Any, user: str, password: str | None, timeout: float = 5.0) -> SimGaleraConnection:

@@ -33,21 +33,29 @@ class CommandInput(Input):
         self.cursor_position = len(self.value)
 
     def complete(self) -> None:
-        """Tab: complete the command name (the first word) when it is unambiguous or extend the common part."""
-        word, sep, _rest = self.value.lstrip(":").partition(" ")
+        """Tab: complete the command name (the first word), or its argument when the app knows the choices
+        (:cloud NAME), when it is unambiguous or extend the common part."""
+        word, sep, rest = self.value.lstrip(":").partition(" ")
         if sep:
-            return
-        options = [name for name in commands.complete(word) if name.startswith(word)]
+            command = commands.find(word)
+            choices = getattr(self.app, "command_choices", None)
+            if command is None or " " in rest.strip() or not callable(choices):
+                return
+            options = [c for c in choices(command.name) if c.startswith(rest.strip())]
+            prefix = f"{word} "
+        else:
+            options = [name for name in commands.complete(word) if name.startswith(word)]
+            prefix = ""
         if not options:
             return
         common = options[0]
         for option in options[1:]:
             while not option.startswith(common):
                 common = common[:-1]
-        self.value = common + (" " if len(options) == 1 else "")
+        self.value = prefix + common + (" " if len(options) == 1 and not prefix else "")
         self.cursor_position = len(self.value)
         if len(options) > 1:
-            self.app.notify("  ".join(f":{o}" for o in options), timeout=3)
+            self.app.notify("  ".join(f":{prefix}{o}" for o in options), timeout=3)
 
 
 class StacktopCommands(Provider):
@@ -59,9 +67,20 @@ class StacktopCommands(Provider):
             return lambda: app.action_command(f"{command.name} ")
         return lambda: app.run_command(command.name)
 
+    def _clouds(self) -> list[tuple[str, str, Any]]:
+        """(`:cloud NAME`, help, run) for each cloud of a several-cloud session."""
+        app: Any = self.app
+        names = list(getattr(app, "clouds", {}) or {})
+        if len(names) < 2:
+            return []
+        return [(f":cloud {name}", f"switch to cloud {name}", lambda name=name: app.run_command(f"cloud {name}"))
+                for name in names]
+
     async def discover(self) -> Hits:
         for command in commands.COMMANDS:
             yield DiscoveryHit(command.usage, self._run(command), help=command.help)
+        for text, help_text, run in self._clouds():
+            yield DiscoveryHit(text, run, help=help_text)
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
@@ -69,3 +88,7 @@ class StacktopCommands(Provider):
             score = matcher.match(f"{command.usage} {command.help}")
             if score > 0:
                 yield Hit(score, matcher.highlight(command.usage), self._run(command), help=command.help)
+        for text, help_text, run in self._clouds():
+            score = matcher.match(f"{text} {help_text}")
+            if score > 0:
+                yield Hit(score, matcher.highlight(text), run, help=help_text)

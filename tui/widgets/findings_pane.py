@@ -101,6 +101,18 @@ class FindingsPane(SourcePane):
             self._sync(self._now())
         super().body_mounted()
 
+    def swap(self, observations: dict[str, Observation], first_seen: dict[Key, float]) -> None:
+        """Another cloud's findings: its own first-seen times, and no "new critical" toast for what it had."""
+        self.first_seen = dict(first_seen)
+        self._pending_toast = {}
+        now = self._now()
+        self._critical_seen = {f.key: now for obs in observations.values() for f in obs.findings
+                               if f.severity == "critical"}
+        self._critical_seen.update({f.key: now for f in triage_hints(observations) if f.severity == "critical"})
+        if self.table is not None:
+            self.table.reset()
+        self.show_all(observations)
+
     def _sync(self, now: float) -> None:
         if self.table is not None:
             self.table.sync(finding_rows(self.findings, self.first_seen, now))

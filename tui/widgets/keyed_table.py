@@ -56,6 +56,12 @@ class KeyedTable(DataTable):
         self.row_filter = RowFilter(text)
         self.sync(self._all_rows)
 
+    def reset(self) -> None:
+        """Forget every row (another cloud's rows follow: nothing flashes, the cursor starts at the top)."""
+        self.clear()
+        self._shown = {}
+        self._all_rows = []
+
     def cursor_key(self) -> str | None:
         if not self.row_count:
             return None

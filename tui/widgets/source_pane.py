@@ -116,6 +116,26 @@ class SourcePane(Vertical, can_focus=False):
             self.render_snapshot(obs.snapshot, obs)
         self.refresh_freshness(self._now())
 
+    async def switch_to(self, obs: Observation | None, *, configured: bool, interval: float) -> None:
+        """Show another cloud's source at once: its last observation (or nothing yet), its interval, and the
+        "not configured" line when that cloud has no such source."""
+        rebuild = configured != self.configured  # an unconfigured pane has no table: compose it again
+        self.configured, self.interval = configured, interval
+        self.observation = obs
+        self._rendered_snapshot = None
+        self._message_text = None
+        if rebuild:
+            self.table = None
+            await self.recompose()
+            await self._mount_body()  # compose() leaves the body to _mount_body (after the first paint)
+        elif self.table is not None:
+            self.table.reset()
+        self.set_message("" if configured else self.not_configured_text())
+        if obs is not None:
+            self.show(obs)
+        else:
+            self.refresh_freshness(self._now())
+
     def render_snapshot(self, snapshot: Any, obs: Observation) -> None:
         """Draw the snapshot. The base shows a one-line summary; real panes override this."""
         self.set_message(escape(str(snapshot))[:200])
