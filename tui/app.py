@@ -266,7 +266,9 @@ class StacktopApp(App[None]):
             name = "demo (simulated cloud)" if self.config.demo else (self.config.openstack.cloud or "no cloud")
             cloud = f"cloud [b]{name}[/b]"
         state = "[reverse] PAUSED [/]" if self.paused else "live"
-        insecure = "  [b reverse red] INSECURE: TLS verification off [/]" if self.config.openstack.insecure else ""
+        off = [part for part, sec in (("openstack", self.config.openstack), ("rabbitmq", self.config.rabbitmq),
+                                      ("galera", self.config.galera)) if sec.insecure]
+        insecure = f"  [b reverse red] INSECURE: TLS verification off ({', '.join(off)}) [/]" if off else ""
         return f"[b]stacktop[/b]  {cloud}  {state}  read-only{insecure}"
 
     # ----- several clouds ------------------------------------------------------------------------------

@@ -62,6 +62,8 @@ class RabbitMQConfig:
     cli_command: str | None = None
     interval: float = 15.0
     timeout: float = 10.0
+    cacert: str | None = None  # CA bundle for an https management_url (else the system's, or $SSL_CERT_FILE)
+    insecure: bool = False  # TLS verification off for the management API: explicit only; the header says INSECURE
 
     @property
     def configured(self) -> bool:
@@ -76,10 +78,17 @@ class GaleraConfig:
     expected_size: int | None = None
     interval: float = 5.0
     timeout: float = 5.0
+    tls: bool = False  # TLS to every node, verified against the system's CAs (or cacert)
+    cacert: str | None = None  # CA bundle that signed the nodes' certificates (implies tls)
+    insecure: bool = False  # TLS without verification (implies tls): explicit only; the header says INSECURE
 
     @property
     def configured(self) -> bool:
         return bool(self.nodes)
+
+    @property
+    def uses_tls(self) -> bool:
+        return self.tls or bool(self.cacert) or self.insecure
 
 
 @dataclass(frozen=True)
@@ -173,10 +182,11 @@ _SECTIONS: dict[str, set[str]] = {
     "openstack": {"cloud", "clouds_file", "interval", "timeout", "cacert", "insecure"},
     "rabbitmq": {
         "management_url", "user", "password", "password_env", "password_file", "vhosts", "amqp_url",
-        "cli_command", "interval", "timeout",
+        "cli_command", "interval", "timeout", "cacert", "insecure",
     },
     "galera": {
         "nodes", "user", "password", "password_env", "password_file", "expected_size", "interval", "timeout",
+        "tls", "cacert", "insecure",
     },
     "thresholds": {
         "service_down_time", "agent_down_time", "volume_service_down_time", "fleet_down_fraction", "stuck",
@@ -242,6 +252,15 @@ class _Reader:
             raise self.err(f"{section}.{key}", f"must be true or false, got {_typename(value)}",
                            f"write {key} = true (unquoted)")
         return value
+
+    def tls_pair(self, section: str, cacert: str | None, insecure: bool, what: str) -> None:
+        """[section] cacert must be a file, and cannot be combined with insecure = true."""
+        if cacert and not Path(cacert).expanduser().is_file():
+            raise self.err(f"{section}.cacert", f"{cacert} does not exist",
+                           f"point it at the PEM bundle of the CA that signed {what}")
+        if cacert and insecure:
+            raise self.err(f"{section}.insecure", f"conflicts with {section}.cacert",
+                           "keep cacert (verification on) or insecure = true (verification off), not both")
 
     def str_list(self, sec: dict[str, Any], section: str, key: str) -> tuple[str, ...]:
         value = sec.get(key, [])
@@ -361,12 +380,7 @@ def _openstack(r: _Reader, data: dict[str, Any], label: str, default_cloud: str 
         cacert=r.string(os_sec, label, "cacert", None),
         insecure=r.boolean(os_sec, label, "insecure", False),
     )
-    if openstack.cacert and not Path(openstack.cacert).expanduser().is_file():
-        raise r.err(f"{label}.cacert", f"{openstack.cacert} does not exist",
-                    "point it at the PEM bundle of the CA that signed the cloud's certificates")
-    if openstack.cacert and openstack.insecure:
-        raise r.err(f"{label}.insecure", f"conflicts with {label}.cacert",
-                    "keep cacert (verification on) or insecure = true (verification off), not both")
+    r.tls_pair(label, openstack.cacert, openstack.insecure, "the cloud's certificates")
     if openstack.clouds_file and not Path(openstack.clouds_file).expanduser().is_file():
         raise r.err(f"{label}.clouds_file", f"{openstack.clouds_file} does not exist",
                     "point it at your clouds.yaml or remove the key")
@@ -384,7 +398,10 @@ def _rabbitmq(r: _Reader, data: dict[str, Any], label: str) -> RabbitMQConfig:
         cli_command=r.string(rq, label, "cli_command", None),
         interval=r.number(rq, label, "interval", 15.0),
         timeout=r.number(rq, label, "timeout", 10.0),
+        cacert=r.string(rq, label, "cacert", None),
+        insecure=r.boolean(rq, label, "insecure", False),
     )
+    r.tls_pair(label, rabbitmq.cacert, rabbitmq.insecure, "the management API's certificate")
     if rabbitmq.amqp_url and "@" in rabbitmq.amqp_url.split("://", 1)[1].split("/", 1)[0]:
         raise r.err(f"{label}.amqp_url", "contains credentials",
                     f"drop user:password@ from the URL; stacktop uses [{label}] user and password_env")
@@ -402,14 +419,19 @@ def _galera(r: _Reader, data: dict[str, Any], label: str) -> GaleraConfig:
     if expected is not None and (isinstance(expected, bool) or not isinstance(expected, int) or expected < 1):
         raise r.err(f"{label}.expected_size", f"must be a positive integer, got {expected!r}",
                     "set it to the number of nodes the cluster should have")
-    return GaleraConfig(
+    galera = GaleraConfig(
         nodes=nodes,
         user=r.string(ga, label, "user", "root") or "root",
         password=r.secret(ga, label),
         expected_size=expected,
         interval=r.number(ga, label, "interval", 5.0),
         timeout=r.number(ga, label, "timeout", 5.0),
+        tls=r.boolean(ga, label, "tls", False),
+        cacert=r.string(ga, label, "cacert", None),
+        insecure=r.boolean(ga, label, "insecure", False),
     )
+    r.tls_pair(label, galera.cacert, galera.insecure, "the nodes' certificates")
+    return galera
 
 
 def _clouds(r: _Reader, data: dict[str, Any]) -> tuple[CloudConfig, ...]:

@@ -62,14 +62,18 @@ async def test_80x24_everything_by_keyboard() -> None:
         assert all(isinstance(p, SourcePane) for p in panes)
 
 
-@pytest.mark.parametrize("insecure", [False, True])
-async def test_header_marks_insecure(insecure: bool) -> None:
-    config = replace(Config(), openstack=replace(Config().openstack, insecure=insecure))
+@pytest.mark.parametrize("insecure", [None, "openstack", "rabbitmq", "galera"])
+async def test_header_marks_insecure(insecure: str | None) -> None:
+    config = Config()
+    if insecure is not None:
+        config = replace(config, **{insecure: replace(getattr(config, insecure), insecure=True)})
     app = StacktopApp(config)
-    async with app.run_test(size=(120, 30)) as pilot:
+    async with app.run_test(size=(160, 30)) as pilot:
         await pilot.pause()
         text = str(app.query_one("#topbar").render())
-        assert ("INSECURE" in text) is insecure
+        assert ("INSECURE" in text) is (insecure is not None)
+        if insecure is not None:
+            assert f"TLS verification off ({insecure})" in text, text
 
 
 @pytest.mark.parametrize("term", ["screen-256color", "tmux-256color"])

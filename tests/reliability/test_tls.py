@@ -1,15 +1,15 @@
 """TLS: every endpoint of the simulated cloud served over https with a certificate from a test CA.
 
-- verification is on by default: without the CA, the OpenStack sources fail with a TLS reason;
-- clouds.yaml `cacert` and `[openstack] cacert` are honoured; `[openstack] insecure = true` reads an
-  endpoint nobody trusts;
+- verification is on by default: without the CA, the OpenStack sources and RabbitMQ fail with a TLS reason
+  naming the key that fixes it;
+- clouds.yaml `cacert`, `[openstack] cacert` and `[rabbitmq] cacert` are honoured; `[openstack] insecure = true`
+  and `[rabbitmq] insecure = true` read an endpoint nobody trusts;
 - the fault matrix's TLS row: one endpoint switches to a self-signed certificate (verification on): only that
   source degrades with a readable TLS reason, and it recovers when the trusted certificate is back.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from dataclasses import replace
 
@@ -18,6 +18,8 @@ import pytest
 from tests.reliability.conftest import Sim
 from tests.reliability.world import OWN_PARTS, World, assert_readable, degraded
 from tui.collectors.base import SourceError
+from tui.collectors.rabbitmq import RabbitMQCollector
+from tui.config import RabbitMQConfig
 from tui.openstack.client import connect
 from tui.sim.faults import TlsKit
 
@@ -32,20 +34,27 @@ class TlsSim(Sim):
             self.kit.serve(self.faults, service)
         self.kit.rewrite_clouds_yaml(self.demo)  # https auth_url + cacert
 
+    def world(self, slow: float = 1.0) -> World:
+        """RabbitMQ trusts the kit's CA through [rabbitmq] cacert (OpenStack through clouds.yaml's cacert)."""
+        w = super().world(slow)
+        w.config = replace(w.config, rabbitmq=replace(w.config.rabbitmq, cacert=str(self.kit.ca_file)))
+        return w
+
 
 @pytest.fixture(scope="module")
 def sim() -> Iterator[TlsSim]:
-    old = os.environ.get("SSL_CERT_FILE")
     s = TlsSim()
-    os.environ["SSL_CERT_FILE"] = str(s.kit.ca_file)  # how httpx (RabbitMQ) is told to trust a CA
     try:
         yield s
     finally:
         s.stop()
-        if old is None:
-            os.environ.pop("SSL_CERT_FILE", None)
-        else:
-            os.environ["SSL_CERT_FILE"] = old
+
+
+@pytest.fixture(autouse=True)
+def _no_ca_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Trust comes from the config under test only, never from the caller's SSL_CERT_FILE / SSL_CERT_DIR."""
+    monkeypatch.delenv("SSL_CERT_FILE", raising=False)
+    monkeypatch.delenv("SSL_CERT_DIR", raising=False)
 
 
 def _without_cacert(sim: TlsSim) -> str:
@@ -116,6 +125,42 @@ async def test_untrusted_certificate_degrades_only_that_source(sim: TlsSim, sour
         await world.end_test()
     out, err = capfd.readouterr()
     assert "Traceback" not in out + err
+
+
+async def _read_rabbitmq(cfg: RabbitMQConfig) -> str | None:
+    """One collect of the RabbitMQ source: None when it read, else its error line."""
+    collector = RabbitMQCollector.from_config(cfg)
+    try:
+        await collector.collect()
+        return None
+    except SourceError as exc:
+        return str(exc)
+    finally:
+        await collector.aclose()
+
+
+async def test_rabbitmq_verification_is_on_by_default(sim: TlsSim) -> None:
+    cfg = replace(sim.world().config.rabbitmq, cacert=None)
+    error = await _read_rabbitmq(cfg)
+    assert error is not None, "an https management API signed by an unknown CA must not be read"
+    assert_readable(error, names=("TLS",))
+    assert "[rabbitmq] cacert" in error, "the reason says which key fixes it"
+
+
+@pytest.mark.parametrize("how", ["config cacert", "config insecure"])
+async def test_rabbitmq_cacert_and_insecure_are_honoured(sim: TlsSim, how: str) -> None:
+    base = sim.world().config.rabbitmq
+    if how == "config insecure":  # insecure reads even a certificate nobody trusts
+        cfg = replace(base, cacert=None, insecure=True)
+        sim.faults.set("rabbitmq", "tls")
+    else:
+        cfg = base
+        assert cfg.cacert == str(sim.kit.ca_file)
+    assert await _read_rabbitmq(cfg) is None
+    if how == "config cacert":  # the same config refuses the self-signed certificate: cacert is what trusts
+        sim.faults.set("rabbitmq", "tls")
+        error = await _read_rabbitmq(cfg)
+        assert error is not None and "TLS certificate not trusted" in error, error
 
 
 def test_tls_kit_certificates(sim: TlsSim) -> None:

@@ -43,6 +43,7 @@ from tui.collectors.galera_sql import (
     describe_error,
     pymysql_connector,
     run_query,
+    tls_context,
 )
 from tui.config import Config
 from tui.models.finding import Finding
@@ -217,5 +218,7 @@ def build(config: Config, connector: Connector | None = None) -> list[Collector]
     ga = config.galera
     if not ga.configured:
         return []
+    if connector is None and ga.uses_tls:
+        connector = pymysql_connector(ssl=tls_context(ga.cacert, ga.insecure))
     return [GaleraCollector(ga.nodes, ga.user, ga.password.value, expected_size=ga.expected_size,
                             interval=ga.interval, timeout=ga.timeout, connector=connector)]

@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import contextlib
 import re
+import ssl
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, Protocol
 
 STATUS_SQL = "SHOW GLOBAL STATUS LIKE 'wsrep%'"
@@ -91,12 +93,42 @@ def split_address(address: str) -> tuple[str, int]:
     return host.strip("[]"), int(port)
 
 
+def tls_context(cacert: str | None = None, insecure: bool = False) -> ssl.SSLContext:
+    """The one TLS context of a Galera source (built once: loading a CA bundle costs ~30 ms): verification and
+    host name check on, against cacert or the system's CAs; insecure = neither (explicit only)."""
+    ctx = ssl.create_default_context(cafile=str(Path(cacert).expanduser()) if cacert else None)
+    if insecure:
+        ctx.check_hostname = False
+        ctx.verify_mode = ssl.CERT_NONE
+    return ctx
+
+
+def tls_reason(address: str, exc: BaseException) -> str | None:
+    """One line for a TLS failure anywhere in exc's chain (pymysql wraps it in OperationalError 2003), else None."""
+    seen: BaseException | None = exc
+    for _ in range(8):
+        if seen is None:
+            break
+        if isinstance(seen, ssl.SSLCertVerificationError):
+            return (f"{address}: TLS certificate not trusted ({seen.verify_message}) - set [galera] cacert to the "
+                    "CA that signed it (or insecure = true to skip verification)")
+        if isinstance(seen, ssl.SSLError):
+            return f"{address}: TLS handshake failed ({seen.reason or seen}) - check the node's TLS setup"
+        seen = getattr(seen, "original_exception", None) or seen.__cause__ or seen.__context__
+    args = getattr(exc, "args", ())
+    if len(args) >= 2 and args[0] == 2026:  # CR_SSL_CONNECTION_ERROR: TLS asked, the server offers none
+        return (f"{address}: the node does not offer TLS ({args[1]}) - enable TLS on it, or drop [galera] tls / "
+                "cacert / insecure")
+    return None
+
+
 class PyMySQLConnection:
-    """One persistent pymysql connection. TLS only when an ssl dict is given (facts.md: ~40 ms per connect with
-    an SSL context vs ~1 ms without); autocommit left as the server has it (no statement sent on connect)."""
+    """One persistent pymysql connection. TLS only when a context is given (facts.md: ~40 ms per connect with
+    an SSL context vs ~1 ms without); then required: a node that offers no TLS is an error, never plaintext.
+    Autocommit left as the server has it (no statement sent on connect)."""
 
     def __init__(self, address: str, user: str, password: str | None, timeout: float,
-                 ssl: dict[str, Any] | None = None) -> None:
+                 ssl: ssl.SSLContext | dict[str, Any] | None = None) -> None:
         import pymysql  # lazy: ~80 ms import, only when a Galera source is configured
 
         host, port = split_address(address)
@@ -105,10 +137,16 @@ class PyMySQLConnection:
             kwargs["ssl"] = ssl
         else:
             kwargs["ssl_disabled"] = True
-        self._conn = pymysql.connect(
-            host=host, port=port, user=user, password=password or "", connect_timeout=timeout,
-            read_timeout=timeout, write_timeout=timeout, autocommit=None, charset="utf8mb4", **kwargs,
-        )
+        try:
+            self._conn = pymysql.connect(
+                host=host, port=port, user=user, password=password or "", connect_timeout=timeout,
+                read_timeout=timeout, write_timeout=timeout, autocommit=None, charset="utf8mb4", **kwargs,
+            )
+        except pymysql.err.OperationalError as exc:
+            reason = tls_reason(address, exc) if ssl else None
+            if reason is None:
+                raise
+            raise ValueError(reason) from None
 
     def query(self, sql: str) -> list[tuple[Any, ...]]:
         with self._conn.cursor() as cur:
@@ -120,8 +158,8 @@ class PyMySQLConnection:
             self._conn.close()
 
 
-def pymysql_connector(ssl: dict[str, Any] | None = None) -> Connector:
-    """The real Connector. ssl: pymysql's ssl dict (ca, cert, key...) to use TLS; None = TLS off."""
+def pymysql_connector(ssl: ssl.SSLContext | dict[str, Any] | None = None) -> Connector:
+    """The real Connector. ssl: a TLS context (tls_context) or pymysql's ssl dict to use TLS; None = TLS off."""
 
     def connect(address: str, user: str, password: str | None, timeout: float) -> Connection:
         return PyMySQLConnection(address, user, password, timeout, ssl=ssl)

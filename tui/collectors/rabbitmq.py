@@ -128,7 +128,8 @@ def _reason(exc: BaseException) -> str:
     seen: BaseException | None = exc
     while seen is not None:
         if isinstance(seen, ssl.SSLCertVerificationError):
-            return f"TLS certificate not trusted: {seen.verify_message} - set SSL_CERT_FILE to the CA that signed it"
+            return f"TLS certificate not trusted: {seen.verify_message} - set [rabbitmq] cacert to the CA that " \
+                   "signed it (or insecure = true to skip verification)"
         if isinstance(seen, ssl.SSLError):
             return f"TLS failed: {seen.reason or 'handshake error'}"
         if isinstance(seen, OSError) and seen.strerror:
@@ -159,6 +160,8 @@ class RabbitMQCollector(BaseCollector):
         min_polls: int = MIN_POLLS,
         clock: Callable[[], datetime] | None = None,
         full_every: int = FULL_EVERY,
+        cacert: str | None = None,
+        insecure: bool = False,
     ) -> None:
         base = management_url.rstrip("/")
         if base.endswith("/api"):
@@ -181,6 +184,8 @@ class RabbitMQCollector(BaseCollector):
         # (vhost, name) -> the statistics-only fields of its last row with statistics (consumers, idle_since)
         self._stats: dict[tuple[str, str], dict[str, Any]] = {}
         self._clock = clock or (lambda: datetime.now(UTC))
+        self.cacert = cacert
+        self.insecure = insecure
         self._client: httpx.AsyncClient | None = None
         self._history: History = {}
         self._bytes = 0
@@ -193,7 +198,8 @@ class RabbitMQCollector(BaseCollector):
         if password is None:
             password = "guest" if rq.user == "guest" else ""
         return cls(rq.management_url, rq.user, password, vhosts=rq.vhosts, amqp_url=rq.amqp_url,
-                   interval=rq.interval, timeout=rq.timeout, password_key=password_key(rq.password))
+                   interval=rq.interval, timeout=rq.timeout, password_key=password_key(rq.password),
+                   cacert=rq.cacert, insecure=rq.insecure)
 
     @property
     def timeout_hint(self) -> str:
@@ -208,10 +214,19 @@ class RabbitMQCollector(BaseCollector):
 
     # -- HTTP -------------------------------------------------------------------------------------------
 
+    def _verify(self) -> ssl.SSLContext | bool:
+        """httpx's verify: False only with insecure = true; a context for cacert; else True (the system's CAs,
+        or $SSL_CERT_FILE / $SSL_CERT_DIR)."""
+        if self.insecure:
+            return False
+        if self.cacert:
+            return ssl.create_default_context(cafile=os.path.expanduser(self.cacert))
+        return True
+
     def _http(self) -> httpx.AsyncClient:
         if self._client is None:
             self._client = httpx.AsyncClient(
-                base_url=self.base_url, auth=(self.user, self._password),
+                base_url=self.base_url, auth=(self.user, self._password), verify=self._verify(),
                 timeout=httpx.Timeout(self.timeout), headers={"Accept": "application/json"},
                 event_hooks={"request": [httpx_request_hook]})  # the read-only guard (tui.readonly)
         return self._client
