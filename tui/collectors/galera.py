@@ -196,7 +196,10 @@ class GaleraCollector(BaseCollector):
     async def collect(self) -> GaleraSnapshot:
         nodes = tuple(await asyncio.gather(*(asyncio.to_thread(self._poll_node, st) for st in self._states)))
         if not any(n.reachable for n in nodes):
-            reasons = "; ".join(f"{n.address}: {n.error}" for n in nodes)
+            by_reason: dict[str | None, list[str]] = {}
+            for n in nodes:  # nodes failing alike (a shared certificate, a wrong password) share one line
+                by_reason.setdefault(n.error, []).append(n.address)
+            reasons = "; ".join(f"{', '.join(addresses)}: {error}" for error, addresses in by_reason.items())
             raise SourceError(f"no Galera node answers ({reasons}) - check [galera] nodes, user and password")
         self._disagreement_polls = self._disagreement_polls + 1 if disagreement(nodes) else 0
         return GaleraSnapshot(nodes=nodes, expected_size=self.expected_size, taken_at=self._wall(),

@@ -103,22 +103,22 @@ def tls_context(cacert: str | None = None, insecure: bool = False) -> ssl.SSLCon
     return ctx
 
 
-def tls_reason(address: str, exc: BaseException) -> str | None:
-    """One line for a TLS failure anywhere in exc's chain (pymysql wraps it in OperationalError 2003), else None."""
+def tls_reason(exc: BaseException) -> str | None:
+    """One line for a TLS failure anywhere in exc's chain (pymysql wraps it in OperationalError 2003), else None.
+    Without the address: the node's row has it, and nodes failing alike share one line in the source's error."""
     seen: BaseException | None = exc
     for _ in range(8):
         if seen is None:
             break
         if isinstance(seen, ssl.SSLCertVerificationError):
-            return (f"{address}: TLS certificate not trusted ({seen.verify_message}) - set [galera] cacert to the "
-                    "CA that signed it (or insecure = true to skip verification)")
+            return (f"TLS certificate not trusted ({seen.verify_message}) - set [galera] cacert to the CA that "
+                    "signed it (or insecure = true)")
         if isinstance(seen, ssl.SSLError):
-            return f"{address}: TLS handshake failed ({seen.reason or seen}) - check the node's TLS setup"
+            return f"TLS handshake failed ({seen.reason or seen}) - check the node's TLS setup"
         seen = getattr(seen, "original_exception", None) or seen.__cause__ or seen.__context__
     args = getattr(exc, "args", ())
     if len(args) >= 2 and args[0] == 2026:  # CR_SSL_CONNECTION_ERROR: TLS asked, the server offers none
-        return (f"{address}: the node does not offer TLS ({args[1]}) - enable TLS on it, or drop [galera] tls / "
-                "cacert / insecure")
+        return "the node does not offer TLS - enable TLS on it, or drop [galera] tls / cacert / insecure"
     return None
 
 
@@ -143,7 +143,7 @@ class PyMySQLConnection:
                 read_timeout=timeout, write_timeout=timeout, autocommit=None, charset="utf8mb4", **kwargs,
             )
         except pymysql.err.OperationalError as exc:
-            reason = tls_reason(address, exc) if ssl else None
+            reason = tls_reason(exc) if ssl else None
             if reason is None:
                 raise
             raise ValueError(reason) from None

@@ -64,6 +64,25 @@ async def test_unreachable_address_is_a_row_not_a_crash(make_collector, galera_c
     assert verdict(snap) == "3/3 Primary; 127.0.0.1:1 unreachable"
 
 
+async def test_tls_asked_of_nodes_without_tls_is_refused_not_read_in_plaintext(galera_cluster) -> None:
+    """The test bed's MariaDB nodes offer no TLS: with [galera] tls = true the source says so in one line
+    (the nodes failing alike share it) instead of reading in plaintext."""
+    from tui.collectors.galera import build
+    from tui.config import Config, GaleraConfig, Secret
+
+    cfg = GaleraConfig(nodes=tuple(galera_cluster.nodes), user=galera_cluster.reader_user,
+                       password=Secret(galera_cluster.reader_password, "test"), tls=True)
+    (c,) = build(Config(galera=cfg))
+    try:
+        with pytest.raises(SourceError) as err:
+            await c.collect()
+    finally:
+        await c.aclose()
+    text = str(err.value)
+    assert "\n" not in text and text.count("does not offer TLS") == 1, text
+    assert all(a in text for a in galera_cluster.nodes) and "drop [galera] tls" in text, text
+
+
 async def test_no_node_answering_fails_the_source_in_one_line(make_collector) -> None:
     c = make_collector(password="wrong-everywhere")
     with pytest.raises(SourceError) as err:
