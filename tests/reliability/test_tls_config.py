@@ -63,3 +63,14 @@ def test_cacert_with_insecure_is_refused(section: str, tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as err:
         parse(section, {"cacert": str(ca), "insecure": True})
     assert err.value.key == f"{section}.insecure" and "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("section", SECTIONS)
+def test_each_cloud_entry_checks_its_own_tls_keys(section: str, tmp_path: Path) -> None:
+    ca = tmp_path / "ca.pem"
+    ca.write_text("x")
+    data = {"clouds": [{"name": "prod", section: {"cacert": str(ca)}},
+                       {"name": "lab", section: {"cacert": str(ca), "insecure": True}}]}
+    with pytest.raises(ConfigError) as err:
+        parse_config(data, file="c.toml", mode=0o600, env={})
+    assert err.value.key == f"clouds[lab].{section}.insecure", err.value.key
