@@ -146,7 +146,8 @@ def test_api_lag_lies_within_the_timers(down_run: DownRun) -> None:
 def test_server_forced_onto_the_dead_host_is_followed(down_run: DownRun) -> None:
     trace = down_run.lag.servers[down_run.server_id]
     assert trace.polls >= 3 and trace.steps
-    assert down_run.lag.stopped_in(trace) in ("BUILD (no task_state)", "scheduling", "networking", "spawning")
+    # the build was cast to the dead compute, which never claimed it: nova keeps the API's task_state
+    assert down_run.lag.stopped_in(trace) == "scheduling", trace.steps
     assert trace.outcome in (None, "stopped"), "nova does not give up while the compute is just down"
     assert down_run.server_id in down_run.lag.markdown()
 
