@@ -46,8 +46,8 @@ class GaleraTls:
 
 
 @pytest.fixture(scope="module")
-def galera_tls(sim: Any) -> Iterator[GaleraTls]:
-    kit = TlsKit()
+def galera_tls(sim: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[GaleraTls]:
+    kit = TlsKit(tmp_path_factory.mktemp("galera-tls"))
     sim_cfg = make_config(sim.demo).galera
     wires = []
     for node in sim_cfg.nodes:  # each wire answers with its simulated node's status and variables
