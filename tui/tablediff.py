@@ -84,3 +84,64 @@ def _identity(cell: Any) -> Any:
 
 def _plain(cells: tuple[Any, ...]) -> str:
     return " ".join(getattr(c, "plain", None) or str(c) for c in cells)
+
+
+_DURATION = re.compile(r"~?((?:\d+[smhd])+)")
+_DURATION_PART = re.compile(r"(\d+)([smhd])")
+_NUMBER = re.compile(r"^[-+]?\d[\d,]*(?:\.\d+)?")
+_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+_MARKS = ("!! ", "! ")
+
+
+def sort_value(cell: Any) -> tuple[int, Any]:
+    """How a cell sorts when the engineer picks its column: durations ("12s", "~4m", "2h 5m") by seconds,
+    numbers ("1,204", "3/3", "45%") by value, other text case-insensitively; empty cells ("", "-", "?") last.
+    The stuck marks (`!! `, `! `) do not count."""
+    text = (getattr(cell, "plain", None) if not isinstance(cell, str) else cell)
+    text = str(cell) if text is None else text
+    text = text.strip()
+    for mark in _MARKS:
+        if text.startswith(mark):
+            text = text[len(mark):]
+            break
+    if text in ("", "-", "?"):
+        return (3, "")
+    duration = _DURATION.fullmatch(text.split(" ", 1)[0])  # "12s", "~4m", "2h05m", "3d", "9s · down in 4s"
+    if duration:
+        return (0, float(sum(int(n) * _SECONDS[unit] for n, unit in _DURATION_PART.findall(duration.group(1)))))
+    number = _NUMBER.match(text)
+    if number and text[number.end():number.end() + 1] in ("", " ", "%", "/"):  # not hex ids like 4fd43443
+        return (1, float(number.group().replace(",", "")))
+    return (2, text.casefold())
+
+
+def sort_rows(rows: Sequence[Row], column: int | None, *, reverse: bool = False,
+              anchor_prefix: str = "hdr:") -> list[Row]:
+    """Rows ordered by `column` (stable: ties keep the given order, which is worst first), or in the given
+    order when column is None (reversed with `reverse`). Rows keyed `anchor_prefix...` (group headers) stay
+    where they are; the rows between two of them are sorted among themselves. Empty cells stay last either way."""
+    out: list[Row] = []
+    group: list[Row] = []
+
+    def flush() -> None:
+        if column is None:
+            out.extend(reversed(group) if reverse else group)
+        else:
+            filled = [r for r in group if sort_value(_cell(r, column))[0] != 3]
+            empty = [r for r in group if sort_value(_cell(r, column))[0] == 3]
+            out.extend(sorted(filled, key=lambda r: sort_value(_cell(r, column)), reverse=reverse) + empty)
+        group.clear()
+
+    for row in rows:
+        if row[0].startswith(anchor_prefix):
+            flush()
+            out.append(row)
+        else:
+            group.append(row)
+    flush()
+    return out
+
+
+def _cell(row: Row, index: int) -> Any:
+    cells = row[1]
+    return cells[index] if index < len(cells) else ""

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
-from tui.tablediff import RowFilter, diff_rows
+from rich.text import Text
+
+from tui.tablediff import RowFilter, diff_rows, sort_rows, sort_value
 
 
 def test_no_change_is_empty() -> None:
@@ -39,3 +41,29 @@ def test_colour_only_change_counts() -> None:
     assert len(diff.update) == 1
     same = diff_rows(current, ["a"], [("a", (Text("compute-02", style="green"),))])
     assert same.empty
+
+
+# ---- sort by a chosen column (`s` / `S` on a focused table)
+
+def test_sort_value_orders_durations_numbers_and_text_naturally() -> None:
+    cells = ["2h05m", "9s", "~4m", "59s", "3d"]
+    assert sorted(cells, key=sort_value) == ["9s", "59s", "~4m", "2h05m", "3d"]
+    assert sorted(["1,204", "45", "3/3", "100%"], key=sort_value) == ["3/3", "45", "100%", "1,204"]
+    # hex ids are text, not the number they start with; the stuck marks do not count; case-insensitive
+    assert sorted(["4fd43443", "2d661445", "35b592e5"], key=sort_value) == ["2d661445", "35b592e5", "4fd43443"]
+    assert sorted([Text("!! web-2"), Text("Api-1"), "db-0"], key=lambda c: sort_value(c)[1]) == \
+        [Text("Api-1"), "db-0", Text("!! web-2")]
+
+
+def test_sort_rows_by_column_stable_reverse_and_empty_last() -> None:
+    rows = [("a", ("a", "9s")), ("b", ("b", "")), ("c", ("c", "2m")), ("d", ("d", "9s"))]
+    assert [k for k, _ in sort_rows(rows, 1)] == ["a", "d", "c", "b"]  # ties keep the given (worst-first) order
+    assert [k for k, _ in sort_rows(rows, 1, reverse=True)] == ["c", "a", "d", "b"]  # empty stays last
+    assert [k for k, _ in sort_rows(rows, None)] == ["a", "b", "c", "d"]  # default: the pane's own order
+    assert [k for k, _ in sort_rows(rows, None, reverse=True)] == ["d", "c", "b", "a"]
+
+
+def test_sort_rows_keeps_group_headers_and_sorts_within_groups() -> None:
+    rows = [("hdr:compute", ("compute",)), ("c2", ("z",)), ("c1", ("a",)),
+            ("hdr:network", ("network",)), ("n2", ("y",)), ("n1", ("b",))]
+    assert [k for k, _ in sort_rows(rows, 0)] == ["hdr:compute", "c1", "c2", "hdr:network", "n1", "n2"]

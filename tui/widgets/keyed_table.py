@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual._two_way_dict import TwoWayDict
+from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 from textual.widgets._data_table import RowKey
 
-from tui.tablediff import Row, RowFilter, diff_rows
+from tui.tablediff import Row, RowFilter, diff_rows, sort_rows
 
 
 class KeyedTable(DataTable):
@@ -24,6 +25,14 @@ class KeyedTable(DataTable):
     """
 
     FLASH_SECONDS = 1.5
+
+    # k9s-like: `s` picks the next sort column (after the last one: back to the pane's own order, worst first),
+    # `S` reverses. The footer shows the current sort of the focused table in the `s` key's description.
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("s", "cycle_sort", "sort: default", tooltip="sort by the next column (after the last: default)"),
+        Binding("S", "reverse_sort", "Reverse sort", key_display="shift+s", show=False,
+                tooltip="reverse the sort order"),
+    ]
 
     def __init__(self, columns: Sequence[str], *, highlight: Sequence[str] = (), **kwargs: Any) -> None:
         """highlight: labels of the columns whose change is *semantic* (state, task_state, consumers...):
@@ -43,6 +52,8 @@ class KeyedTable(DataTable):
         self.row_filter = RowFilter()
         self._highlight = {i for i, label in enumerate(columns) if label in set(highlight)}
         self.flashes = 0  # how many cells flashed (for tests and the curious)
+        self.sort_column: int | None = None  # None: the order the pane gives (worst first)
+        self.sort_reverse = False
 
     def on_mount(self) -> None:
         for label in self._column_labels:
@@ -62,6 +73,37 @@ class KeyedTable(DataTable):
         self._shown = {}
         self._all_rows = []
 
+    # ----- sort ---------------------------------------------------------------------------------------
+    @property
+    def sort_label(self) -> str:
+        """What the footer says: `sort: state ▲`, `sort: default` (the pane's worst-first order)."""
+        name = "default" if self.sort_column is None else self._column_labels[self.sort_column]
+        if self.sort_reverse:
+            return f"sort: {name} ▼" if self.sort_column is not None else f"sort: {name}, reversed"
+        return f"sort: {name} ▲" if self.sort_column is not None else f"sort: {name}"
+
+    def set_sort(self, column: int | str | None, *, reverse: bool = False) -> None:
+        if isinstance(column, str):
+            column = self._column_labels.index(column)
+        self.sort_column, self.sort_reverse = column, reverse
+        self._show_sort_in_footer()
+        self.sync(self._all_rows)
+
+    def action_cycle_sort(self) -> None:
+        column = self.sort_column
+        column = 0 if column is None else column + 1
+        self.set_sort(None if column >= len(self._column_labels) else column)
+
+    def action_reverse_sort(self) -> None:
+        self.set_sort(self.sort_column, reverse=not self.sort_reverse)
+
+    def _show_sort_in_footer(self) -> None:
+        """Rewrite this table's own `s` binding so the footer names the current sort (bindings are per node)."""
+        old = self._bindings.key_to_bindings.get("s", [])
+        self._bindings.key_to_bindings["s"] = [
+            Binding(b.key, b.action, self.sort_label, show=b.show, tooltip=b.tooltip) for b in old]
+        self.refresh_bindings()
+
     def cursor_key(self) -> str | None:
         if not self.row_count:
             return None
@@ -74,6 +116,8 @@ class KeyedTable(DataTable):
         """Show exactly `rows` (after the filter). Returns True when anything changed."""
         self._all_rows = list(rows)
         wanted = self.row_filter.apply(rows)
+        if self.sort_column is not None or self.sort_reverse:
+            wanted = sort_rows(wanted, self.sort_column, reverse=self.sort_reverse)
         order = [str(k.value) for k in self._ordered_row_keys()]
         diff = diff_rows(self._shown, order, wanted)
         if diff.empty:
