@@ -24,6 +24,7 @@ from tui.models.observation import Observation
 from tui.recorder import Recorder
 from tui.runner import CollectorRunner
 from tui.screens.help import HelpScreen
+from tui.widgets.breadcrumb import Breadcrumb
 from tui.widgets.command_input import CommandInput, StacktopCommands
 from tui.widgets.findings_pane import FindingsPane
 from tui.widgets.panes import PANE_ORDER, pane_class
@@ -149,6 +150,7 @@ class StacktopApp(App[None]):
         yield TooSmall(id="too-small")
         yield TopBar(self._topbar_text(), id="topbar")
         yield TriageRow(id="triage")
+        yield Breadcrumb(id="breadcrumb")
         with Grid(id="panes"):
             for source, title in PANE_ORDER:
                 configured, interval = self._configured(source)
@@ -366,6 +368,20 @@ class StacktopApp(App[None]):
             active.table.focus()
         else:
             self.screen_stack[0].set_focus(None)
+        self.refresh_breadcrumb()
+
+    def main_crumb(self) -> str:
+        """The dashboard's part of the breadcrumb: the focused pane and its filter."""
+        from tui.breadcrumb import pane_crumb
+
+        pane = self.active_pane()
+        if pane is None:
+            return ""
+        return pane_crumb(pane.SOURCE, pane.table.row_filter.text if pane.table is not None else "")
+
+    def refresh_breadcrumb(self) -> None:
+        for crumb in self.screen_stack[0].query("#breadcrumb").results(Breadcrumb):
+            crumb.refresh_crumbs()
 
     def action_next_pane(self) -> None:
         if isinstance(self.focused, CommandInput):
@@ -396,6 +412,7 @@ class StacktopApp(App[None]):
         pane = self.active_pane()
         if pane is not None:
             pane.apply_filter(event.value)
+        self.refresh_breadcrumb()
 
     @on(Input.Submitted, "#filter")
     def _filter_submitted(self, event: Input.Submitted) -> None:

@@ -24,6 +24,7 @@ from textual.widgets import DataTable, Footer, ProgressBar, Static
 from tui.models.placement import AuditReport, ProviderAudit
 from tui.rules.allocations import audit_findings, phantom_lines
 from tui.screens.host import app_now, client_getter, findings_text
+from tui.widgets.breadcrumb import Breadcrumb
 from tui.widgets.keyed_table import KeyedTable
 
 COLUMNS = ("host", "provider", "consumers", "instances", "migrations", "stale", "phantom capacity")
@@ -89,8 +90,10 @@ class AuditScreen(Screen[None]):
         self.running = False
         self.progress_seen: list[tuple[str, int, int]] = []
         self.table: KeyedTable | None = None
+        self.crumb = "audit"
 
     def compose(self) -> ComposeResult:
+        yield Breadcrumb()
         with Vertical():
             yield Static("starting the audit...", id="audit-status")
             yield ProgressBar(id="audit-progress", show_eta=False)

@@ -21,6 +21,7 @@ from textual.widgets import Footer, Static
 from tui.models.placement import FitReport, HostFit, rc_sort_key
 from tui.rules.fit import summary_line
 from tui.screens.host import app_now, client_getter
+from tui.widgets.breadcrumb import Breadcrumb
 
 MAX_HOSTS = 300
 
@@ -77,10 +78,12 @@ class FitScreen(Screen[None]):
         super().__init__()
         self.flavor = flavor
         self.traits = tuple(traits)
+        self.crumb = " ".join(("fit", flavor, *self.traits))
         self.report: FitReport | None = None
         self.error: str | None = None
 
     def compose(self) -> ComposeResult:
+        yield Breadcrumb()
         with VerticalScroll(id="fit-scroll"):
             yield Static(f"asking placement where {escape(self.flavor)} fits...", id="fit-body")
         yield Footer()

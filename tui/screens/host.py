@@ -35,6 +35,7 @@ from tui.models.observation import Observation
 from tui.models.placement import ConsumerVerdict, HostDetail, ProviderAudit, rc_sort_key
 from tui.models.services import ServicesSnapshot
 from tui.rules.allocations import audit_findings, fmt_resources, phantom_lines
+from tui.widgets.breadcrumb import Breadcrumb
 from tui.widgets.keyed_table import KeyedTable
 from tui.widgets.services_pane import COLUMNS, _dt, build_rows
 
@@ -251,14 +252,16 @@ class HostScreen(Screen[None]):
     def __init__(self, host: str) -> None:
         super().__init__()
         self.host = host
+        self.crumb = host
         self.table: KeyedTable | None = None
         self.detail: HostDetail | None = None
         self.error: str | None = None
-        self.loading = False
+        self.reading = False  # not `loading`: Widget.loading would cover the whole screen with a spinner
         self.reads = 0  # finished on-demand reads (ok or not)
         self._shown: Observation | None = None
 
     def compose(self) -> ComposeResult:
+        yield Breadcrumb()
         with Vertical():
             yield Static(f"[b]host {escape(self.host)}[/b]", id="host-title")
             with VerticalScroll(id="host-scroll"):
@@ -313,7 +316,7 @@ class HostScreen(Screen[None]):
             body.update("[yellow]no OpenStack cloud configured: hypervisor, ports, servers, migrations and "
                         "placement are not read[/]")
             return
-        self.loading = True
+        self.reading = True
         body.update("reading hypervisor, ports, servers, migrations and placement...")
         try:
             client = await asyncio.to_thread(getter)
@@ -324,7 +327,7 @@ class HostScreen(Screen[None]):
             self.reads += 1
             return
         finally:
-            self.loading = False
+            self.reading = False
         self.detail, self.error = detail, None
         body.update(detail_text(detail))
         self.reads += 1

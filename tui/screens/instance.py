@@ -17,9 +17,11 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from tui.breadcrumb import short_id
 from tui.models.instances import InstanceAction, InstanceDetail, InstancesSnapshot, PortInfo, Server, VolumeInfo
 from tui.rules.stuck import Answer, five_questions
 from tui.rules.task_states import DEFAULT_STUCK_SECONDS
+from tui.widgets.breadcrumb import Breadcrumb
 
 VERDICT = {"ok": "[green]ok[/]", "bad": "[bold red]!![/]", "unknown": "[yellow]??[/]", "n/a": "[dim]--[/]"}
 
@@ -125,10 +127,12 @@ class InstanceScreen(Screen[None]):
     def __init__(self, server_id: str) -> None:
         super().__init__()
         self.server_id = server_id
+        self.crumb = short_id(server_id)
         self.detail: InstanceDetail | None = None
         self.error: str | None = None
 
     def compose(self) -> ComposeResult:
+        yield Breadcrumb()
         with VerticalScroll(id="instance-scroll"):
             yield Static(self._initial_text(), id="instance-body")
         yield Footer()

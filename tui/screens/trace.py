@@ -26,6 +26,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from tui.exercises import ExerciseResult, stamp
+from tui.widgets.breadcrumb import Breadcrumb
 
 Driver = Callable[[Callable[[Any], None], asyncio.Event], Awaitable[Any]]
 
@@ -47,9 +48,11 @@ class TraceScreen(Screen[None]):
     """
 
     def __init__(self, title: str, driver: Driver, render: Callable[[Any, float], Any],
-                 result: Callable[[Any], ExerciseResult], *, mark: Callable[[Any, float], str] | None = None) -> None:
+                 result: Callable[[Any], ExerciseResult], *, mark: Callable[[Any, float], str] | None = None,
+                 crumb: str = "") -> None:
         super().__init__()
         self.title_text = title
+        self.crumb = crumb or title
         self.driver = driver
         self.render_fn = render
         self.result_fn = result
@@ -61,6 +64,7 @@ class TraceScreen(Screen[None]):
         self.error: str | None = None
 
     def compose(self) -> ComposeResult:
+        yield Breadcrumb()
         with VerticalScroll():
             yield Static(escape(self.title_text) + ": starting...", id="trace-status")
             yield Static("", id="trace-body")
@@ -114,7 +118,7 @@ class TraceScreen(Screen[None]):
         status = self.query_one("#trace-status", Static)
         recorder = getattr(self.app, "recorder", None)
         if recorder is None:
-            status.update(f"[b]done[/b]: {escape(self.result.summary)}\n[yellow]not recorded: no [recorder] "
+            status.update(f"[b]done[/b]: {escape(self.result.summary)}\n[yellow]not recorded: no \\[recorder] "
                           "journal in this session[/]")
             return
         shot = None
@@ -217,7 +221,8 @@ def trace_boot(app: Any, args: list[str], name: str = "") -> None:
 
     title = (f"boot trace of {args[0]}" if server_id else f"boot trace of the next new server named {wanted}"
              if wanted else "boot trace of the next new server")
-    app.push_screen(TraceScreen(title, driver, render_boot, lambda t: t.result()))
+    app.push_screen(TraceScreen(title, driver, render_boot, lambda t: t.result(),
+                                crumb=" ".join(("trace-boot", *args[:1]))))
 
 
 def trace_down(app: Any, args: list[str], name: str = "") -> None:
@@ -250,7 +255,7 @@ def trace_down(app: Any, args: list[str], name: str = "") -> None:
         return f"marked: nova-compute on {exercise.host} stopped at {stamp(now)}"
 
     app.push_screen(TraceScreen(f"compute-down lag of nova-compute on {args[0]}", driver, render_down,
-                                lambda x: x.result(), mark=mark))
+                                lambda x: x.result(), mark=mark, crumb=f"trace-down {args[0]}"))
 
 
 def trace_request(app: Any, args: list[str], name: str = "") -> None:
@@ -271,4 +276,5 @@ def trace_request(app: Any, args: list[str], name: str = "") -> None:
         client = await asyncio.to_thread(getter) if getter is not None else None
         return await run_request_trace(client, rid, sources, candidates=candidates, on_update=update)
 
-    app.push_screen(TraceScreen(f"request trace of {rid}", driver, render_request, lambda t: t.result()))
+    app.push_screen(TraceScreen(f"request trace of {rid}", driver, render_request, lambda t: t.result(),
+                                crumb=f"trace-request {rid}"))
