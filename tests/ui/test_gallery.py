@@ -1,0 +1,46 @@
+"""Snapshot tests of the screenshot gallery: each README picture, from the same scene (tui/screens/gallery.py).
+
+Deterministic: fixed seed and sim start, a manual sim clock shared by the app and the collectors, polls only
+when the scene asks, times shown in UTC. A failure shows the visual diff in snapshot_report.html; review it,
+and only then update with `--snapshot-update` (and regenerate screenshots/ with scripts/screenshots.py).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from tui.screens.gallery import SCENES, SIZE, GalleryApp, Tour, main_view, make_demo
+
+
+@pytest.fixture
+def utc(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def compare(snap_compare, scene, size: tuple[int, int]) -> bool:  # type: ignore[no-untyped-def]
+    demo = make_demo()
+    try:
+        app = GalleryApp(demo)
+
+        async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
+            await scene(Tour(app, pilot))
+
+        return bool(snap_compare(app, terminal_size=size, run_before=run_before))
+    finally:
+        demo.stop()
+
+
+@pytest.mark.parametrize("name", list(SCENES))
+def test_gallery_view(name: str, snap_compare, utc) -> None:  # type: ignore[no-untyped-def]
+    assert compare(snap_compare, SCENES[name], SIZE)
+
+
+def test_gallery_main_view_80x24(snap_compare, utc) -> None:  # type: ignore[no-untyped-def]
+    assert compare(snap_compare, main_view, (80, 24))
