@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -52,6 +53,7 @@ class KeyedTable(DataTable):
         self.row_filter = RowFilter()
         self._highlight = {i for i, label in enumerate(columns) if label in set(highlight)}
         self.flashes = 0  # how many cells flashed (for tests and the curious)
+        self.recent_flashes: deque[tuple[str, str]] = deque(maxlen=64)  # (row key, column) of the last ones
         self.sort_column: int | None = None  # None: the order the pane gives (worst first)
         self.sort_reverse = False
 
@@ -147,6 +149,7 @@ class KeyedTable(DataTable):
 
     def _flash(self, key: str, column: Any, value: Any) -> None:
         self.flashes += 1
+        self.recent_flashes.append((key, str(getattr(column, "value", column))))
         plain = value.plain if isinstance(value, Text) else str(value)
         style = value.style if isinstance(value, Text) else ""
         self.update_cell(key, column, Text(plain, style=f"{style} reverse".strip()))
