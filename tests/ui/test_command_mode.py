@@ -45,3 +45,42 @@ async def test_unknown_command_is_a_one_line_warning() -> None:
         assert app.run_command("hots x") is False
         await pilot.pause()
         assert any("did you mean :host?" in str(n.message) for n in app._notifications)
+
+
+async def test_server_audit_fit_and_trace_commands_open_their_views_on_the_demo_cloud() -> None:
+    """The commands that need a cloud, on the simulated one (sources polled only when the test says so)."""
+    from collections import Counter
+
+    from tui.screens.audit import AuditScreen
+    from tui.screens.fit import FitScreen
+    from tui.screens.gallery import SIZE, GalleryApp, Tour, make_demo
+    from tui.screens.instance import InstanceScreen
+    from tui.screens.trace import TraceScreen
+
+    demo = make_demo()
+    try:
+        app = GalleryApp(demo)
+        async with app.run_test(size=SIZE) as pilot:
+            tour = Tour(app, pilot)
+            await tour.walk(10)
+            servers = app.observations["instances"].snapshot.servers
+            names = Counter(s.name for s in servers)
+            server = next(s for s in servers if names[s.name] == 1)
+            cases = [
+                (f"server {server.id[:8]}", InstanceScreen, lambda s: s.server_id == server.id),
+                (f"server {server.name}", InstanceScreen, lambda s: s.server_id == server.id),
+                ("audit", AuditScreen, lambda s: s.report is not None and len(s.report.providers) > 0),
+                ("fit m1.small", FitScreen, lambda s: s.flavor == "m1.small" and s.report is not None),
+                ("trace-boot", TraceScreen, lambda s: s.crumb == "trace-boot"),
+                ("trace-down compute-01", TraceScreen, lambda s: s.crumb == "trace-down compute-01"),
+                ("trace-request req-00000000-0000-0000-0000-000000000000", TraceScreen,
+                 lambda s: s.crumb.startswith("trace-request req-")),
+            ]
+            for line, kind, check in cases:
+                await pilot.press("colon", *line, "enter")
+                await tour.until(lambda kind=kind, check=check: isinstance(app.screen, kind) and check(app.screen),
+                                 f":{line} opens its view")
+                await pilot.press("escape")
+                await tour.until(lambda: len(app.screen_stack) == 1, f"back from :{line}")
+    finally:
+        demo.stop()
