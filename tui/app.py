@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from functools import partial
+from pathlib import Path
 from typing import Any, ClassVar
 
 from textual import on
@@ -452,17 +453,24 @@ class StacktopApp(App[None]):
         event.input.remove_class("-shown")
         self._activate(self.active_index)
 
-    def action_screenshot(self, filename: str | None = None, path: str | None = None) -> None:
-        """Palette -> screenshot: also keep a copy beside the journal, for the post-incident export."""
-        saved = self.deliver_screenshot(filename, path)
-        if self.recorder is not None and saved:
-            import shutil
-
+    def deliver_screenshot(self, filename: str | None = None, path: str | None = None,
+                           time_format: str | None = None) -> str | None:
+        """Every screenshot (palette -> Screenshot, which calls this directly, or the screenshot action): delivered
+        as Textual does and, with a recorder, also written beside the journal and entered in it, so that
+        `stacktop export` links it."""
+        filename = filename or f"stacktop-{time.strftime('%Y%m%dT%H%M%S')}.svg"
+        key = super().deliver_screenshot(filename, path, time_format)
+        if self.recorder is not None:
+            folder = self.recorder.journal.directory
+            copy = folder / filename
             try:
-                copy = shutil.copy(saved, self.recorder.journal.directory)
-                self.recorder.journal.write({"type": "screenshot", "path": str(copy)})
+                if path is None or Path(path).resolve() != folder.resolve():  # else Textual writes that very file
+                    copy.write_text(self.export_screenshot(), encoding="utf-8")
+                self.recorder.screenshot(str(copy))
             except OSError as exc:
-                self.notify(f"screenshot not copied to the recorder folder: {exc.strerror}", severity="warning")
+                self.notify(f"screenshot not copied to the recorder folder {folder}: {exc.strerror}",
+                            severity="warning")
+        return key
 
     # ----- command mode --------------------------------------------------------------------------------
     def action_command(self, prefill: str = "") -> None:

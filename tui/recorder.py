@@ -241,6 +241,10 @@ class Recorder:
         self.journal.write(self._tag({"type": "note", "text": text, "subject": subject or "session",
                                       "source": source}))
 
+    def screenshot(self, path: str) -> None:
+        """A screenshot the engineer took (palette), saved beside the journal: the export links it."""
+        self.journal.write(self._tag({"type": "screenshot", "path": path}))
+
     def exercise(self, result: Any, *, screenshot: str | None = None) -> None:
         """A finished exercise (tui.exercises.ExerciseResult): name, summary, markdown, data."""
         event = result.to_event()

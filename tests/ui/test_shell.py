@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tests.unit.fakes import ScriptedCollector
@@ -163,3 +165,31 @@ async def test_n_writes_a_note_on_the_selected_row(tmp_path) -> None:  # type: i
     assert notes and notes[0]["text"] == "restarted by hand"
     assert notes[0]["subject"] == "findings:x.test|thing-3"
     assert any(e["type"] == "finding_raised" for e in events)
+
+
+async def test_palette_screenshot_is_kept_beside_the_journal_and_exported(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """ctrl+p -> Screenshot: Textual's own delivery (the downloads folder) plus a copy in [recorder] dir, entered
+    in the journal, so `stacktop export --markdown` links it."""
+    import textual.app
+
+    from tui.export import to_markdown
+    from tui.recorder import Journal, Recorder, read_journal
+
+    downloads = tmp_path / "downloads"
+    downloads.mkdir()
+    monkeypatch.setattr(textual.app, "user_downloads_path", lambda: downloads)
+    folder = tmp_path / "recorder"
+    recorder = Recorder(Journal(folder, name="j.jsonl"))
+    app = StacktopApp(Config(), collectors=[], clock=lambda: FROZEN, recorder=recorder)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.press("ctrl+p")
+        await pilot.press(*"screenshot")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: any(folder.glob("*.svg")) and any(downloads.glob("*.svg")))
+    events = read_journal(folder / "j.jsonl")
+    shots = [e for e in events if e["type"] == "screenshot"]
+    assert len(shots) == 1
+    copy = Path(shots[0]["path"])
+    assert copy.parent == folder and "<svg" in copy.read_text()
+    assert f"[{copy.name}]({copy.name})" in to_markdown(folder / "j.jsonl")
