@@ -127,9 +127,10 @@ def sort_rows(rows: Sequence[Row], column: int | None, *, reverse: bool = False,
         if column is None:
             out.extend(reversed(group) if reverse else group)
         else:
-            filled = [r for r in group if sort_value(_cell(r, column))[0] != 3]
-            empty = [r for r in group if sort_value(_cell(r, column))[0] == 3]
-            out.extend(sorted(filled, key=lambda r: sort_value(_cell(r, column)), reverse=reverse) + empty)
+            keyed = [(sort_value(_cell(r, column)), r) for r in group]
+            filled = [(v, r) for v, r in keyed if v[0] != 3]
+            out.extend(r for _, r in sorted(filled, key=lambda vr: vr[0], reverse=reverse))
+            out.extend(r for v, r in keyed if v[0] == 3)
         group.clear()
 
     for row in rows:

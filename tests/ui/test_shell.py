@@ -52,7 +52,9 @@ async def test_question_mark_shows_help_and_escape_closes() -> None:
         await pilot.press("question_mark")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
-        assert "pause / resume refresh" in str(app.screen.query_one("#help-text").render())
+        text = str(app.screen.query_one("#help-text").render())
+        assert "pause / resume refresh" in text
+        assert "sort by the next column" in text and "reverse the sort order" in text
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, HelpScreen)

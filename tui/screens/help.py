@@ -60,7 +60,10 @@ class HelpScreen(ModalScreen[None]):
     """
 
     def compose(self) -> ComposeResult:
-        app_bindings = [b for b in self.app.BINDINGS if isinstance(b, Binding)]
+        from tui.widgets.keyed_table import KeyedTable
+
+        # the app's keys, then those of every table (sort): both from the live bindings
+        app_bindings = [b for b in [*self.app.BINDINGS, *KeyedTable.BINDINGS] if isinstance(b, Binding)]
         with VerticalScroll():
             yield Static(help_text(app_bindings, [("enter", "drill down"), ("escape", "back")]),
                          id="help-text")
