@@ -14,6 +14,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Grid
 from textual.events import Resize
 from textual.message import Message
+from textual.screen import Screen
 from textual.theme import Theme
 from textual.widgets import DataTable, Footer, Input, Static
 
@@ -62,6 +63,21 @@ class TopBar(Static):
     DEFAULT_CSS = "TopBar { height: 1; background: $panel; color: $text; padding: 0 1; }"
 
 
+class StableFooter(Footer):
+    """Textual's Footer recomposes on every focus change (its keys are re-mounted and restyled, the screen
+    re-laid out and repainted: most of the cost of `tab`); this one only when the keys it shows changed."""
+
+    _shown_keys: tuple[tuple[str, str, bool], ...] | None = None
+
+    def bindings_changed(self, screen: Screen[object]) -> None:
+        shown = tuple((binding.key, binding.description, enabled)
+                      for (_, binding, enabled, _tooltip) in screen.active_bindings.values() if binding.show)
+        if shown == self._shown_keys and self._bindings_ready:
+            return
+        self._shown_keys = shown
+        super().bindings_changed(screen)
+
+
 class StacktopApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "stacktop"
@@ -79,6 +95,9 @@ class StacktopApp(App[None]):
         Binding("n", "note", "Note", tooltip="write a note on the selected row (or the session) to the journal"),
         Binding("c", "next_cloud", "Next cloud", show=False,
                 tooltip="switch to the next cloud (:cloud NAME picks one)"),
+        # app-level (not per pane) so the footer is the same whichever pane has focus: a footer that changes
+        # recomposes (~40 widgets restyled and the whole screen repainted on every tab)
+        Binding("a", "toggle_all", "All/attention", tooltip="the active pane: every row / only those worth attention"),
         Binding("tab", "next_pane", "Next pane", priority=True, tooltip="next pane"),
         Binding("shift+tab", "previous_pane", "Prev pane", show=False, priority=True, tooltip="previous pane"),
         Binding("enter", "drill_down", "Drill down", show=False, tooltip="drill down into the selected row"),
@@ -161,7 +180,7 @@ class StacktopApp(App[None]):
         yield Input(placeholder="filter: regex, !inverts, esc clears", id="filter")
         yield Input(placeholder="note (enter saves, esc cancels)", id="note")
         yield CommandInput(placeholder=":command (tab completes, up/down history, esc cancels)", id="command")
-        yield Footer()
+        yield StableFooter()
 
     @property
     def panes(self) -> list[SourcePane]:
@@ -352,6 +371,14 @@ class StacktopApp(App[None]):
                 runner.resume()
         self.query_one("#topbar", TopBar).update(self._topbar_text())
         self.notify("refresh paused: p resumes" if self.paused else "refresh resumed", timeout=2)
+
+    def action_toggle_all(self) -> None:
+        pane = self.active_pane()
+        toggle = getattr(pane, "action_toggle_all", None)
+        if callable(toggle):
+            toggle()
+        else:
+            self.notify("this pane always shows every row", timeout=2)
 
     def action_refresh_now(self) -> None:
         for runner in self.runners.values():  # the cloud on screen

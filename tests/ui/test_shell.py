@@ -195,3 +195,22 @@ async def test_palette_screenshot_is_kept_beside_the_journal_and_exported(tmp_pa
     copy = Path(shots[0]["path"])
     assert copy.parent == folder and "<svg" in copy.read_text()
     assert f"[{copy.name}]({copy.name})" in to_markdown(folder / "j.jsonl")
+
+
+async def test_tab_does_not_rebuild_the_footer() -> None:
+    """Textual's Footer re-mounts its keys on every focus change (restyle + a full repaint: most of a tab's
+    cost); the footer's keys are the same in every pane, so tab must leave it alone."""
+    from textual.widgets._footer import FooterKey
+
+    collectors = [ScriptedCollector(name, [1], interval=60.0) for name in ("services", "instances", "rabbitmq")]
+    app = StacktopApp(Config(), collectors=collectors)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.pause()
+        assert app.focused is not None, "the active pane's table has focus"
+        before = list(app.screen.query(FooterKey))
+        assert any(k.key == "a" for k in before), "a (all / attention) is an app key, shown in every pane"
+        for key in ("tab", "tab", "shift+tab", "tab"):
+            await pilot.press(key)
+            await pilot.pause()
+        assert app.active_index == 2 and app.focused is app.panes[2].table
+        assert list(app.screen.query(FooterKey)) == before, "the very same FooterKey widgets"

@@ -13,12 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Any, ClassVar
+from typing import Any
 
 from rich.markup import escape
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
 
 from tui.freshness import coarse_age
 from tui.models.finding import Finding
@@ -108,10 +107,6 @@ class InstancesPane(SourcePane):
     SOURCE = "instances"
     TITLE = "instances"
     COLUMNS = COLUMNS
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("a", "toggle_all", "All/attention"),
-    ]
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)

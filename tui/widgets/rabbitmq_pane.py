@@ -10,12 +10,11 @@ show `?`, never 0. Queue names of rows with a finding are coloured by its severi
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, ClassVar
+from typing import Any
 
 from rich.markup import escape
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
 
 from tui.models.finding import Finding
 from tui.models.observation import Observation
@@ -140,8 +139,6 @@ class RabbitMQPane(SourcePane):
     SOURCE = "rabbitmq"
     TITLE = "RabbitMQ"
     COLUMNS = COLUMNS
-
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("a", "toggle_all", "All/attention")]
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)

@@ -11,12 +11,11 @@ row opens the host screen.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any, ClassVar
+from typing import Any
 
 from rich.markup import escape
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
 
 from tui.config import Thresholds
 from tui.freshness import coarse_age, human_age
@@ -181,8 +180,6 @@ class ServicesPane(SourcePane):
     SOURCE = "services"
     TITLE = "control plane"
     COLUMNS = COLUMNS
-
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("a", "toggle_all", "All/attention")]
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
