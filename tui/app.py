@@ -14,8 +14,10 @@ from textual.binding import Binding, BindingType
 from textual.containers import Grid
 from textual.events import Resize
 from textual.message import Message
+from textual.reactive import Reactive
 from textual.screen import Screen
 from textual.theme import Theme
+from textual.widget import Widget
 from textual.widgets import DataTable, Footer, Input, Static
 
 from tui import clouds as cloudset
@@ -76,6 +78,15 @@ class StableFooter(Footer):
             return
         self._shown_keys = shown
         super().bindings_changed(screen)
+
+
+class DashboardScreen(Screen[None]):
+    """The main screen. Textual's Screen.focused is a repainting reactive: every focus change (each tab)
+    repainted the whole screen, ~40 ms of rendering and the full screen written to the terminal. The widgets
+    whose style depends on the focus (the pane gaining and the one losing :focus-within, their tables) are
+    restyled and repainted by Textual anyway; nothing else changes."""
+
+    focused: Reactive[Widget | None] = Reactive(None, repaint=False)
 
 
 class StacktopApp(App[None]):
@@ -148,6 +159,9 @@ class StacktopApp(App[None]):
     def observations(self) -> dict[str, Observation]:
         """The active cloud's latest observations, by source."""
         return self.clouds[self.active_cloud].observations
+
+    def get_default_screen(self) -> Screen[None]:
+        return DashboardScreen(id="_default")
 
     # ----- layout -------------------------------------------------------------------------------------
     def _configured(self, source: str) -> tuple[bool, float]:

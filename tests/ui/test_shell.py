@@ -214,3 +214,28 @@ async def test_tab_does_not_rebuild_the_footer() -> None:
             await pilot.pause()
         assert app.active_index == 2 and app.focused is app.panes[2].table
         assert list(app.screen.query(FooterKey)) == before, "the very same FooterKey widgets"
+
+
+async def test_tab_repaints_the_two_panes_not_the_screen() -> None:
+    """Screen.focused repainted the whole screen on every focus change; the main screen's does not (the
+    panes whose :focus-within changes repaint themselves)."""
+    from tui.app import DashboardScreen
+
+    collectors = [ScriptedCollector(name, [1], interval=60.0) for name in ("services", "instances", "rabbitmq")]
+    app = StacktopApp(Config(), collectors=collectors)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, DashboardScreen)
+        repaints: list[object] = []
+        original = screen.refresh
+
+        def spy(*regions, **kw):  # type: ignore[no-untyped-def]
+            repaints.append(regions)
+            return original(*regions, **kw)
+
+        screen.refresh = spy  # type: ignore[method-assign]
+        await pilot.press("tab")
+        await pilot.pause()
+        assert app.focused is app.panes[1].table
+        assert repaints == [], "no whole-screen repaint for a focus change"
