@@ -352,11 +352,7 @@ class RabbitMQCollector(BaseCollector):
                                       "check [rabbitmq] management_url")
                 rows += [r for r in data if isinstance(r, dict)]
                 pages += 1
-            wanted = {(str(r.get("vhost")), str(r.get("name"))) for r in rows if self._needs_stats(r)}
-            empty = [(str(r.get("vhost")), str(r.get("name"))) for r in rows
-                     if not self._needs_stats(r) and self._empty_unconsumed(r)]
-            if len(empty) <= MAX_EMPTY_WATCH:
-                wanted.update(empty)
+            wanted = await asyncio.to_thread(self._wanted, rows)  # 2,000 rows: off the UI loop
             if len(wanted) > MAX_DETAIL:
                 rows, more = await self._full_rows()
                 pages += more
@@ -364,25 +360,44 @@ class RabbitMQCollector(BaseCollector):
             else:
                 detail, more = await self._detail_rows(sorted(wanted)) if wanted else ([], 0)
                 pages += more
-                with_stats = {(str(r.get("vhost")), str(r.get("name"))): r for r in detail}
-                merged = []
-                for r in rows:
-                    key = (str(r.get("vhost")), str(r.get("name")))
-                    fresh = with_stats.get(key) if key in wanted else None
-                    # a queue that needs no statistics keeps the consumers / idle_since of its last ones
-                    merged.append(fresh if fresh is not None else {**r, **self._stats.get(key, {})})
-                rows = merged
-                info = {"mode": "light", "detail_queues": len(wanted), "detail_found": len(with_stats)}
+                rows, found_n = await asyncio.to_thread(self._merge, rows, detail, wanted)
+                info = {"mode": "light", "detail_queues": len(wanted), "detail_found": found_n}
+        queues, self._stats = await asyncio.to_thread(self._parse, rows)
+        return queues, pages, info
+
+    def _wanted(self, rows: list[dict[str, Any]]) -> set[tuple[str, str]]:
+        wanted = {(str(r.get("vhost")), str(r.get("name"))) for r in rows if self._needs_stats(r)}
+        empty = [(str(r.get("vhost")), str(r.get("name"))) for r in rows
+                 if not self._needs_stats(r) and self._empty_unconsumed(r)]
+        if len(empty) <= MAX_EMPTY_WATCH:
+            wanted.update(empty)
+        return wanted
+
+    def _merge(self, rows: list[dict[str, Any]], detail: list[dict[str, Any]], wanted: set[tuple[str, str]]
+               ) -> tuple[list[dict[str, Any]], int]:
+        """Light rows with the fresh statistics rows of the queues that wanted them; the others keep the
+        consumers / idle_since of their last statistics."""
+        with_stats = {(str(r.get("vhost")), str(r.get("name"))): r for r in detail}
+        merged = []
+        for r in rows:
+            key = (str(r.get("vhost")), str(r.get("name")))
+            fresh = with_stats.get(key) if key in wanted else None
+            merged.append(fresh if fresh is not None else {**r, **self._stats.get(key, {})})
+        return merged, len(with_stats)
+
+    @staticmethod
+    def _parse(rows: list[dict[str, Any]]) -> tuple[list[QueueInfo], dict[tuple[str, str], dict[str, Any]]]:
+        """QueueInfos sorted by key, and each queue's statistics-only fields to carry into light polls
+        (vanished queues are forgotten)."""
         found: dict[tuple[str, str], QueueInfo] = {}
-        for q in await asyncio.to_thread(parse_queues, rows):
+        for q in parse_queues(rows):
             found[q.key] = q  # queues may shift between pages: last row wins, no duplicates
         stats: dict[tuple[str, str], dict[str, Any]] = {}
         for r in rows:
             key = (str(r.get("vhost")), str(r.get("name")))
             if key in found and "consumers" in r:
                 stats[key] = {k: r[k] for k in ("consumers", "idle_since") if k in r}
-        self._stats = stats  # vanished queues are forgotten
-        return sorted(found.values(), key=lambda q: q.key), pages, info
+        return sorted(found.values(), key=lambda q: q.key), stats
 
     async def _fetch_nodes(self) -> list[NodeInfo]:
         params = {"columns": ",".join(NODE_COLUMNS)} if self.trim_columns else None
