@@ -130,6 +130,7 @@ class PollInfo:
     changes_since: datetime | None = None  # the changes-since value sent (overlap included)
     last_full_at: datetime | None = None
     deleted: int = 0  # servers that left the index in this poll
+    build_listed: bool = False  # a changes-since poll that also listed status=BUILD (counted in requests/rows)
 
 
 @dataclass(frozen=True)

@@ -95,7 +95,8 @@ def status_line(snapshot: InstancesSnapshot, findings: Iterable[Finding], *, sho
     if any(s.task_since_basis == "updated_at" for s in servers if s.phase):
         parts.append("~age: since nova's updated_at")
     poll = snapshot.poll
-    parts.append(f"poll {escape(poll.mode)}: {poll.requests} req, {poll.rows:,} rows")
+    mode = f"{poll.mode} + BUILD" if poll.build_listed else poll.mode
+    parts.append(f"poll {escape(mode)}: {poll.requests} req, {poll.rows:,} rows")
     if snapshot.hosts_error:
         parts.append(f"[yellow]host health unknown: {escape(snapshot.hosts_error)}[/]")
     down = sorted(h.host for h in snapshot.hosts.values() if h.compute_state is not None and h.compute_down)
