@@ -34,7 +34,8 @@ def collector(demo: Demo, **kw: object) -> InstancesCollector:
 
 
 def server_requests(demo: Demo) -> list[str]:
-    return [target for _, _, target, _, _ in demo.stats.matching("compute", "/v2.1/servers")]
+    """The server lists this poll asked for."""
+    return [target for _, _, target, _, _ in demo.stats.matching("compute", "/v2.1/servers/detail")]
 
 
 def listed(c: InstancesCollector, **params: object) -> dict[str, dict]:
@@ -89,13 +90,16 @@ async def test_a_build_hidden_from_changes_since_is_seen_at_the_next_build_list(
     snap = await c.collect()
     lists = server_requests(demo)
     assert snap.poll.build_listed and len(lists) == 2 and "status=BUILD" in lists[0], lists
-    assert snap.poll.rows == 1 and snap.poll.requests == 2 + 1, "both lists, os-services; counted honestly"
+    actions = demo.stats.matching("compute", f"/v2.1/servers/{sid}/os-instance-actions")
+    assert snap.poll.rows == 1 and len(actions) == 1, "stuck at once: its request id is read"
+    assert snap.poll.requests == 2 + 1 + 1, "both lists, os-services, the request id: counted honestly"
     s = snap.server(sid)
     assert s is not None and (s.status, s.task_state, s.host) == ("BUILD", "scheduling", None)
-    demo.advance(25)  # > 20 s in scheduling, first seen 25 s ago
-    snap = await c.collect()
+    # in scheduling since its POST 30 s ago (> 20 s), though first seen now: stuck at first sight
+    assert s.task_since_basis == "created" and s.in_state_for(demo.now()) == BUILD_LIST_S
     stuck = next(f for f in c.findings(snap, demo.now()) if f.kind == "instance.stuck" and f.subject == sid)
     assert stuck.evidence["phase"] == "scheduling" and stuck.evidence["owner"] == "nova-scheduler"
+    assert "since created" in stuck.summary
     await c.aclose()
 
 

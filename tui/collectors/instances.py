@@ -26,8 +26,8 @@ Polls (compute API, admin view, plain JSON through the SDK adapter; facts.md "In
   A failure there does not fail the poll: the snapshot says the host health is unknown (hosts_error).
 
 History: for each server the index remembers the task_state, the poll that first saw it and the server's
-`updated_at` at that poll; Server.task_since / task_since_basis are derived from them (models/instances.py
-says what each basis means).
+`updated_at` at that poll (for `scheduling`, the server's `created`); Server.task_since / task_since_basis are
+derived from them (models/instances.py says what each basis means).
 
 The instance screen's detail (server show with fault, actions and events, ports, volumes, placement
 allocations, the host's health) is read on demand by instance_detail(), never per poll.
@@ -290,7 +290,11 @@ class ServerIndex:
             track = (state, now, server.updated_at)
             self._track[server.id] = track
         _, seen, updated = track
-        if updated is not None and updated < seen:
+        if state == "scheduling" and server.created is not None and server.created < seen:
+            # a build is in scheduling from its POST on (no other operation uses that task_state): it began at
+            # or before nova's `created`, even for a build first seen late (one changes-since never lists)
+            since, basis = server.created, "created"
+        elif updated is not None and updated < seen:
             since, basis = updated, "updated_at"
         else:
             since, basis = seen, "observed"

@@ -65,6 +65,7 @@ async def test_build_cast_to_a_stopped_compute_is_seen_by_changes_since_polls_an
             f = stuck.about(srv.id, "instance.stuck")
             assert f is not None and f.evidence["phase"] == "scheduling"
             assert f.evidence["owner"] == "nova-scheduler" and "owner nova-scheduler" in f.summary
+            assert f.evidence["since_basis"] == "created", "counted from nova's created, not from first sight"
             assert all(p.snapshot.poll.mode == "changes-since" for p in poller.polls[1:]), "no resync helped"
             assert (datetime.now(UTC) - hidden_at).total_seconds() < collector.resync_s
     finally:
