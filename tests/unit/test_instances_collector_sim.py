@@ -1,6 +1,7 @@
 """The instances collector against the simulated cloud (tui.sim, manual clock): what each poll asks and
-gets, counted at the simulator: a quiet poll is one request returning no servers; pagination; DELETED
-servers leave the index; the full resync."""
+gets, counted at the simulator: a quiet poll is one request returning no servers (plus, one poll in
+three at 10 s polls, the status=BUILD list: test_instances_builds_sim.py); pagination; DELETED servers leave
+the index; the full resync."""
 
 from __future__ import annotations
 
@@ -38,6 +39,10 @@ async def test_quiet_poll_is_one_request_returning_no_servers(demo: Demo) -> Non
     assert first.poll.mode == "full" and first.poll.rows == 200 and len(first.servers) == 200
     demo.advance(60)  # past the overlap: nothing changed in the last 60 s
     demo.stats.reset()
+    due = await c.collect()  # the BUILD list is due (30 s since the full list): two requests, both empty
+    assert due.poll.build_listed and len(server_requests(demo)) == 2 and due.poll.rows == 0
+    demo.advance(10)
+    demo.stats.reset()
     quiet = await c.collect()
     lists = server_requests(demo)
     assert len(lists) == 1 and "changes-since=" in lists[0], lists
@@ -50,7 +55,7 @@ async def test_quiet_poll_is_one_request_returning_no_servers(demo: Demo) -> Non
 
 
 async def test_changes_merge_and_deleted_leave(demo: Demo) -> None:
-    c = collector(demo)
+    c = collector(demo, build_list_s=3600)  # changes-since alone here (the BUILD list: test_instances_builds_sim)
     await c.collect()
     demo.advance(60)
     with demo.engine.lock:

@@ -152,3 +152,18 @@ def test_full_resync_reuses_unchanged_servers_and_reparses_changed_ones() -> Non
                     T0 + timedelta(seconds=10))
     assert idx.servers["a"] is a, "unchanged row: the same object, not parsed again"
     assert idx.servers["b"] is not b and idx.servers["b"].task_since == b.task_since, "tracking kept"
+
+
+def test_scheduling_counts_from_created_even_when_first_seen_late() -> None:
+    """A build is in scheduling from its POST on: a build first seen late (changes-since never lists one cast to
+    a compute that has not claimed it) is not younger than it is. Other states keep their basis."""
+    idx = ServerIndex()
+    late = row("a", "scheduling", updated=T0, host=None)  # nova shows the request's time for a NULL updated_at
+    late["created"] = (T0 - timedelta(seconds=90)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    idx.merge([late], T0 + timedelta(seconds=1))
+    a = idx.servers["a"]
+    assert (a.task_since, a.task_since_basis) == (T0 - timedelta(seconds=90), "created")
+    assert a.in_state_for(T0 + timedelta(seconds=30)) == 120
+    idx.merge([row("a", "networking", updated=T0 + timedelta(seconds=40))], T0 + timedelta(seconds=41))
+    assert (idx.servers["a"].task_since, idx.servers["a"].task_since_basis) == (T0 + timedelta(seconds=40),
+                                                                                "updated_at")

@@ -7,6 +7,18 @@ Polls (compute API, admin view, plain JSON through the SDK adapter; facts.md "In
   (30 s, widened by any clock skew seen: a server's `updated_at` ahead of our clock) covers skew between our
   clock and the controllers that stamp `updated_at`, and rows committed late. Answers merge into the index by
   id (re-sent rows are idempotent); DELETED servers leave it. A quiet cloud costs one request returning [].
+- changes-since alone can hide a build for good: nova filters it on the cell DB's `updated_at`, NULL until a
+  nova-compute claims the build (nova/db/main/api.py; build requests, from the POST until the conductor has
+  scheduled them, are listed whatever changes-since says: nova/objects/build_request.py). A build cast to a
+  compute that never claims it (dead but not yet reported down, or its queue not consumed) sits in
+  `scheduling` with no host, invisible to changes-since until the next resync. Measured on the test bed (nova
+  34): with nova-conductor or nova-scheduler stopped the build request is listed; with the target nova-compute
+  stopped the build is not. So every `build_list_s` (30 s) a changes-since poll also lists `status=BUILD`
+  (same fields, all tenants, paged): 1 request more on one poll in three at the default 10 s interval. After
+  merging both answers, a server the index holds in BUILD that neither lists has left BUILD without nova
+  bumping `updated_at` (a build no compute claimed, deleted: soft-deleted with updated_at still NULL, so no
+  DELETED row ever comes): it leaves the index. A server that left BUILD any other way was saved, so a
+  changes-since answer listed it as it is now.
 - one `/os-services?binary=nova-compute` per poll, and the L2 agents (`/agents`) when some server with a
   host is in a task_state, so the rules can say "and nova-compute on compute-02 is down" (HostHealth); when
   the services source read the full listings through the same client within one interval, those are used
@@ -14,8 +26,8 @@ Polls (compute API, admin view, plain JSON through the SDK adapter; facts.md "In
   A failure there does not fail the poll: the snapshot says the host health is unknown (hosts_error).
 
 History: for each server the index remembers the task_state, the poll that first saw it and the server's
-`updated_at` at that poll; Server.task_since / task_since_basis are derived from them (models/instances.py
-says what each basis means).
+`updated_at` at that poll (for `scheduling`, the server's `created`); Server.task_since / task_since_basis are
+derived from them (models/instances.py says what each basis means).
 
 The instance screen's detail (server show with fault, actions and events, ports, volumes, placement
 allocations, the host's health) is read on demand by instance_detail(), never per poll.
@@ -53,6 +65,7 @@ from tui.rules.stuck import instance_findings, threshold_for
 from tui.rules.task_states import DEFAULT_STUCK_SECONDS
 
 RESYNC_S = 600.0
+BUILD_LIST_S = 30.0  # how often a changes-since poll also lists status=BUILD (module docstring)
 OVERLAP_S = 30.0
 PAGE_SIZE = 1000  # nova's default max_limit
 REQUEST_IDS_PER_POLL = 10  # stuck/ERROR servers whose latest request id is read per poll (cached after)
@@ -237,11 +250,14 @@ class ServerIndex:
             self._raw_updated.pop(gone, None)
         return len(before - set(fresh))
 
-    def merge(self, rows: Iterable[Mapping[str, Any]], now: datetime) -> int:
-        """A changes-since answer: upsert by id, DELETED servers leave. Returns how many left."""
+    def merge(self, rows: Iterable[Mapping[str, Any]], now: datetime, seen: set[str] | None = None) -> int:
+        """A changes-since answer: upsert by id, DELETED servers leave. Returns how many left. seen: gets the ids
+        of every row."""
         left = 0
         for row in rows:
             sid = str(_server_row(row).get("id"))
+            if seen is not None:
+                seen.add(sid)
             if row.get("status") == "DELETED":
                 if self.servers.pop(sid, None) is not None:
                     left += 1
@@ -253,6 +269,17 @@ class ServerIndex:
             self.servers[server.id] = server
         return left
 
+    def drop_unlisted_builds(self, listed: set[str]) -> int:
+        """After a status=BUILD list and a changes-since answer (ids in `listed`): servers held in BUILD that
+        neither listed left BUILD without an `updated_at` change, i.e. were deleted before any compute claimed
+        them (collector docstring). They leave the index; returns how many."""
+        gone = [sid for sid, s in self.servers.items() if s.status == "BUILD" and sid not in listed]
+        for sid in gone:
+            del self.servers[sid]
+            self._track.pop(sid, None)
+            self._raw_updated.pop(sid, None)
+        return len(gone)
+
     def _tracked(self, server: Server, now: datetime) -> Server:
         state = server.phase
         if state is None:
@@ -263,7 +290,11 @@ class ServerIndex:
             track = (state, now, server.updated_at)
             self._track[server.id] = track
         _, seen, updated = track
-        if updated is not None and updated < seen:
+        if state == "scheduling" and server.created is not None and server.created < seen:
+            # a build is in scheduling from its POST on (no other operation uses that task_state): it began at
+            # or before nova's `created`, even for a build first seen late (one changes-since never lists)
+            since, basis = server.created, "created"
+        elif updated is not None and updated < seen:
             since, basis = updated, "updated_at"
         else:
             since, basis = seen, "observed"
@@ -285,6 +316,7 @@ class InstancesCollector(BaseCollector):
         timeout: float | None = None,
         stuck: Mapping[str, float] | None = None,
         resync_s: float = RESYNC_S,
+        build_list_s: float = BUILD_LIST_S,
         overlap_s: float = OVERLAP_S,
         page_size: int = PAGE_SIZE,
         clock: Callable[[], datetime] | None = None,
@@ -294,6 +326,7 @@ class InstancesCollector(BaseCollector):
         self.timeout = timeout if timeout is not None else self.openstack.timeout
         self.stuck = dict(stuck or DEFAULT_STUCK_SECONDS)
         self.resync_s = resync_s
+        self.build_list_s = build_list_s
         self.overlap_s = overlap_s
         self.page_size = page_size
         self._clock = clock or (lambda: datetime.now(UTC))
@@ -302,6 +335,7 @@ class InstancesCollector(BaseCollector):
         self.index = ServerIndex()
         self._cursor: datetime | None = None  # start of the last good poll (our clock)
         self._last_full: datetime | None = None
+        self._last_build: datetime | None = None  # the last poll that listed every BUILD server (full or not)
         self._skew_s = 0.0  # how far ahead of our clock nova's updated_at has been seen
         self._lock = threading.Lock()  # a timed-out poll's thread may still run: never two at once
         self._client_lock = threading.Lock()
@@ -344,10 +378,11 @@ class InstancesCollector(BaseCollector):
         rows = list(self._server_rows(changes_since, count))
         return rows, int(count[0])
 
-    def _server_rows(self, changes_since: datetime | None, count: list[Any]) -> Iterator[dict[str, Any]]:
+    def _server_rows(self, changes_since: datetime | None, count: list[Any], status: str | None = None
+                     ) -> Iterator[dict[str, Any]]:
         """The rows of every page, one page held at a time (a 10,000-server list is ~20 MB of JSON: holding
         every decoded row at once set the process's peak, and so its RSS). count: [requests, rows, newest
-        `updated`] as they go."""
+        `updated`] as they go. status: only servers in that status (nova's `status` filter)."""
         from tui.openstack.paging import iso_param, next_marker, query
 
         client = self.client()
@@ -355,6 +390,8 @@ class InstancesCollector(BaseCollector):
         params: dict[str, Any] = {"all_tenants": 1, "limit": self.page_size}
         if changes_since is not None:
             params["changes-since"] = iso_param(changes_since)
+        if status is not None:
+            params["status"] = status
         seen: set[str] = set()
         while True:
             body = client.get_json("compute", query("/servers/detail", params), microversion=mv,
@@ -384,14 +421,26 @@ class InstancesCollector(BaseCollector):
                     or (now - self._last_full).total_seconds() >= self.resync_s)
             since: datetime | None = None
             count: list[Any] = [0, 0, ""]  # requests, rows, newest updated
+            build_count: list[Any] = [0, 0, ""]  # the same for the status=BUILD list
+            build_listed = full or self._last_build is None \
+                or (now - self._last_build).total_seconds() >= self.build_list_s
             if full:
                 left = self.index.replace_all(self._server_rows(None, count), now)
                 self._last_full = now
             else:
                 assert self._cursor is not None
                 since = self._cursor - timedelta(seconds=self.overlap_s + self._skew_s)
-                left = self.index.merge(self._server_rows(since, count), now)
-            requests, nrows = int(count[0]), int(count[1])
+                building: list[dict[str, Any]] = []
+                if build_listed:  # asked first: whatever leaves BUILD after it is in the changes-since answer
+                    building = list(self._server_rows(None, build_count, status="BUILD"))
+                    self.index.merge(building, now)
+                listed: set[str] = {str(r.get("id")) for r in building}
+                left = self.index.merge(self._server_rows(since, count), now, seen=listed)
+                if build_listed:
+                    left += self.index.drop_unlisted_builds(listed)
+            if build_listed:
+                self._last_build = now
+            requests, nrows = int(count[0]) + int(build_count[0]), int(count[1]) + int(build_count[1])
             self._note_skew([{"updated": count[2]}], now)
             self._cursor = now
             servers = tuple(self.index.servers.values())
@@ -400,7 +449,8 @@ class InstancesCollector(BaseCollector):
             extra += more
             self.cpu_s = time.thread_time() - cpu0
             poll = PollInfo(mode="full" if full else "changes-since", requests=requests + extra, rows=nrows,
-                            changes_since=since, last_full_at=self._last_full, deleted=left)
+                            changes_since=since, last_full_at=self._last_full, deleted=left,
+                            build_listed=build_listed and not full)
             return InstancesSnapshot(taken_at=now, servers=servers, hosts=hosts, hosts_error=hosts_error,
                                      poll=poll, poll_interval_s=self.interval)
 

@@ -8,6 +8,10 @@ The API does not say when a task_state began. `task_since` is our best lower bou
 - "updated_at": the server's `updated_at` at the first poll that saw the state, when that is earlier than our
   own observation (e.g. the state began before stacktop started). Every task_state change bumps `updated_at`,
   so the state began at or before it; it is nova's clock, not ours.
+- "created": for `scheduling` only, the server's `created` (nova's clock): a build is in scheduling from its
+  POST on and no other operation uses that task_state, so the state began at or before it (the build request's
+  or the cell record's creation), even for a build first seen late (changes-since never lists a build cast to a
+  compute that has not claimed it).
 Either way, `now - task_since` is a lower bound of how long the server has been in that state. A BUILD server
 without a task_state is tracked the same way, as the phase BUILD_QUEUED.
 """
@@ -20,7 +24,7 @@ from datetime import datetime
 from types import MappingProxyType
 from typing import Literal
 
-SinceBasis = Literal["observed", "updated_at"]
+SinceBasis = Literal["observed", "updated_at", "created"]
 
 # A BUILD server with a host but no task_state: conductor recorded the host and cast the build to
 # compute.<host> over the bus; nova-compute has not picked it up. Where a boot stops when that compute is down.
@@ -130,6 +134,7 @@ class PollInfo:
     changes_since: datetime | None = None  # the changes-since value sent (overlap included)
     last_full_at: datetime | None = None
     deleted: int = 0  # servers that left the index in this poll
+    build_listed: bool = False  # a changes-since poll that also listed status=BUILD (counted in requests/rows)
 
 
 @dataclass(frozen=True)

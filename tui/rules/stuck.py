@@ -134,7 +134,8 @@ def instance_stuck(server: Server, now: datetime, stuck: Mapping[str, float],
     problems, compute_down, agent_dead = host_problems(host, hosts or {}, hosts_error, now)
     where = f" on {host}" if owner.on_host and host else ""
     first, then = _fill(owner.first_log, host), _fill(owner.then, host)
-    basis = "first seen by stacktop" if server.task_since_basis == "observed" else "since updated_at"
+    basis = {"observed": "first seen by stacktop", "created": "since created"}.get(server.task_since_basis or "",
+                                                                                 "since updated_at")
     shown = "BUILD with no task_state" if state == BUILD_QUEUED else state
     summary = (f"{server.label} stuck in {shown} for {coarse_age(age)} (> {human_age(limit)}, {basis}): "
                f"waiting on {owner.waiting_on}; owner {owner.component}{where}")

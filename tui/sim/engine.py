@@ -87,6 +87,7 @@ class Engine:
 
         self.instances: dict[str, Instance] = {}
         self.deleted: dict[str, Instance] = {}
+        self.casts: dict[str, tuple[str, tuple[float, float, float, float], bool]] = {}  # build -> its compute
         self._order: list[tuple[float, str]] = []  # (created, id) ascending; nova lists it reversed
         self._order_index: dict[str, int] | None = None
         self.ports: dict[str, Port] = {}
@@ -378,6 +379,7 @@ class Engine:
         inst.status, inst.vm_state, inst.task_state, inst.power_state = "BUILD", "building", "scheduling", 0
         inst.az = ""
         inst.launched_at = None
+        inst.pending = "build_request"
         req = f"req-{self._uuid()}"
         inst.actions = [Action("create", req, t, t)]
         d = durations or (self.rng.uniform(0.5, 3), self.rng.uniform(1, 4), self.rng.uniform(0.5, 2),
@@ -406,7 +408,8 @@ class Engine:
             return
         t = self.t
         start = inst.actions[-1].start if inst.actions else t
-        if fail == "novalidhost" or not self.hosts:
+        if fail == "novalidhost" or not self.hosts:  # buried in cell0, then saved: updated_at is set
+            inst.pending = None
             inst.status, inst.vm_state, inst.task_state = "ERROR", "error", None
             inst.fault = {"code": 500, "created": t, "message": "No valid host was found. ",
                           "details": NOVALIDHOST_TRACE}
@@ -420,11 +423,23 @@ class Engine:
             host = self.rng.choice(candidates)
         else:
             host = self.host_by_name[host_name]
-        inst.host, inst.task_state, inst.az = host.name, None, "nova"
-        self._claim(inst, host)
+        self._claim(inst, host)  # the scheduler's placement claim
         self._event(inst, "conductor_schedule_and_build_instances", start, "Success", CONTROLLERS[0])
-        inst.touch(t)
-        self.at(t + 0.5, self._networking, sid, d, volume)
+        # the conductor creates the instance in the cell DB (updated_at NULL, task_state still scheduling, no
+        # host), drops the build request and casts the build to compute.<host>; that nova-compute claims it
+        # (host set, task_state None, saved). A dead one never does: changes-since never lists the build
+        # (nova 34, measured on the test bed); its queue holds the cast until it starts again.
+        if not self._compute_alive(host.name):
+            inst.pending, inst.cache = "cast", None
+            self.casts[sid] = (host.name, d, volume)
+            return
+        self._compute_claims(inst, host.name, d, volume)
+
+    def _compute_claims(self, inst: Instance, host: str, d: tuple[float, float, float, float],
+                        volume: bool) -> None:
+        inst.host, inst.task_state, inst.az, inst.pending = host, None, "nova", None
+        inst.touch(self.t)
+        self.at(self.t + 0.5, self._networking, inst.id, d, volume)
 
     def _compute_alive(self, host: str | None) -> bool:
         return host is not None and self.host_by_name[host].service.dead_since is None
@@ -492,6 +507,11 @@ class Engine:
         if inst is None:
             return
         t = self.t
+        self.casts.pop(sid, None)
+        if inst.pending is not None:  # a build request, or a build no compute claimed: soft-deleted with
+            self._unclaim(sid)        # updated_at still NULL, so changes-since never lists it as DELETED
+            self._forget(inst)
+            return
         if inst.host and inst.actions and inst.actions[-1].action == "delete" and inst.task_state:
             self._event(inst, "compute_terminate_instance", inst.actions[-1].start, "Success", inst.host)
         inst.status, inst.vm_state, inst.task_state, inst.power_state = "DELETED", "deleted", None, 0
@@ -509,12 +529,16 @@ class Engine:
                 vol.status, vol.attachments, vol.updated = "available", [], t
         inst.touch(t)
         self.deleted[sid] = inst
+        self._forget(inst)
+        self.at(t + DELETED_KEEP, self.deleted.pop, sid, None)
+
+    def _forget(self, inst: Instance) -> None:
+        """A server gone from the listings: out of the list order and the storyline's specials."""
         idx = bisect.bisect_left(self._order, (inst.created, inst.id))
-        if idx < len(self._order) and self._order[idx][1] == sid:
+        if idx < len(self._order) and self._order[idx][1] == inst.id:
             del self._order[idx]
         self._order_index = None
-        self.specials.discard(sid)
-        self.at(t + DELETED_KEEP, self.deleted.pop, sid, None)
+        self.specials.discard(inst.id)
 
     # ---------------------------------------------------------------- churn
     def _churn_tick(self) -> None:
@@ -577,6 +601,12 @@ class Engine:
                 inst.touch(t)
             elif inst.host == name and inst.task_state == "deleting":
                 self._deleted(sid)
+        # then it consumes the builds cast to it while it was down (its queue kept them)
+        for sid, (host_name, d, volume) in list(self.casts.items()):
+            cast = self.instances.get(sid)
+            if host_name == name and cast is not None:
+                del self.casts[sid]
+                self._compute_claims(cast, name, d, volume)
 
     def kill_agent(self, agent: Agent) -> None:
         if agent.dead_since is None:

@@ -137,6 +137,10 @@ class Instance:
     actions: list[Action] | None = None  # None: synthesised from `created` on demand
     reservation_id: str = ""
     key_name: str | None = None
+    # where nova keeps a build before a nova-compute claims it (its updated_at is NULL until then):
+    # "build_request" (API cell; listed whatever changes-since says), "cast" (in the cell DB, cast to a compute
+    # that has not claimed it: changes-since never lists it), None (claimed, or never a build: updated is set)
+    pending: str | None = None
     cache: bytes | None = None  # JSON of the server minus host_status, without the closing brace
 
     def touch(self, t: float) -> None:

@@ -45,7 +45,8 @@ def in_state_label(server: Server, now: datetime) -> str:
     age = server.in_state_for(now)
     if age is None:
         return ""
-    return ("~" if server.task_since_basis == "updated_at" else "") + coarse_age(age)  # ticks once a minute
+    nova_clock = server.task_since_basis in ("updated_at", "created")
+    return ("~" if nova_clock else "") + coarse_age(age)  # ticks once a minute
 
 
 def _sort_key(server: Server, severity: dict[str, str], now: datetime) -> tuple[Any, ...]:
@@ -91,10 +92,11 @@ def status_line(snapshot: InstancesSnapshot, findings: Iterable[Finding], *, sho
         parts.append(f"[bold red]{stuck} stuck[/]")
     view = f"showing all {shown:,} (a: attention only)" if show_all else f"showing {shown:,} worth attention (a: all)"
     parts.append(view)
-    if any(s.task_since_basis == "updated_at" for s in servers if s.phase):
-        parts.append("~age: since nova's updated_at")
+    if any(s.task_since_basis in ("updated_at", "created") for s in servers if s.phase):
+        parts.append("~age: since nova's updated_at (created, for scheduling)")
     poll = snapshot.poll
-    parts.append(f"poll {escape(poll.mode)}: {poll.requests} req, {poll.rows:,} rows")
+    mode = f"{poll.mode} + BUILD" if poll.build_listed else poll.mode
+    parts.append(f"poll {escape(mode)}: {poll.requests} req, {poll.rows:,} rows")
     if snapshot.hosts_error:
         parts.append(f"[yellow]host health unknown: {escape(snapshot.hosts_error)}[/]")
     down = sorted(h.host for h in snapshot.hosts.values() if h.compute_state is not None and h.compute_down)
