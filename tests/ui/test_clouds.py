@@ -79,7 +79,9 @@ async def test_switch_swaps_panes_at_once_and_inactive_badge_follows_slow_polls(
         assert services.table is not None and services.table.shown_keys  # east's 2 computes
         assert services.observation is not None and computes(services.observation) == 2
         assert [(b.name, b.level, b.active) for b in app.cloud_badges()] == [("east", "ok", True),
-                                                                              ("west", "ok", False)]
+                                                                              ("west", "ok", False)], \
+            [(c, f.severity, f.kind, f.subject, f.summary) for c, s in app.clouds.items()
+             for o in s.observations.values() for f in o.findings]
         assert "west ok" in topbar(app)
 
         # west's compute-02 dies while east is on screen: west's badge turns red from its slower polls
