@@ -4,7 +4,9 @@ It is stacktop's StacktopApp, unchanged, pointed at a simulator running in anoth
 JSON): OpenStack and RabbitMQ through their real HTTP clients, Galera through the simulator's connector seam
 (over the sim's control API, as tests do). Nothing is written to the terminal besides what the app paints;
 timing marks go to MARKS.jsonl: first_paint (after the first refresh), filled/<source> (after the refresh
-that followed the source's first good observation), all_filled, and obs/<source> counts.
+that followed the source's first good observation), all_filled, complete/<source> (the first observation that
+is not partial: the instances source first reads only the servers worth attention, then every server), and
+obs/<source> counts.
 
     --interval S   poll every source every S seconds (default: the config defaults: 10/15/5 s)
     --fast A,B     only sources A and B poll every S seconds, the others at their defaults
@@ -63,6 +65,7 @@ def main() -> None:
         CSS_PATH = str(Path(tui_app.__file__).with_name("app.tcss"))  # relative to the defining module
         counts: dict[str, int] = {}
         filled: set[str] = set()
+        complete: set[str] = set()
 
         def on_mount(self) -> None:  # runs before StacktopApp.on_mount (Textual calls both)
             self.call_after_refresh(lambda: mark("first_paint"))
@@ -73,7 +76,7 @@ def main() -> None:
             from tui.sim.control import RemoteDemo
 
             remote = RemoteDemo(None, info)  # type: ignore[arg-type]
-            collectors = [c for c in build_collectors(self.config) if c.name != "galera"]
+            collectors = [c for c in build_collectors(self.config, dashboard=True) if c.name != "galera"]
             collectors += galera.build(self.config, connector=remote.galera_connector)
             for c in collectors:
                 if c.name in fast and args.interval:
@@ -88,6 +91,10 @@ def main() -> None:
             n = self.counts[obs.source] = self.counts.get(obs.source, 0) + 1
             mark("obs", source=obs.source, n=n, ok=obs.error is None, error=obs.error,
                  duration_s=obs.duration_s)
+            if obs.snapshot is not None and not getattr(obs.snapshot, "partial", False) \
+                    and obs.source not in self.complete:  # the instances source's first read is partial
+                self.complete.add(obs.source)
+                self.call_after_refresh(lambda source=obs.source: mark("complete", source=source))
             if obs.snapshot is not None and obs.source not in self.filled:
                 self.filled.add(obs.source)
                 done = self.filled >= set(sources)

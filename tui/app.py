@@ -228,7 +228,7 @@ class StacktopApp(App[None]):
         from tui.collectors.registry import build_collectors
 
         connector = self.galera_connectors.get(state.name, self.galera_connector)
-        return build_collectors(state.config, galera_connector=connector)
+        return build_collectors(state.config, galera_connector=connector, dashboard=True)
 
     def _start_sources(self) -> None:
         """After the first paint: build collectors (heavy imports happen here) and start one runner each.

@@ -159,10 +159,13 @@ class CollectorRunner:
         """Poll forever; the next poll is scheduled only after the current one finished."""
         try:
             while True:
+                obs = None
                 if not self.paused or self._forced:
                     self._forced = False
-                    await self.run_once()
-                await self._sleep(None if self.paused else self.next_delay())
+                    obs = await self.run_once()
+                # a partial snapshot (the instances source's first, attention-only read): the rest at once
+                again = obs is not None and obs.error is None and bool(getattr(obs.snapshot, "partial", False))
+                await self._sleep(None if self.paused else 0.0 if again else self.next_delay())
         finally:
             try:
                 await self.collector.aclose()

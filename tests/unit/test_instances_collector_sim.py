@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tui.collectors.instances import InstancesCollector
+from tui.collectors.instances import ATTENTION_FILTERS, InstancesCollector
 from tui.openstack import connect
 from tui.sim import start_demo
 from tui.sim.demo import Demo
@@ -111,3 +111,37 @@ async def test_request_id_read_once_for_a_stuck_server(demo: Demo) -> None:
     assert again.server(sid).request_id == create  # type: ignore[union-attr]
     assert demo.stats.matching("compute", f"/v2.1/servers/{sid}/os-instance-actions") == [], "cached"
     await c.aclose()
+
+
+async def test_attention_first_reads_what_the_default_view_shows_then_every_server(demo: Demo) -> None:
+    """The dashboard's first poll: only ERROR, BUILD and servers in a task_state (server-side filters, all
+    at once), marked partial; the next poll lists every server and keeps what the first one tracked."""
+    with demo.engine.lock:
+        ids = list(demo.engine.instances)
+        err, busy = demo.engine.instances[ids[0]], demo.engine.instances[ids[1]]
+        err.status, err.vm_state = "ERROR", "error"
+        err.touch(demo.engine.t)
+        busy.task_state = "rebooting"
+        busy.touch(demo.engine.t)
+        built = demo.engine.boot("fresh", demo.engine.projects[0], "m1.small", durations=(30.0, 5.0, 5.0, 5.0)).id
+    c = collector(demo, attention_first=True)
+    demo.stats.reset()
+    first = await c.collect()
+    assert first.partial and first.poll.mode == "attention"
+    assert {s.id for s in first.servers} == {err.id, busy.id, built}
+    lists = [t for t in server_requests(demo) if t.startswith("/v2.1/servers/detail")]
+    assert len(lists) == len(ATTENTION_FILTERS), lists
+    assert any("task_state=rebooting" in t for t in lists) and any("status=ERROR" in t for t in lists)
+    second = await c.collect()
+    assert not second.partial and second.poll.mode == "full" and len(second.servers) == 201
+    tracked, again = first.server(built), second.server(built)
+    assert tracked is not None and again is not None and again.task_since == tracked.task_since
+    demo.advance(60)
+    third = await c.collect()
+    assert third.poll.mode == "changes-since", "attention first happens once"
+    await c.aclose()
+
+
+async def test_without_attention_first_the_first_poll_lists_every_server(demo: Demo) -> None:
+    first = await collector(demo).collect()
+    assert not first.partial and first.poll.mode == "full" and len(first.servers) == 200

@@ -136,3 +136,30 @@ async def test_findings_are_computed_and_kept_on_failure() -> None:
     assert [f.subject for f in ok.findings] == ["thing-7"]
     failed = await runner.run_once()
     assert failed.findings == ok.findings
+
+
+async def test_a_partial_snapshot_is_followed_at_once_by_the_next_poll() -> None:
+    """The instances source's first dashboard read holds only the servers worth attention (snapshot.partial):
+    the runner polls again at once instead of waiting an interval; a failed poll after it waits as usual."""
+
+    class Partial(FakeSnapshot):
+        partial = True
+
+    class FirstPartial(ScriptedCollector):
+        async def collect(self) -> FakeSnapshot:
+            snap = await super().collect()
+            return Partial(snap.value) if self.calls == 1 else snap
+
+    collector = FirstPartial("p", [1, 2, "fail", 3], interval=3600)
+    runner = CollectorRunner(collector)
+    task = asyncio.create_task(runner.run())
+    for _ in range(500):
+        if collector.calls >= 2:
+            break
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(0.05)
+    assert collector.calls == 2, "a partial first poll, then the full one at once, then the 1 h interval"
+    assert runner.observation.snapshot == FakeSnapshot(2)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task

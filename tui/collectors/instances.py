@@ -62,7 +62,7 @@ from tui.models.instances import (
     VolumeInfo,
 )
 from tui.rules.stuck import instance_findings, threshold_for
-from tui.rules.task_states import DEFAULT_STUCK_SECONDS
+from tui.rules.task_states import BUILD_STATES, DEFAULT_STUCK_SECONDS, KNOWN_TASK_STATES
 
 RESYNC_S = 600.0
 BUILD_LIST_S = 30.0  # how often a changes-since poll also lists status=BUILD (module docstring)
@@ -70,6 +70,13 @@ OVERLAP_S = 30.0
 PAGE_SIZE = 1000  # nova's default max_limit
 REQUEST_IDS_PER_POLL = 10  # stuck/ERROR servers whose latest request id is read per poll (cached after)
 ACTIONS_WITH_EVENTS = 10  # the latest actions whose events the instance screen reads (one request each)
+# The dashboard's first poll (attention_first): the servers its default view shows, by server-side filters,
+# before the full list: ERROR, BUILD (with or without a task_state) and every other task_state nova knows
+# (`task_state` is an admin filter taking one value). All are asked at once over async HTTP.
+ATTENTION_FILTERS: tuple[dict[str, str], ...] = (
+    {"status": "ERROR"}, {"status": "BUILD"},
+    *({"task_state": t} for t in sorted(KNOWN_TASK_STATES - set(BUILD_STATES))),
+)
 L2_AGENT_TYPES = frozenset({"Open vSwitch agent", "Linux bridge agent", "OVN Controller agent",
                             "OVN Controller Gateway agent", "NIC Switch agent", "Macvtap agent"})
 
@@ -320,8 +327,12 @@ class InstancesCollector(BaseCollector):
         overlap_s: float = OVERLAP_S,
         page_size: int = PAGE_SIZE,
         clock: Callable[[], datetime] | None = None,
+        attention_first: bool = False,
     ) -> None:
         self.openstack = openstack or OpenStackConfig()
+        # the dashboard's first poll reads only what its default view shows (PollInfo mode "attention",
+        # snapshot.partial) and the runner polls again at once for the full list; `snapshot` never does this
+        self.attention_first = attention_first
         self.interval = interval if interval is not None else self.openstack.interval
         self.timeout = timeout if timeout is not None else self.openstack.timeout
         self.stuck = dict(stuck or DEFAULT_STUCK_SECONDS)
@@ -343,8 +354,8 @@ class InstancesCollector(BaseCollector):
         self.cpu_s = 0.0
 
     @classmethod
-    def from_config(cls, config: Config) -> InstancesCollector:
-        return cls(config.openstack, stuck=config.thresholds.stuck)
+    def from_config(cls, config: Config, *, attention_first: bool = False) -> InstancesCollector:
+        return cls(config.openstack, stuck=config.thresholds.stuck, attention_first=attention_first)
 
     @property
     def timeout_hint(self) -> str:
@@ -370,7 +381,61 @@ class InstancesCollector(BaseCollector):
 
     # -- one poll
     async def collect(self) -> InstancesSnapshot:
+        if self.attention_first and self._cursor is None and not len(self.index):
+            self.attention_first = False  # once: the next poll lists every server
+            try:
+                return await self._collect_attention()
+            except SourceError:
+                pass  # the full listing below says what is wrong, if anything is
         return await asyncio.to_thread(self._collect_blocking)
+
+    async def _collect_attention(self) -> InstancesSnapshot:
+        """The servers worth attention only (ATTENTION_FILTERS, all at once): at 10,000 servers the full list
+        is ~20 MB of JSON in 11 pages read one after another (a second or more on a real nova), the filtered
+        reads a few KB each. The index is not marked as listed: the next poll lists every server."""
+        from tui.openstack.paging import query
+
+        client = await asyncio.to_thread(self.client)
+        mv = await asyncio.to_thread(client.compute_microversion)
+        params = [{"all_tenants": 1, "limit": self.page_size, **f} for f in ATTENTION_FILTERS]
+        answers = await client.aget_json_many("compute", [query("/servers/detail", p) for p in params],
+                                              microversion=mv)
+        return await asyncio.to_thread(self._attention_snapshot, client, mv, params, answers)
+
+    def _attention_snapshot(self, client: Any, mv: str, params: list[dict[str, Any]], answers: list[Any]
+                            ) -> InstancesSnapshot:
+        from tui.openstack.paging import next_marker, query
+
+        with self._lock:
+            cpu0 = time.thread_time()
+            now = self._clock()
+            rows: dict[str, Mapping[str, Any]] = {}
+            requests = len(answers)
+            for p, body in zip(params, answers, strict=True):
+                seen: set[str] = set()
+                while True:
+                    if isinstance(body, SourceError):
+                        raise body
+                    page = body.get("servers")
+                    if not isinstance(page, list):
+                        raise SourceError("GET compute /servers/detail: the answer has no 'servers' list")
+                    for row in page:
+                        rows[str(_server_row(row).get("id"))] = row
+                    marker = next_marker(body, "servers_links")  # more than a page in one state: rare
+                    if not marker or not page or marker in seen:
+                        break
+                    seen.add(marker)
+                    body = client.get_json("compute", query("/servers/detail", {**p, "marker": marker}),
+                                           microversion=mv, action="listing servers", expect="servers")
+                    requests += 1
+            self.index.merge(rows.values(), now)
+            servers = tuple(self.index.servers.values())
+            hosts, hosts_error, extra = self._host_health(servers)
+            servers, more = self._with_request_ids(servers, now)
+            self.cpu_s = time.thread_time() - cpu0
+            poll = PollInfo(mode="attention", requests=requests + extra + more, rows=len(rows))
+            return InstancesSnapshot(taken_at=now, servers=servers, hosts=hosts, hosts_error=hosts_error,
+                                     poll=poll, poll_interval_s=self.interval)
 
     def list_servers(self, changes_since: datetime | None = None) -> tuple[list[dict[str, Any]], int]:
         """Every page of /servers/detail?all_tenants=1 (limit/marker), plain dicts; (rows, requests)."""
@@ -604,7 +669,8 @@ class InstancesCollector(BaseCollector):
                               allocations=allocations, host_health=health, errors=errors)
 
 
-def build(config: Config) -> list[Collector]:
+def build(config: Config, *, dashboard: bool = False) -> list[Collector]:
+    """dashboard: the first poll reads only the servers worth attention (the full list follows at once)."""
     if not config.openstack.cloud:
         return []
-    return [InstancesCollector.from_config(config)]
+    return [InstancesCollector.from_config(config, attention_first=dashboard)]

@@ -12,13 +12,17 @@ from tui.config import Config
 SOURCE_MODULES: tuple[str, ...] = ("services", "instances", "rabbitmq", "galera")
 
 
-def build_collectors(config: Config, *, galera_connector: Any = None) -> list[Collector]:
-    """galera_connector: the Galera collector's connection seam (the simulator passes its own)."""
+def build_collectors(config: Config, *, galera_connector: Any = None, dashboard: bool = False) -> list[Collector]:
+    """galera_connector: the Galera collector's connection seam (the simulator passes its own).
+    dashboard: for the app (the instances source first reads the servers worth attention, then every
+    server); `stacktop snapshot` reads everything in its one poll."""
     collectors: list[Collector] = []
     for module_name in SOURCE_MODULES:
         module = importlib.import_module(f"tui.collectors.{module_name}")
         if module_name == "galera" and galera_connector is not None:
             collectors.extend(module.build(config, connector=galera_connector))
+        elif module_name == "instances":
+            collectors.extend(module.build(config, dashboard=dashboard))
         else:
             collectors.extend(module.build(config))
     return collectors

@@ -126,7 +126,9 @@ class HostHealth:
 
 @dataclass(frozen=True)
 class PollInfo:
-    """How this snapshot was read: mode "full" (paginated list) or "changes-since"; counts for the bench."""
+    """How this snapshot was read: mode "full" (paginated list), "changes-since", or "attention" (the
+    dashboard's first read: only the servers worth attention, by server-side filters; the full list follows
+    at once); counts for the bench."""
 
     mode: str = "full"
     requests: int = 0
@@ -154,6 +156,11 @@ class InstancesSnapshot:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "hosts", MappingProxyType(dict(self.hosts)))
+
+    @property
+    def partial(self) -> bool:
+        """Only the servers worth attention were read (the first poll of a dashboard): not every server."""
+        return self.poll.mode == "attention"
 
     def server(self, server_id: str) -> Server | None:
         for s in self.servers:

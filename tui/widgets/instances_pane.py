@@ -87,7 +87,9 @@ def status_line(snapshot: InstancesSnapshot, findings: Iterable[Finding], *, sho
     busy = sum(1 for s in servers if s.task_state)
     errors = sum(1 for s in servers if s.status == "ERROR")
     stuck = sum(1 for f in findings if f.kind == "instance.stuck")
-    parts = [f"{len(servers):,} servers", f"{busy} in a task_state", f"{errors} ERROR"]
+    # the dashboard's first read holds only the servers worth attention; the full list follows at once
+    total = "listing every server..." if snapshot.partial else f"{len(servers):,} servers"
+    parts = [total, f"{busy} in a task_state", f"{errors} ERROR"]
     if stuck:
         parts.append(f"[bold red]{stuck} stuck[/]")
     view = f"showing all {shown:,} (a: attention only)" if show_all else f"showing {shown:,} worth attention (a: all)"

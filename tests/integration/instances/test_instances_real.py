@@ -187,3 +187,23 @@ async def test_changes_since_on_real_nova_and_deleted_leave(healthy: Any, poller
     assert requests == 1
     floor = since.replace(microsecond=0)
     assert all((parse_time(r["updated"]) or datetime.min.replace(tzinfo=UTC)) >= floor for r in raw), raw
+
+
+async def test_attention_first_on_real_nova_reads_the_error_server_not_the_active_one(
+        openstack_cloud: OpenStackCloud, healthy: Any) -> None:
+    """The dashboard's first read (ERROR, BUILD, then every other task_state, one filtered list each) against
+    real nova: every filter is accepted (a refused one would fall back to the full list, not partial), the
+    ERROR server is in it and the ACTIVE one is not; the next poll lists every server."""
+    collector = make_collector(openstack_cloud, attention_first=True)
+    try:
+        with server_on(healthy, "compute-01") as active, error_server(healthy) as err:
+            first = await collector.collect()
+            assert first.partial and first.poll.mode == "attention"
+            ids = {s.id for s in first.servers}
+            assert err.id in ids and active.id not in ids
+            assert all(s.phase or s.status == "ERROR" for s in first.servers)
+            second = await collector.collect()
+            assert not second.partial and second.poll.mode == "full"
+            assert {err.id, active.id} <= {s.id for s in second.servers}
+    finally:
+        await collector.aclose()
