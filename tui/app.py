@@ -149,6 +149,7 @@ class StacktopApp(App[None]):
         self.galera_connector = galera_connector
         self.command_history = commands.History()
         self._topbar_shown = ""
+        self._inputs_mounted = False
 
     @property
     def runners(self) -> dict[str, CollectorRunner]:
@@ -191,10 +192,21 @@ class StacktopApp(App[None]):
                 cls = pane_class(source, title)
                 yield cls(interval=interval, configured=configured, id=f"pane-{source}")
             yield FindingsPane(interval=10.0, configured=True, id="pane-findings")
-        yield Input(placeholder="filter: regex, !inverts, esc clears", id="filter")
-        yield Input(placeholder="note (enter saves, esc cancels)", id="note")
-        yield CommandInput(placeholder=":command (tab completes, up/down history, esc cancels)", id="command")
         yield StableFooter()
+        # the filter, note and command lines (hidden until asked for) are mounted after the first paint
+
+    def _input_lines(self) -> None:
+        """Mount the filter, note and command lines, once: right after the first paint (three Inputs cost ~6 ms
+        of CPU before the first frame), or at once when one is asked for before that."""
+        if self._inputs_mounted or not self.screen_stack or not self.screen_stack[0].is_attached:
+            return  # already there, or shutting down
+        self._inputs_mounted = True
+        screen = self.screen_stack[0]
+        footer = next(iter(screen.query(Footer).results(Footer)), None)
+        screen.mount(Input(placeholder="filter: regex, !inverts, esc clears", id="filter"),
+                     Input(placeholder="note (enter saves, esc cancels)", id="note"),
+                     CommandInput(placeholder=":command (tab completes, up/down history, esc cancels)", id="command"),
+                     before=footer)
 
     @property
     def panes(self) -> list[SourcePane]:
@@ -208,6 +220,7 @@ class StacktopApp(App[None]):
         self._activate(0)
         self.set_interval(1.0, self._tick)
         self.call_after_refresh(self._start_sources)
+        self.call_after_refresh(self._input_lines)
 
     def on_resize(self, event: Resize) -> None:
         self._apply_size(event.size.width, event.size.height)
@@ -445,6 +458,7 @@ class StacktopApp(App[None]):
         return panes[self.active_index] if panes else None
 
     def action_filter(self) -> None:
+        self._input_lines()
         box = self.query_one("#filter", Input)
         box.add_class("-shown")
         box.focus()
@@ -478,6 +492,7 @@ class StacktopApp(App[None]):
             self.notify("notes need the recorder ([recorder] dir)", severity="warning")
             return
         subject, _ = self.note_subject()
+        self._input_lines()
         box = self.query_one("#note", Input)
         box.placeholder = f"note on {subject or 'the session'} (enter saves, esc cancels)"
         box.add_class("-shown")
@@ -515,6 +530,7 @@ class StacktopApp(App[None]):
 
     # ----- command mode --------------------------------------------------------------------------------
     def action_command(self, prefill: str = "") -> None:
+        self._input_lines()
         box = self.screen_stack[0].query_one("#command", CommandInput)
         if len(self.screen_stack) > 1:
             self.pop_screen()
