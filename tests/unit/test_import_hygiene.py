@@ -38,3 +38,27 @@ def test_core_modules_do_not_import_textual() -> None:
     textual_modules, heavy = eval(out.stdout.strip())
     assert textual_modules == [], f"textual imported by the core: {textual_modules}"
     assert heavy == [], f"heavy clients imported at module import time (import them lazily): {heavy}"
+
+
+def test_what_the_first_paint_imports_stays_lean() -> None:
+    """Everything the dashboard imports before its first frame (the command line, the app, the pane classes):
+    no OpenStack/RabbitMQ/MySQL/HTTP client (they load after the first paint, in the collectors), and no
+    snapshot model or rule module beyond the small ones (their frozen dataclasses cost ~20 ms of CPU there)."""
+    code = (
+        "import sys\n"
+        "import tui.cli, tui.app\n"
+        "from tui.widgets.panes import PANE_ORDER, pane_class\n"
+        "[pane_class(source, title) for source, title in PANE_ORDER]\n"
+        "heavy = sorted(m for m in ('openstack', 'keystoneauth1', 'pika', 'pymysql', 'httpx', 'requests')\n"
+        "               if m in sys.modules)\n"
+        "big = sorted(m for m in sys.modules if m.startswith(('tui.models.', 'tui.rules.', 'tui.collectors.'))\n"
+        "             and m not in ('tui.models.finding', 'tui.models.observation', 'tui.rules.task_states',\n"
+        "                           'tui.collectors.base'))\n"
+        "print(repr((heavy, big)))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         cwd=Path(__file__).resolve().parents[2])
+    assert out.returncode == 0, out.stderr
+    heavy, big = eval(out.stdout.strip())
+    assert heavy == [], f"client libraries imported before the first paint: {heavy}"
+    assert big == [], f"model/rule/collector modules imported before the first paint: {big}"

@@ -21,7 +21,6 @@ from rich.text import Text
 
 from tui.models.finding import SEVERITY_ORDER, Finding
 from tui.models.observation import Observation
-from tui.rules.triage import jump_target, triage_hints
 from tui.widgets.source_pane import SourcePane
 
 SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
@@ -79,6 +78,8 @@ class FindingsPane(SourcePane):
             return
         now = self._now()
         raw = [f for obs in observations.values() for f in obs.findings]
+        from tui.rules.triage import triage_hints  # here: importing it costs ~20 ms before the first paint
+
         self.hints = triage_hints(observations)
         self.findings = dedupe(raw + self.hints)
         present = {f.key for f in self.findings}
@@ -103,6 +104,8 @@ class FindingsPane(SourcePane):
 
     def swap(self, observations: dict[str, Observation], first_seen: dict[Key, float]) -> None:
         """Another cloud's findings: its own first-seen times, and no "new critical" toast for what it had."""
+        from tui.rules.triage import triage_hints
+
         self.first_seen = dict(first_seen)
         self._pending_toast = {}
         now = self._now()
@@ -176,6 +179,8 @@ class FindingsPane(SourcePane):
         f = self.selected()
         if f is None:
             return
+        from tui.rules.triage import jump_target
+
         what, name = jump_target(f)
         app = self.app
         if what == "host":

