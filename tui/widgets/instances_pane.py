@@ -99,8 +99,11 @@ def status_line(snapshot: InstancesSnapshot, findings: Iterable[Finding], *, sho
         parts.append(f"[bold red]{stuck} stuck[/]")
     view = f"showing all {shown:,} (a: attention only)" if show_all else f"showing {shown:,} worth attention (a: all)"
     parts.append(view)
-    if any(s.task_since_basis in ("updated_at", "created") for s in servers if s.phase):
-        parts.append("~age: since nova's updated_at (created, for scheduling)")
+    bases = {s.task_since_basis for s in servers if s.phase}
+    if "created" in bases:
+        parts.append("~age: since nova's updated_at or created")
+    elif "updated_at" in bases:
+        parts.append("~age: since nova's updated_at")
     poll = snapshot.poll
     mode = f"{poll.mode} + BUILD" if poll.build_listed else poll.mode
     parts.append(f"poll {escape(mode)}: {poll.requests} req, {poll.rows:,} rows")

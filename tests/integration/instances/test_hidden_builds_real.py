@@ -70,3 +70,28 @@ async def test_build_cast_to_a_stopped_compute_is_seen_by_changes_since_polls_an
             assert (datetime.now(UTC) - hidden_at).total_seconds() < collector.resync_s
     finally:
         await collector.aclose()
+
+
+async def test_build_request_with_the_conductor_stopped_is_listed_by_changes_since(
+        healthy: Any, openstack_cloud: OpenStackCloud) -> None:
+    """The other half of nova's rule, which the simulator copies: while nova-conductor is stopped the build
+    stays a build request, listed by changes-since whatever its time (no status=BUILD list needed), and it is
+    stuck in scheduling counted from its created."""
+    collector = make_collector(openstack_cloud, stuck={**DEFAULT_STUCK_SECONDS, "scheduling": SCHEDULING_S},
+                               build_list_s=3600.0)  # changes-since alone
+    poller = Poller(collector, POLL_S)
+    try:
+        assert (await poller.once()).snapshot.poll.mode == "full"
+        with service_killed(healthy, "nova-conductor", wait_down=False), \
+                server_on(healthy, None, wait=False) as srv:
+            since = iso_param(datetime.now(UTC) + timedelta(seconds=30))  # later than any updated_at now
+            assert srv.id in listed_ids(healthy, f"changes-since={since}"), "a build request ignores changes-since"
+            stuck = await poller.until(lambda p: p.about(srv.id, "instance.stuck"),
+                                       timeout=SCHEDULING_S + 20 * POLL_S,
+                                       what=f"instance.stuck for {srv.id} in scheduling")
+            assert not any(p.snapshot.poll.build_listed for p in poller.polls)
+            f = stuck.about(srv.id, "instance.stuck")
+            assert f is not None and f.evidence["phase"] == "scheduling" and f.evidence["host"] is None
+            assert f.evidence["owner"] == "nova-scheduler" and f.evidence["since_basis"] == "created"
+    finally:
+        await collector.aclose()
