@@ -79,7 +79,7 @@ async def test_a_build_hidden_from_changes_since_is_seen_at_the_next_build_list(
     c = collector(demo, stuck={"scheduling": 20.0, "default": 1800.0})
     first = await c.collect()
     assert first.poll.mode == "full"
-    sid, _ = boot_on_dead_compute(demo)
+    sid, host = boot_on_dead_compute(demo)
     demo.advance(5)  # cast to the dead compute before any poll saw its build request
     demo.stats.reset()
     snap = await c.collect()  # the first changes-since poll, 5 s after the full one: no BUILD list yet
@@ -92,14 +92,24 @@ async def test_a_build_hidden_from_changes_since_is_seen_at_the_next_build_list(
     assert snap.poll.build_listed and len(lists) == 2 and "status=BUILD" in lists[0], lists
     actions = demo.stats.matching("compute", f"/v2.1/servers/{sid}/os-instance-actions")
     assert snap.poll.rows == 1 and len(actions) == 1, "stuck at once: its request id is read"
-    assert snap.poll.requests == 2 + 1 + 1, "both lists, os-services, the request id: counted honestly"
+    assert len(demo.stats.matching("placement", f"/allocations/{sid}")) == 1
+    assert snap.poll.requests == 2 + 1 + 1 + 2, \
+        "both lists, os-services, the request id, its allocations and their provider's name: counted honestly"
     s = snap.server(sid)
     assert s is not None and (s.status, s.task_state, s.host) == ("BUILD", "scheduling", None)
     # in scheduling since its POST 30 s ago (> 20 s), though first seen now: stuck at first sight
     assert s.task_since_basis == "created" and s.in_state_for(demo.now()) == BUILD_LIST_S
     stuck = next(f for f in c.findings(snap, demo.now()) if f.kind == "instance.stuck" and f.subject == sid)
-    assert stuck.evidence["phase"] == "scheduling" and stuck.evidence["owner"] == "nova-scheduler"
-    assert "since created" in stuck.summary
+    assert stuck.evidence["phase"] == "scheduling" and "since created" in stuck.summary
+    # placement holds its allocation on the dead compute: the build waits for that nova-compute, not the scheduler
+    assert s.cast_host == host and stuck.evidence["cast_host"] == host and stuck.evidence["host"] == host
+    assert stuck.evidence["owner"] == "nova-compute" and f"owner nova-compute on {host}" in stuck.summary
+    assert "restarting a compute never fixes it" not in stuck.summary
+    demo.advance(demo.engine.service_down_time)  # now the API reports the compute down
+    snap = await c.collect()
+    down = next(f for f in c.findings(snap, demo.now()) if f.kind == "instance.stuck" and f.subject == sid)
+    assert down.severity == "critical" and f"nova-compute on {host} is down" in down.summary
+    assert down.next_step.startswith(f"nova-compute on {host} is down: start it there")
     await c.aclose()
 
 

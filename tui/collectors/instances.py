@@ -19,6 +19,10 @@ Polls (compute API, admin view, plain JSON through the SDK adapter; facts.md "In
   bumping `updated_at` (a build no compute claimed, deleted: soft-deleted with updated_at still NULL, so no
   DELETED row ever comes): it leaves the index. A server that left BUILD any other way was saved, so a
   changes-since answer listed it as it is now.
+- such a build shows no host, but the scheduler claimed its allocation in placement on the host it chose
+  before the conductor cast it there: for a server (nearly) stuck in scheduling the collector reads its
+  allocations once (GET /allocations/{id}, + the provider's name once per provider) and sets
+  Server.cast_host, so the finding names that nova-compute (and whether it is down), not the scheduler.
 - one `/os-services?binary=nova-compute` per poll, and the L2 agents (`/agents`) when some server with a
   host is in a task_state, so the rules can say "and nova-compute on compute-02 is down" (HostHealth); when
   the services source read the full listings through the same client within one interval, those are used
@@ -351,6 +355,8 @@ class InstancesCollector(BaseCollector):
         self._lock = threading.Lock()  # a timed-out poll's thread may still run: never two at once
         self._client_lock = threading.Lock()
         self._request_ids: dict[tuple[str, str], str | None] = {}  # (server id, phase or ERROR) -> request id
+        self._cast_hosts: dict[str, tuple[str | None, datetime]] = {}  # scheduling server -> (host, read at)
+        self._provider_names: dict[str, str | None] = {}  # resource provider uuid -> name
         self.cpu_s = 0.0
 
     @classmethod
@@ -544,6 +550,8 @@ class InstancesCollector(BaseCollector):
             elif s.status == "ERROR":
                 wanted[(s.id, "ERROR")] = s
         self._request_ids = {k: v for k, v in self._request_ids.items() if k in wanted}
+        servers, cast_requests = self._with_cast_hosts(servers, [s for (_, phase), s in wanted.items()
+                                                                 if phase == "scheduling" and not s.host], now)
         requests = 0
         for key in wanted:
             if key in self._request_ids:
@@ -558,12 +566,48 @@ class InstancesCollector(BaseCollector):
             latest = max(actions, key=lambda a: a.get("start_time") or "", default=None)
             self._request_ids[key] = (latest or {}).get("request_id") or None
         if not self._request_ids:
-            return servers, requests
+            return servers, requests + cast_requests
         out = []
         for s in servers:
             rid = self._request_ids.get((s.id, s.phase or ("ERROR" if s.status == "ERROR" else "")))
             out.append(dataclasses.replace(s, request_id=rid) if rid else s)
-        return tuple(out), requests
+        return tuple(out), requests + cast_requests
+
+    def _with_cast_hosts(self, servers: tuple[Server, ...], scheduling: list[Server], now: datetime
+                         ) -> tuple[tuple[Server, ...], int]:
+        """For servers (nearly) stuck in scheduling with no host: the host placement holds their allocation on.
+        The scheduler claims it there before the conductor casts the build to that host, so a build that never
+        leaves scheduling with an allocation is waiting for that nova-compute to claim it, not for the
+        scheduler. One consumer allocations read per server (+ one per new provider's name), at most
+        REQUEST_IDS_PER_POLL a poll; no allocation yet is read again after build_list_s."""
+        wanted = {s.id for s in scheduling}
+        self._cast_hosts = {k: v for k, v in self._cast_hosts.items() if k in wanted}
+        requests = 0
+        for s in scheduling:
+            known = self._cast_hosts.get(s.id)
+            if known is not None and (known[0] is not None
+                                      or (now - known[1]).total_seconds() < self.build_list_s):
+                continue
+            if requests >= REQUEST_IDS_PER_POLL:
+                break
+            try:
+                requests += 1
+                allocs = self.client().consumer_allocations(s.id).get("allocations")
+                host = None
+                for rp in allocs if isinstance(allocs, dict) else {}:
+                    if rp not in self._provider_names:
+                        requests += 1
+                        found = self.client().resource_providers(uuid=rp)
+                        self._provider_names[rp] = _opt_str(found[0].get("name")) if found else None
+                    host = host or self._provider_names[rp]
+            except SourceError:
+                continue
+            self._cast_hosts[s.id] = (host, now)
+        if not any(v[0] for v in self._cast_hosts.values()):
+            return servers, requests
+        return tuple(dataclasses.replace(s, cast_host=self._cast_hosts[s.id][0])
+                     if s.id in self._cast_hosts and s.phase == "scheduling" and not s.host else s
+                     for s in servers), requests
 
     def _host_health(self, servers: tuple[Server, ...]) -> tuple[dict[str, HostHealth], str | None, int]:
         """nova-compute services (1 request) and, when a server with a host is mid-task, the L2 agents."""

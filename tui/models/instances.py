@@ -63,6 +63,10 @@ class Server:
     task_since_basis: SinceBasis | None = None
     volumes: tuple[str, ...] = ()  # volume ids attached (os-extended-volumes:volumes_attached)
     request_id: str | None = None  # the latest action's request id: read only for stuck and ERROR servers
+    # scheduling with no host: the host placement holds its allocation on, i.e. the one the scheduler chose and
+    # the conductor cast the build to (nova shows no host until that nova-compute claims it). Read only for
+    # servers (nearly) stuck in scheduling; None: no allocation (still with the scheduler/conductor) or unread
+    cast_host: str | None = None
 
     @property
     def short_id(self) -> str:

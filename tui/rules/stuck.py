@@ -62,6 +62,11 @@ OWNERS: dict[str, Owner] = {
 # BUILD with a host and no task_state: the build was cast to compute.<host> and nobody picked it up
 OWNERS[BUILD_QUEUED] = Owner("nova-compute", "nova-compute on the host to pick up the build (cast over the bus)",
                              "nova-compute on {host}", "nova-conductor and the bus (queue compute.{host})", True)
+# scheduling with no host but an allocation on a host: the scheduler chose it and the conductor cast the build
+# to compute.<host>; nova shows no host until that nova-compute claims it (a dead one never does)
+CAST = Owner("nova-compute", "nova-compute on {host} to claim the build (the scheduler chose {host}: placement "
+             "holds its allocation there)", "nova-compute on {host}", "nova-conductor and the bus (queue "
+             "compute.{host})", True)
 _IMAGE = Owner("nova-compute", "the image upload to glance", "nova-compute on {host}", "glance-api", True)
 _MIGRATE = Owner("nova-compute", "the migration between hosts", "nova-compute on {host}",
                  "nova-compute on the destination host (openstack server migration list)", True)
@@ -131,6 +136,9 @@ def instance_stuck(server: Server, now: datetime, stuck: Mapping[str, float],
         return None
     owner = owner_of(state)
     host = server.host
+    cast = state == "scheduling" and not host and server.cast_host
+    if cast:
+        owner, host = CAST, server.cast_host
     problems, compute_down, agent_dead = host_problems(host, hosts or {}, hosts_error, now)
     where = f" on {host}" if owner.on_host and host else ""
     first, then = _fill(owner.first_log, host), _fill(owner.then, host)
@@ -138,13 +146,16 @@ def instance_stuck(server: Server, now: datetime, stuck: Mapping[str, float],
                                                                                  "since updated_at")
     shown = "BUILD with no task_state" if state == BUILD_QUEUED else state
     summary = (f"{server.label} stuck in {shown} for {coarse_age(age)} (> {human_age(limit)}, {basis}): "
-               f"waiting on {owner.waiting_on}; owner {owner.component}{where}")
-    if state == "scheduling":
+               f"waiting on {_fill(owner.waiting_on, host)}; owner {owner.component}{where}")
+    if state == "scheduling" and not cast:
         summary += " (no host yet: restarting a compute never fixes it)"
     if problems:
         summary += " - " + "; ".join(problems)
     next_step = f"open the log of {first} first, then {then}"
-    if compute_down and host:
+    if compute_down and host and cast:
+        next_step = (f"nova-compute on {host} is down: start it there (the build waits in its queue compute.{host} "
+                     f"and is claimed when it consumes again), then {first}'s log")
+    elif compute_down and host:
         next_step = (f"nova-compute on {host} is down: start there (its process and host), then {first}'s log; "
                      "a restarted nova-compute puts build-state instances in ERROR")
     elif agent_dead and host and state in ("networking", "spawning"):
@@ -158,6 +169,7 @@ def instance_stuck(server: Server, now: datetime, stuck: Mapping[str, float],
         "since": server.task_since, "since_basis": server.task_since_basis, "updated_at": server.updated_at,
         "poll_interval_s": poll_interval_s, "owner": owner.component, "host": host,
         "first_log": first, "then": then, "host_problems": problems, "request_id": server.request_id,
+        "cast_host": server.cast_host if cast else None,
     }
     return Finding(severity="critical" if critical else "warning", kind="instance.stuck", subject=server.id,
                    summary=summary, evidence=evidence, next_step=next_step, source=SOURCE)

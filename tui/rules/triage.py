@@ -547,8 +547,11 @@ def compute_down_hints(ctx: _Context) -> list[Finding]:
 
 # --- builds stuck before reaching a compute ----------------------------------------------------------------
 def scheduling_hint(ctx: _Context) -> Finding | None:
-    scheduling = _stuck(ctx, "scheduling")
-    queued = [f for f in _stuck(ctx, BUILD_QUEUED) if not f.evidence.get("host_problems")]
+    # a scheduling build with an allocation was cast to a host: like a queued one (cast, never picked up)
+    scheduling = [f for f in _stuck(ctx, "scheduling") if not f.evidence.get("cast_host")]
+    queued = [f for f in _stuck(ctx, BUILD_QUEUED) + [f for f in _stuck(ctx, "scheduling")
+                                                      if f.evidence.get("cast_host")]
+              if not f.evidence.get("host_problems")]
     queued_hosts = sorted({str(f.evidence.get("host")) for f in queued})
     if len(queued_hosts) < 2:
         queued = []

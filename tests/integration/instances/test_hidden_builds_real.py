@@ -6,7 +6,8 @@ requests (from the POST until the conductor has scheduled the build) are listed 
 down, or forced there) sits in `scheduling` with no host and no changes-since answer ever lists it; with
 nova-conductor or nova-scheduler stopped the build request stays and is listed (measured: see the collector's
 docstring). stacktop's instances collector, already on changes-since polls, must still see it (its status=BUILD
-list, every build_list_s) and raise instance.stuck in scheduling after the threshold."""
+list, every build_list_s) and raise instance.stuck in scheduling after the threshold, naming the nova-compute
+placement holds the build's allocation on (the scheduler's choice) as its owner."""
 
 from __future__ import annotations
 
@@ -64,8 +65,11 @@ async def test_build_cast_to_a_stopped_compute_is_seen_by_changes_since_polls_an
                                        what=f"instance.stuck for {srv.id} in scheduling")
             f = stuck.about(srv.id, "instance.stuck")
             assert f is not None and f.evidence["phase"] == "scheduling"
-            assert f.evidence["owner"] == "nova-scheduler" and "owner nova-scheduler" in f.summary
             assert f.evidence["since_basis"] == "created", "counted from nova's created, not from first sight"
+            # the scheduler chose compute-01 (placement holds the allocation there) and the conductor cast the
+            # build to it: the owner is that nova-compute, not the scheduler
+            assert f.evidence["cast_host"] == "compute-01" and f.evidence["host"] == "compute-01"
+            assert f.evidence["owner"] == "nova-compute" and "owner nova-compute on compute-01" in f.summary
             assert all(p.snapshot.poll.mode == "changes-since" for p in poller.polls[1:]), "no resync helped"
             assert (datetime.now(UTC) - hidden_at).total_seconds() < collector.resync_s
     finally:
