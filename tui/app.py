@@ -426,13 +426,15 @@ class StacktopApp(App[None]):
         self.refresh_breadcrumb()
 
     def main_crumb(self) -> str:
-        """The dashboard's part of the breadcrumb: the focused pane and its filter."""
-        from tui.breadcrumb import pane_crumb
+        """The dashboard's part of the breadcrumb: the cloud on screen (with several clouds), the focused pane
+        and its filter."""
+        from tui.breadcrumb import join, pane_crumb
 
+        cloud = self.active_cloud if len(self.clouds) > 1 else None
         pane = self.active_pane()
         if pane is None:
-            return ""
-        return pane_crumb(pane.SOURCE, pane.table.row_filter.text if pane.table is not None else "")
+            return cloud or ""
+        return join((cloud, pane_crumb(pane.SOURCE, pane.table.row_filter.text if pane.table is not None else "")))
 
     def refresh_breadcrumb(self) -> None:
         for crumb in self.screen_stack[0].query("#breadcrumb").results(Breadcrumb):
