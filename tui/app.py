@@ -426,13 +426,15 @@ class StacktopApp(App[None]):
         self.refresh_breadcrumb()
 
     def main_crumb(self) -> str:
-        """The dashboard's part of the breadcrumb: the focused pane and its filter."""
-        from tui.breadcrumb import pane_crumb
+        """The dashboard's part of the breadcrumb: the cloud on screen (with several clouds), the focused pane
+        and its filter."""
+        from tui.breadcrumb import join, pane_crumb
 
+        cloud = self.active_cloud if len(self.clouds) > 1 else None
         pane = self.active_pane()
         if pane is None:
-            return ""
-        return pane_crumb(pane.SOURCE, pane.table.row_filter.text if pane.table is not None else "")
+            return cloud or ""
+        return join((cloud, pane_crumb(pane.SOURCE, pane.table.row_filter.text if pane.table is not None else "")))
 
     def refresh_breadcrumb(self) -> None:
         for crumb in self.screen_stack[0].query("#breadcrumb").results(Breadcrumb):
@@ -460,6 +462,8 @@ class StacktopApp(App[None]):
     def action_filter(self) -> None:
         self._input_lines()
         box = self.query_one("#filter", Input)
+        pane = self.active_pane()
+        box.value = pane.table.row_filter.text if pane is not None and pane.table is not None else ""
         box.add_class("-shown")
         box.focus()
 
@@ -472,6 +476,8 @@ class StacktopApp(App[None]):
 
     @on(Input.Submitted, "#filter")
     def _filter_submitted(self, event: Input.Submitted) -> None:
+        """Enter: the filter stays applied (the breadcrumb shows it), the line closes, the table has the focus."""
+        event.input.remove_class("-shown")
         self._activate(self.active_index)
 
     def on_unmount(self) -> None:
@@ -584,11 +590,17 @@ class StacktopApp(App[None]):
         if len(self.screen_stack) > 1:
             self.pop_screen()
             return
+        closed = False
         for box in self.query(Input).results(Input):
             if box.has_class("-shown"):
                 box.value = ""
                 box.remove_class("-shown")
+                closed = True
                 self._activate(self.active_index)
+        pane = self.active_pane()
+        if not closed and pane is not None and pane.table is not None and pane.table.row_filter.text:
+            pane.apply_filter("")  # a filter applied with enter: esc on the table clears it
+            self.refresh_breadcrumb()
 
     def action_drill_down(self) -> None:
         pane = self.active_pane()

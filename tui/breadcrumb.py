@@ -1,6 +1,7 @@
 """Where the engineer is: `instances > 7f01ec30 > compute-02` (no Textual here).
 
-The first part is the focused pane of the dashboard (named like its `:` command) with its active filter; each
+With several clouds ([[clouds]]) the cloud on screen comes first (`demo-east > instances /BUILD`). The next part
+is the focused pane of the dashboard (named like its `:` command) with its active filter; each
 screen pushed on top adds its own part (a screen says it with a `crumb` attribute).
 """
 

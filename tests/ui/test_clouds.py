@@ -173,3 +173,26 @@ async def test_switch_to_a_cloud_without_galera_says_so_and_back_shows_the_nodes
         await pilot.pause()
         assert pane.configured and pane.table is not None and len(pane.table.shown_keys) == 3
         assert pane.observation is app.clouds["east"].observations["galera"]
+
+
+async def test_breadcrumb_starts_with_the_cloud_on_screen(clouds: DemoClouds) -> None:
+    """With several clouds the breadcrumb names the cloud on screen first (one cloud: unchanged, see
+    tests/ui/test_operator_ux.py), on the dashboard and on every drill-down, and follows a switch."""
+    from tui.screens.instance import InstanceScreen
+    from tui.widgets.breadcrumb import Breadcrumb
+
+    def crumb() -> str:  # "" while a pushed screen is still composing
+        lines = app.screen.query(Breadcrumb)
+        return lines.first().text if lines else ""
+
+    app = StacktopApp(config(clouds), galera_connectors=clouds.galera_connectors)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await until(pilot, lambda: crumb() == "east > services", "the dashboard's breadcrumb")
+        await pilot.press("colon", *"instances", "enter", "slash", *"BUILD", "enter")
+        await until(pilot, lambda: crumb() == "east > instances /BUILD", "the pane and its filter")
+        app.push_screen(InstanceScreen("35b592e5-1111-2222-3333-444455556666"))
+        await until(pilot, lambda: crumb() == "east > instances /BUILD > 35b592e5", "the drill-down's breadcrumb")
+        await pilot.press("escape", "escape")  # back to the dashboard, then the filter cleared
+        await until(pilot, lambda: crumb() == "east > instances", "the filter cleared")
+        await pilot.press("colon", *"cloud west", "enter")
+        await until(pilot, lambda: app.active_cloud == "west" and crumb() == "west > instances", "the switch")

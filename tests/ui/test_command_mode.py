@@ -84,3 +84,32 @@ async def test_server_audit_fit_and_trace_commands_open_their_views_on_the_demo_
                 await tour.until(lambda: len(app.screen_stack) == 1, f"back from :{line}")
     finally:
         demo.stop()
+
+
+async def test_trace_boot_runs_on_the_apps_clock() -> None:
+    """`:trace-boot SERVER` times its polls with the app's clock (here the demo's manual sim clock, months away
+    from the wall clock), the one its screen renders ages with."""
+    import time
+
+    from tui.models.instances import InstancesSnapshot
+    from tui.screens.gallery import GalleryApp, Tour, make_demo
+    from tui.screens.trace import TraceScreen
+
+    demo = make_demo()
+    try:
+        app = GalleryApp(demo)
+        async with app.run_test(size=(160, 48)) as pilot:
+            tour = Tour(app, pilot)
+            await tour.walk(5)
+            snap = app.observations["instances"].snapshot
+            assert isinstance(snap, InstancesSnapshot)
+            active = next(s for s in snap.servers if s.status == "ACTIVE")
+            await tour.command(f"trace-boot {active.id}")
+            await tour.until(lambda: isinstance(app.screen, TraceScreen) and app.screen.exercise is not None
+                             and app.screen.exercise.done, "the trace of an ACTIVE server (done at its first poll)")
+            trace = app.screen.exercise
+            now = app.clock()
+            assert abs(now - time.time()) > 86400, "the sim clock is not the wall clock"
+            assert trace.outcome == "ACTIVE" and trace.started_at == now and trace.finished_at == now
+    finally:
+        demo.stop()

@@ -198,3 +198,43 @@ def test_rows_order_marks_and_status_line() -> None:
     assert len(instance_rows(snap, findings, show_all=True)) == 6
     line = status_line(snap, findings, show_all=False, shown=5)
     assert "6 servers" in line and "2 stuck" in line and "1 ERROR" in line and "nova-compute down on c2" in line
+
+
+async def test_instance_screen_says_since_when_and_on_what_basis(demo: Demo) -> None:
+    """Question 2 gives the task_state's age with its start and basis: the dashboard's own observation when it
+    saw this state, else nova's updated_at (refresh paused: the state changed since the last poll)."""
+    collector = collector_for(demo)
+    app = StacktopApp(Config(), collectors=[collector], clock=lambda: demo.clock.time())
+    async with app.run_test(size=(160, 48)) as pilot:
+        await until(pilot, lambda: snapshot_of(app) is not None, "the first poll")
+        sid = boot(demo, demo.engine.hosts[1].name)
+        await until(pilot, lambda: (snap := snapshot_of(app)) is not None and (s := snap.server(sid)) is not None
+                    and s.task_state == "scheduling", "the build seen in scheduling")
+        await pilot.press("p")  # refresh paused: the dashboard keeps its observation (scheduling)
+        await pilot.pause(0.3)
+        demo.advance(7)  # scheduling 2 s, networking 2 s, block_device_mapping 1 s: spawning since ~2 s
+        app.run_command(f"server {sid}")
+        await until(pilot, lambda: isinstance(app.screen, InstanceScreen) and app.screen.detail is not None,
+                    "the instance detail")
+        screen = app.screen
+        assert isinstance(screen, InstanceScreen) and screen.detail is not None
+        assert snapshot_of(app).server(sid).task_state == "scheduling"  # type: ignore[union-attr]
+        server = screen.detail.server
+        assert server.task_state == "spawning" and server.updated_at is not None
+        text = str(screen.query_one("#instance-body").render())
+        age = int((demo.now() - server.updated_at).total_seconds())
+        assert (f"What is the task state? spawning for {age}s (since {server.updated_at:%H:%M:%S}, nova's "
+                "updated_at; threshold 20s)") in text, text
+        assert "for ?" not in text and "(?)" not in text
+        await pilot.press("escape")
+        await pilot.press("p")  # refresh again: the dashboard sees spawning; the screen says what it saw
+        await until(pilot, lambda: (s := snapshot_of(app).server(sid)) is not None  # type: ignore[union-attr]
+                    and s.task_state == "spawning", "the dashboard seeing spawning")
+        known = snapshot_of(app).server(sid)  # type: ignore[union-attr]
+        assert known is not None and known.task_since is not None
+        app.run_command(f"server {sid}")
+        await until(pilot, lambda: isinstance(app.screen, InstanceScreen) and app.screen.detail is not None,
+                    "the instance detail, again")
+        text = str(app.screen.query_one("#instance-body").render())
+        basis = {"observed": "first seen by stacktop", "updated_at": "nova's updated_at"}[known.task_since_basis or ""]
+        assert f"(since {known.task_since:%H:%M:%S}, {basis}; threshold 20s)" in text, text

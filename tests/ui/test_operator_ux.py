@@ -107,6 +107,36 @@ async def test_slash_bang_inverts_the_filter_and_esc_clears_it(demo: Demo) -> No
         assert column(table, "binary") == everything and crumb(app) == "services"
 
 
+async def test_enter_applies_the_filter_and_returns_to_the_table(demo: Demo) -> None:
+    """Enter closes the filter line and gives the focus back to the table; the filter stays applied (breadcrumb);
+    esc on the table clears it; `/` again shows the pane's current filter to edit."""
+    from textual.widgets import Input
+
+    app = GalleryApp(demo)
+    async with app.run_test(size=SIZE) as pilot:
+        tour = Tour(app, pilot)
+        await tour.walk(5)
+        table = app.screen.query_one("#services-table", KeyedTable)
+        everything = column(table, "binary")
+        await pilot.press("slash", *"nova-compute", "enter")
+        await pilot.pause()
+        box = app.screen.query_one("#filter", Input)
+        assert app.focused is table, f"the focus is on {app.focused!r}"
+        assert not box.display, "the filter line is closed"
+        assert set(column(table, "binary")) == {"nova-compute"}
+        assert crumb(app) == "services /nova-compute"
+        await pilot.press("down")  # keys reach the table, not the filter line
+        await pilot.pause()
+        assert box.value == "nova-compute" and set(column(table, "binary")) == {"nova-compute"}
+        await pilot.press("slash")
+        await pilot.pause()
+        assert box.display and app.focused is box and box.value == "nova-compute"
+        await pilot.press("enter", "escape")
+        await pilot.pause()
+        assert column(table, "binary") == everything and crumb(app) == "services"
+        assert app.focused is table and not box.display
+
+
 async def test_state_change_flashes_once_ticking_countdown_never(demo: Demo) -> None:
     """The services pane: the victim's compute stops heartbeating at 15 s. While LATE its heartbeat cell counts
     down at every poll (no flash); when it turns DOWN its state cell flashes."""

@@ -14,6 +14,7 @@ from tui.rules.stuck import (
     instance_findings,
     instance_stuck,
     owner_of,
+    with_task_since,
     worth_attention,
 )
 from tui.rules.task_states import DEFAULT_STUCK_SECONDS
@@ -203,6 +204,27 @@ def test_five_questions_for_a_server_stuck_on_a_dead_host() -> None:
     assert "owner nova-compute" in answers[1].answer
     assert "nova-compute on compute-02 is down" in answers[3].answer
     assert "compute-02" in answers[4].answer
+
+
+def test_task_since_from_the_dashboard_then_nova() -> None:
+    """The screen's read has no task_since: the dashboard's observation of the same phase, else nova's clock."""
+    read = dataclasses.replace(server("spawning"), task_since=None, task_since_basis=None,
+                               updated_at=NOW - timedelta(seconds=240), created=NOW - timedelta(seconds=600))
+    seen = server("spawning", 300, basis="observed")
+    assert (with_task_since(read, seen).task_since, with_task_since(read, seen).task_since_basis) == \
+        (NOW - timedelta(seconds=300), "observed")
+    other_phase = server("networking", 500)
+    for known in (other_phase, None):
+        s = with_task_since(read, known)
+        assert (s.task_since, s.task_since_basis) == (NOW - timedelta(seconds=240), "updated_at")
+    sched = dataclasses.replace(read, task_state="scheduling", host=None)
+    assert with_task_since(sched, None).task_since_basis == "created"
+    answer = five_questions(with_task_since(read, None), NOW, STUCK, healthy(), ())[1].answer
+    assert answer.startswith("spawning for 4m (since 11:56:00, nova's updated_at; threshold ")
+    unknown = dataclasses.replace(read, updated_at=None)
+    assert "since unknown" in five_questions(with_task_since(unknown, None), NOW, STUCK, healthy(), ())[1].answer
+    active = dataclasses.replace(read, task_state=None, status="ACTIVE")
+    assert with_task_since(active, seen) is active
 
 
 def test_five_questions_scheduling_failure() -> None:

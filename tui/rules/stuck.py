@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from tui.freshness import coarse_age, human_age
@@ -282,12 +282,16 @@ def five_questions(server: Server, now: datetime, stuck: Mapping[str, float], he
         owner = owner_of(server.phase)
         age = server.in_state_for(now)
         limit = threshold_for(stuck, server.phase)
-        basis = f"{server.task_since_basis or '?'} {server.task_since.isoformat() if server.task_since else ''}"
         verdict = "bad" if age is not None and age > limit else "ok"
+        basis = SINCE_BASIS_TEXT.get(server.task_since_basis or "", "?")
+        since = (f"since {server.task_since.strftime('%H:%M:%S')}, {basis}" if server.task_since
+                 else "since unknown: neither stacktop nor nova's updated_at says")
         out.append(Answer("What is the task state?",
-                          f"{_phase_text(server)} for {human_age(age)} (threshold {human_age(limit)}): owner "
-                          f"{owner.component}; open {_fill(owner.first_log, server.host)} first, then "
-                          f"{_fill(owner.then, server.host)}", verdict, f"since ({basis.strip()})"))
+                          f"{_phase_text(server)} for {human_age(age)} ({since}; threshold {human_age(limit)}): "
+                          f"owner {owner.component}; open {_fill(owner.first_log, server.host)} first, then "
+                          f"{_fill(owner.then, server.host)}", verdict,
+                          f"task_since {server.task_since.isoformat() if server.task_since else '?'} "
+                          f"({server.task_since_basis or '?'}): a lower bound of the state's start"))
     else:
         out.append(Answer("What is the task state?", f"none (status {server.status}, vm_state {server.vm_state})",
                           "bad" if server.status == "ERROR" else "ok", "OS-EXT-STS:task_state is null"))
@@ -317,6 +321,27 @@ def five_questions(server: Server, now: datetime, stuck: Mapping[str, float], he
     # 5. do placement's allocations match?
     out.append(_allocations_answer(server, allocations, allocations_error))
     return out
+
+
+# what a task_since rests on, as the instance screen says it (see tui/models/instances.py)
+SINCE_BASIS_TEXT = {"observed": "first seen by stacktop", "updated_at": "nova's updated_at",
+                    "created": "nova's created"}
+
+
+def with_task_since(server: Server, known: Server | None) -> Server:
+    """`server` (read now) with when its current task_state began, when the read alone does not say: the
+    dashboard's own observation of it (`known`, from the instances source) if that saw the same phase, else
+    nova's clock (`created` for scheduling, which begins at the POST; else `updated_at`, which every task_state
+    change bumps). Unchanged when it already has one or is in no task_state."""
+    if server.task_since is not None or server.phase is None:
+        return server
+    if known is not None and known.phase == server.phase and known.task_since is not None:
+        return replace(server, task_since=known.task_since, task_since_basis=known.task_since_basis)
+    if server.phase == "scheduling" and server.created is not None:
+        return replace(server, task_since=server.created, task_since_basis="created")
+    if server.updated_at is not None:
+        return replace(server, task_since=server.updated_at, task_since_basis="updated_at")
+    return server
 
 
 def _phase_text(server: Server) -> str:

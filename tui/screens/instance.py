@@ -19,7 +19,7 @@ from textual.widgets import Footer, Static
 
 from tui.breadcrumb import short_id
 from tui.models.instances import InstanceAction, InstanceDetail, InstancesSnapshot, PortInfo, Server, VolumeInfo
-from tui.rules.stuck import Answer, five_questions
+from tui.rules.stuck import Answer, five_questions, with_task_since
 from tui.rules.task_states import DEFAULT_STUCK_SECONDS
 from tui.widgets.breadcrumb import Breadcrumb
 
@@ -102,8 +102,9 @@ def errors_text(errors: dict[str, str] | Any) -> str:
     return "\n".join(f"[yellow]could not read {escape(k)}: {escape(v)}[/]" for k, v in errors.items())
 
 
-def detail_text(detail: InstanceDetail, now: datetime, stuck: Any) -> str:
-    answers = five_questions(detail.server, now, stuck, detail.host_health, detail.allocations,
+def detail_text(detail: InstanceDetail, now: datetime, stuck: Any, known: Server | None = None) -> str:
+    """`known`: the instances source's last observation of this server (when its task_state began)."""
+    answers = five_questions(with_task_since(detail.server, known), now, stuck, detail.host_health, detail.allocations,
                              health_error=detail.errors.get("host"),
                              allocations_error=detail.errors.get("allocations"))
     parts = [header_text(detail.server), questions_text(answers), actions_text(detail.actions),
@@ -184,7 +185,7 @@ class InstanceScreen(Screen[None]):
             return
         self.detail = detail
         self.error = None
-        body.update(detail_text(detail, self._now(), self._stuck()))
+        body.update(detail_text(detail, self._now(), self._stuck(), self._known()))
 
     # -- keys
     def action_host(self) -> None:

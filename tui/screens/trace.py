@@ -217,7 +217,8 @@ def trace_boot(app: Any, args: list[str], name: str = "") -> None:
 
     async def driver(update: Callable[[Any], None], stop: asyncio.Event) -> Any:
         client = await asyncio.to_thread(getter)
-        return await run_boot_trace(client, trace, on_update=update, stop=stop)
+        return await run_boot_trace(client, trace, on_update=update, stop=stop,
+                                    clock=getattr(app, "clock", time.time))
 
     title = (f"boot trace of {args[0]}" if server_id else f"boot trace of the next new server named {wanted}"
              if wanted else "boot trace of the next new server")
