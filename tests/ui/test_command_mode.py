@@ -113,3 +113,28 @@ async def test_trace_boot_runs_on_the_apps_clock() -> None:
             assert trace.outcome == "ACTIVE" and trace.started_at == now and trace.finished_at == now
     finally:
         demo.stop()
+
+
+async def test_trace_down_runs_on_the_apps_clock() -> None:
+    """`:trace-down HOST` times its polls with the app's clock too: its mark (`m`) and the dashboard's own
+    "saw it down" time come from that clock, so the lag figures must not mix it with the wall clock."""
+    import time
+
+    from tui.screens.gallery import GalleryApp, Tour, make_demo
+    from tui.screens.trace import TraceScreen
+
+    demo = make_demo()
+    try:
+        app = GalleryApp(demo)
+        async with app.run_test(size=(160, 48)) as pilot:
+            tour = Tour(app, pilot)
+            await tour.walk(5)
+            await tour.command("trace-down compute-02")
+            await tour.until(lambda: isinstance(app.screen, TraceScreen) and app.screen.exercise is not None
+                             and app.screen.exercise.started_at is not None, "the down-lag exercise to start")
+            lag = app.screen.exercise
+            now = app.clock()
+            assert abs(now - time.time()) > 86400, "the sim clock is not the wall clock"
+            assert lag.started_at is not None and abs(lag.started_at - now) < 60, (lag.started_at, now)
+    finally:
+        demo.stop()

@@ -249,7 +249,8 @@ def trace_down(app: Any, args: list[str], name: str = "") -> None:
 
     async def driver(update: Callable[[Any], None], stop: asyncio.Event) -> Any:
         client = await asyncio.to_thread(getter)
-        return await run_down_lag(client, lag, on_update=lambda x: (seen(x), update(x)), stop=stop)
+        return await run_down_lag(client, lag, on_update=lambda x: (seen(x), update(x)), stop=stop,
+                                  clock=getattr(app, "clock", time.time))  # the mark and `seen` use it too
 
     def mark(exercise: Any, now: float) -> str:
         exercise.mark(now)
