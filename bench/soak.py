@@ -1,15 +1,29 @@
 """Soak: many poll cycles of every collector against the simulator, with churn and faults; RSS and open file
-descriptors at the start (after warm-up), the middle and the end.
+descriptors sampled all along, judged between the end of the warm-up and the end.
 
-    .venv/bin/python bench/soak.py                 # 10,000 cycles (~15-25 min), writes bench/results/soak.md
-    .venv/bin/python bench/soak.py --short         # 360 cycles, half of them warm-up (CI: tests/reliability/
-                                                   # test_soak_short.py)
+    .venv/bin/python bench/soak.py --out bench/results/soak.md   # 10,000 cycles (~15-25 min)
+    .venv/bin/python bench/soak.py --short --json                # 600 cycles, a smaller cloud (CI:
+                                                                 # tests/reliability/test_soak_short.py)
+    .venv/bin/python bench/soak.py --cycles 2000 --trace         # + tracemalloc: what grew, by traceback
 
-The simulator runs in a child process (its memory is not ours); stacktop's side is measured here: the four
-collectors (services, instances, rabbitmq, galera) each polled once per cycle through their runners, every
-observation fed to the recorder (change tracker + journal in a temporary folder). Every `--fault-every`
-cycles one fault (round robin over sources and kinds, hangs included) is held for a few cycles, then cleared.
-Exit status 1 when RSS or fds grew by 5 % or more between the end of warm-up and the end.
+The simulator runs in a child process (its memory is not ours); stacktop's side is measured here, as the app
+runs it without the screen: the four collectors (services, instances, rabbitmq, galera) polled through their
+runners, concurrently, once per cycle (a cycle is one poll of every source, back to back: far faster than
+the default intervals), every observation fed to the recorder (change tracker + journal in a temporary
+folder, rotating) and followed by the app's GC policy (tui.gcpolicy.after_poll: gc.freeze()). The Textual
+UI is not in the loop.
+
+Faults: every --fault-every cycles (at mid-period) one fault, round robin over FAULT_PLAN (HTTP 500/401,
+refused, hang, malformed, truncated, cut, wrong content type; Galera node refused/login refused), held for
+--fault-cycles cycles, then cleared.
+
+Measurement, the same way at every sample (every --sample-every cycles, a multiple of --fault-every, so
+always the same number of cycles after a fault was cleared): the journal's queue drained, RSS read ("before
+collection"), then the GC policy's periodic full collection (tui.gcpolicy.full_collection: what the app
+does every 15 minutes: unfreeze, collect, return free heap pages to the system), then RSS, pymalloc's
+allocated blocks (sys.getallocatedblocks: Python objects), open file descriptors by kind, threads.
+Warm-up: one full round of the fault plan and at least a tenth of the run, rounded to a sample. Judged:
+RSS (after collection) and open fds at the end against the end of the warm-up; exit status 1 at 5 % or more.
 """
 
 from __future__ import annotations
@@ -24,7 +38,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -35,6 +51,7 @@ sys.path.insert(0, str(ROOT))
 FAULT_PLAN = [("nova", "500"), ("rabbitmq", "refused"), ("neutron", "malformed"), ("keystone", "hang"),
               ("cinder", "cut"), ("placement", "401"), ("rabbitmq", "content_type"), ("nova", "truncated"),
               ("galera", "refused"), ("nova", "hang"), ("rabbitmq", "hang"), ("galera", "auth")]
+LIMIT = 0.05
 
 
 def rss_kib() -> int:
@@ -44,8 +61,16 @@ def rss_kib() -> int:
     return 0
 
 
-def open_fds() -> int:
-    return len(os.listdir("/proc/self/fd"))
+def open_fds() -> dict[str, int]:
+    """Open file descriptors by kind (socket, pipe, anon_inode, file ...)."""
+    kinds: Counter[str] = Counter()
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:  # the listing's own fd, already closed
+            continue
+        kinds["file" if target.startswith("/") else target.split(":", 1)[0]] += 1
+    return dict(sorted(kinds.items()))
 
 
 # ------------------------------------------------------------------------------------ the simulator child
@@ -100,8 +125,42 @@ class Child:
             self.proc.kill()
 
 
+# ------------------------------------------------------------------------------------------ judging
+def warm_up_cycles(cycles: int, fault_every: int, sample_every: int) -> int:
+    """One full round of the fault plan and at least a tenth of the run, rounded up to a sample point."""
+    want = max(len(FAULT_PLAN) * fault_every, cycles // 10)
+    return min(cycles, -(-want // sample_every) * sample_every)
+
+
+def judge(samples: list[dict[str, Any]], warm: int, cycles: int) -> dict[str, Any]:
+    """The marks (start, after warm-up, middle, end) and growth between the end of the warm-up and the end."""
+    by_cycle = {s["cycle"]: s for s in samples}
+    after = [s for s in samples if s["cycle"] >= warm]
+    middle = min(after, key=lambda s: abs(s["cycle"] - (warm + cycles) / 2))
+    marks = {"start": samples[0], "after warm-up": by_cycle[warm], "middle": middle, "end": samples[-1]}
+    base, end = marks["after warm-up"], marks["end"]
+
+    def growth(key: str) -> float:
+        return (end[key] - base[key]) / base[key]
+
+    result = {"marks": {name: s["cycle"] for name, s in marks.items()},
+              "rss_growth": growth("rss_kib"), "rss_before_collection_growth": growth("rss_before_kib"),
+              "fd_growth": growth("fds"), "py_blocks_growth": growth("py_blocks"),
+              "rss_max_after_warm_up_kib": max(s["rss_before_kib"] for s in after)}
+    result["ok"] = result["rss_growth"] < LIMIT and result["fd_growth"] < LIMIT
+    return result
+
+
 # ------------------------------------------------------------------------------------------ the soak
+async def drain(journal: Any, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while journal.pending() and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(0.02)  # the writer finishes the line it took
+
+
 async def soak(args: argparse.Namespace) -> dict[str, Any]:
+    from tui import gcpolicy
     from tui.collectors.galera import GaleraCollector
     from tui.collectors.instances import InstancesCollector
     from tui.collectors.rabbitmq import RabbitMQCollector
@@ -126,40 +185,66 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
         GaleraCollector(cfg.galera.nodes, cfg.galera.user, cfg.galera.password.value, timeout=cfg.galera.timeout,
                         connector=galera, max_backoff_s=0.01),
     ]
+    if args.only:
+        collectors = [c for c in collectors if c.name in args.only.split(",")]
     runners = [CollectorRunner(c) for c in collectors]
     tmp = tempfile.mkdtemp(prefix="stacktop-soak-")
-    recorder = Recorder(Journal(tmp, secrets=[cfg.rabbitmq.password.value, cfg.galera.password.value],
-                                max_bytes=2 * 1024 * 1024, keep=2))
+    journal = Journal(tmp, secrets=[cfg.rabbitmq.password.value, cfg.galera.password.value],
+                      max_bytes=2 * 1024 * 1024, keep=2)
+    recorder = Recorder(journal)
     plan = itertools.cycle(FAULT_PLAN)
-    warm = max(20, int(args.cycles * args.warm))
-    middle = (warm + args.cycles) // 2
-    marks: dict[str, dict[str, float]] = {}
+    warm = warm_up_cycles(args.cycles, args.fault_every, args.sample_every)
+    samples: list[dict[str, Any]] = []
+    traces: dict[int, Any] = {}
+    leaked: list[bytes] = []
     failed_polls = 0
     fault: tuple[str, str] | None = None
-    started = time.monotonic()
+    fault_phase = args.fault_every // 2
+    started = window_start = time.monotonic()
+    window_polls = 0
     try:
         for cycle in range(1, args.cycles + 1):
-            if cycle % args.fault_every == 0:
+            phase = cycle % args.fault_every
+            if phase == fault_phase:
                 fault = next(plan)
                 if fault[0] == "galera":
-                    galera.set_node(cfg.galera.nodes[cycle % len(cfg.galera.nodes)], fault[1])
+                    galera.set_node(cfg.galera.nodes[(cycle // args.fault_every) % len(cfg.galera.nodes)], fault[1])
                 else:
                     child.command(f"set {fault[0]} {fault[1]}")
-            elif fault is not None and cycle % args.fault_every == args.fault_cycles:
+            elif fault is not None and phase == (fault_phase + args.fault_cycles) % args.fault_every:
                 galera.clear()
                 child.command("clear")
                 fault = None
             observations = await asyncio.gather(*(r.run_once() for r in runners))
-            failed_polls += sum(1 for o in observations if o.error)
             for obs in observations:
+                failed_polls += obs.error is not None
                 recorder.observe(obs)
-            if cycle in (warm, middle, args.cycles):
-                gc.collect()
-                name = {warm: "start (after warm-up)", middle: "middle", args.cycles: "end"}[cycle]
-                marks[name] = {"cycle": cycle, "rss_kib": rss_kib(), "fds": open_fds(),
-                               "elapsed_s": round(time.monotonic() - started, 1)}
+                gcpolicy.after_poll()  # as the app does after every observation
+            if args.leak_kib:
+                leaked.append(b"x" * (args.leak_kib * 1024))  # a deliberate leak: proves the judging can fail
+            window_polls += 1
+            if cycle == 1 or cycle % args.sample_every == 0:
+                await drain(journal)
+                now = time.monotonic()
+                sample: dict[str, Any] = {"cycle": cycle, "elapsed_s": round(now - started, 1),
+                                          "ms_per_cycle": round((now - window_start) * 1000 / window_polls),
+                                          "rss_before_kib": rss_kib()}
+                sample["garbage_found"] = gcpolicy.full_collection()
+                fds = open_fds()
+                sample.update(rss_kib=rss_kib(), py_blocks=sys.getallocatedblocks(), fds=sum(fds.values()),
+                              fd_kinds=fds, threads=threading.active_count(), failed_polls=failed_polls)
+                samples.append(sample)
+                if args.trace and cycle == warm:
+                    import tracemalloc
+
+                    tracemalloc.start(args.trace_frames)
+                if args.trace and cycle > warm:
+                    import tracemalloc
+
+                    traces[cycle] = tracemalloc.take_snapshot()
                 if args.verbose:
-                    print(name, marks[name], flush=True)
+                    print(json.dumps(sample), file=sys.stderr, flush=True)
+                window_start, window_polls = time.monotonic(), 0
     finally:
         galera.clear()
         for c in collectors:
@@ -168,67 +253,101 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
         recorder.close()
         child.stop()
         shutil.rmtree(tmp, ignore_errors=True)
-    start, end = marks["start (after warm-up)"], marks["end"]
+        gcpolicy.release()
+    if len(traces) >= 2:
+        print_trace_diff(traces)
+    verdict = judge(samples, warm, args.cycles)
+    seconds = time.monotonic() - started
     return {
-        "cycles": args.cycles, "warm_up_cycles": warm, "marks": marks, "failed_polls": failed_polls,
-        "rss_growth": (end["rss_kib"] - start["rss_kib"]) / start["rss_kib"],
-        "fd_growth": (end["fds"] - start["fds"]) / start["fds"],
+        "cycles": args.cycles, "warm_up_cycles": warm, "samples": samples, "failed_polls": failed_polls,
+        "polls": args.cycles * len(runners), "faults": args.cycles // args.fault_every, **verdict,
         "sim": {"instances": args.instances, "hosts": args.hosts, "queues": args.queues, "churn": args.churn,
                 "speed": args.speed},
-        "seconds": round(time.monotonic() - started, 1),
+        "seconds": round(seconds, 1), "ms_per_cycle": round(seconds * 1000 / args.cycles, 1),
+        "leak_kib": args.leak_kib,
     }
 
 
+def print_trace_diff(traces: dict[int, Any]) -> None:
+    """tracemalloc, first traced sample after the warm-up -> the end, top growth by traceback (stderr)."""
+    first, last = min(traces), max(traces)
+    print(f"=== tracemalloc: cycle {first} -> {last}, top growth by traceback", file=sys.stderr)
+    for stat in traces[last].compare_to(traces[first], "traceback")[:10]:
+        print(stat, file=sys.stderr)
+        for line in stat.traceback.format()[-12:]:
+            print("   ", line, file=sys.stderr)
+
+
 def markdown(result: dict[str, Any]) -> str:
+    sim = result["sim"]
     lines = [
         "# Soak: RSS and open file descriptors over many poll cycles", "",
         f"`bench/soak.py`: {result['cycles']:,} poll cycles of the four collectors (services, instances, rabbitmq, "
-        f"galera; every observation through the recorder) against the simulator in a child process "
-        f"({result['sim']['instances']} instances, {result['sim']['hosts']} hosts, {result['sim']['queues']} "
-        f"queues, churn {result['sim']['churn']:g}/min at {result['sim']['speed']:g}x), a fault held for a few "
-        f"cycles every so often (HTTP 500/401, refused, hang, malformed, cut, wrong content type, Galera node "
-        f"refused/login refused). {result['failed_polls']:,} source polls failed on purpose. Took "
-        f"{result['seconds']:,} s.", "",
-        "| point | cycle | RSS (MiB) | open fds |", "| --- | ---: | ---: | ---: |",
+        f"galera, concurrently; every observation through the recorder and the app's GC policy) against the "
+        f"simulator in a child process ({sim['instances']} instances, {sim['hosts']} hosts, {sim['queues']} "
+        f"queues, churn {sim['churn']:g}/min at {sim['speed']:g}x), one fault every so often held for a few "
+        f"cycles ({result['faults']:,} faults: HTTP 500/401, refused, hang, malformed, truncated, cut, wrong "
+        f"content type, Galera node refused/login refused). {result['failed_polls']:,} of {result['polls']:,} "
+        f"source polls failed on purpose. Took {result['seconds']:,.0f} s ({result['ms_per_cycle']:g} ms a cycle).",
+        "",
+        "Every sample is taken the same way, the same number of cycles after a fault was cleared: journal drained, "
+        "RSS read (*before*), then the GC policy's periodic full collection (what the app does every 15 min), "
+        "then RSS (*after*, the judged value), Python's allocated blocks and open fds.", "",
+        "| point | cycle | wall (s) | ms/cycle | RSS before (MiB) | RSS after (MiB) | Python blocks | open fds |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
-    for name, m in result["marks"].items():
-        lines.append(f"| {name} | {m['cycle']:,} | {m['rss_kib'] / 1024:.1f} | {m['fds']} |")
-    lines += ["", f"Growth after warm-up ({result['warm_up_cycles']:,} cycles): RSS {result['rss_growth']:+.1%}, "
-              f"open fds {result['fd_growth']:+.1%} (limit: under 5 %).", ""]
+    names = {cycle: name for name, cycle in result["marks"].items()}
+    for s in result["samples"]:
+        lines.append(f"| {names.get(s['cycle'], '')} | {s['cycle']:,} | {s['elapsed_s']:,.0f} | {s['ms_per_cycle']} | "
+                     f"{s['rss_before_kib'] / 1024:.1f} | {s['rss_kib'] / 1024:.1f} | {s['py_blocks']:,} | "
+                     f"{s['fds']} |")
+    lines += [
+        "", f"Growth from the end of the warm-up ({result['warm_up_cycles']:,} cycles) to the end: **RSS "
+        f"{result['rss_growth']:+.1%}**, **open fds {result['fd_growth']:+.1%}** (limit: under 5 %: "
+        f"{'met' if result['ok'] else 'NOT met'}); RSS before the collection "
+        f"{result['rss_before_collection_growth']:+.1%}, Python blocks {result['py_blocks_growth']:+.1%}.", ""]
     return "\n".join(lines)
 
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--cycles", type=int, default=10_000)
-    p.add_argument("--short", action="store_true", help="360 cycles (half warm-up), smaller cloud (CI)")
-    p.add_argument("--warm", type=float, default=0.1, help="warm-up share of the cycles (not measured)")
+    p.add_argument("--short", action="store_true", help="600 cycles, a smaller cloud, denser faults (CI)")
     p.add_argument("--fault-every", type=int, default=50)
     p.add_argument("--fault-cycles", type=int, default=4, help="cycles a fault is held")
+    p.add_argument("--sample-every", type=int, default=500, help="a multiple of --fault-every")
     p.add_argument("--instances", type=int, default=300)
     p.add_argument("--hosts", type=int, default=10)
     p.add_argument("--queues", type=int, default=100)
     p.add_argument("--churn", type=float, default=30.0)
     p.add_argument("--speed", type=float, default=10.0)
+    p.add_argument("--only", help="comma-separated sources (services,instances,rabbitmq,galera): to bisect")
+    p.add_argument("--trace", action="store_true", help="tracemalloc after the warm-up: top growth on stderr")
+    p.add_argument("--trace-frames", type=int, default=8)
+    p.add_argument("--leak-kib", type=int, default=0, help=argparse.SUPPRESS)  # the test that the judge fails
     p.add_argument("--out", help="write the Markdown result there")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
-    p.add_argument("--verbose", action="store_true")
+    p.add_argument("--verbose", action="store_true", help="each sample on stderr as it is taken")
     p.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.serve:
         serve(args)
         return 0
     if args.short:
-        args.cycles, args.warm, args.instances, args.hosts, args.queues, args.fault_every = 360, 0.5, 60, 4, 30, 30
+        args.cycles, args.fault_every, args.sample_every = 600, 20, 60
+        args.instances, args.hosts, args.queues = 60, 4, 30
+    if args.sample_every % args.fault_every or args.cycles % args.sample_every:
+        p.error("--sample-every must be a multiple of --fault-every, and --cycles a multiple of --sample-every")
     import logging
 
     logging.basicConfig(handlers=[logging.NullHandler()], force=True)  # failed polls are the point: no noise
+    gc.collect()
     result = asyncio.run(soak(args))
     text = markdown(result)
     if args.out:
         Path(args.out).write_text(text)
     print(json.dumps(result) if args.json else text)
-    return 0 if result["rss_growth"] < 0.05 and result["fd_growth"] < 0.05 else 1
+    return 0 if result["ok"] else 1
 
 
 if __name__ == "__main__":

@@ -5,25 +5,55 @@ objects: measured 70-270 ms, every few seconds while sources refresh, each one a
 observation the app calls after_poll(): gc.freeze() moves everything alive to the permanent generation, so
 the automatic collections only walk what was allocated since (tens of ms at most). Frozen objects are still
 freed by reference counting as soon as nothing holds them (snapshots are acyclic); only cyclic garbage among
-frozen objects waits, so every FULL_EVERY_S the frozen set is released and collected once. release() on exit.
+frozen objects waits, so every FULL_EVERY_S the frozen set is released and collected once (full_collection).
+release() on exit.
+
+full_collection() then hands the heap pages malloc keeps free back to the system (glibc's malloc_trim; a
+no-op elsewhere): freed memory otherwise stays in the process and RSS reads as a high-water mark (see
+docs/reliability.md, "Long run").
 """
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import gc
 import time
+from collections.abc import Callable
 
 FULL_EVERY_S = 900.0
 
 _last_full = [time.monotonic()]
 
 
+def _find_malloc_trim() -> Callable[[int], int] | None:
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        trim = libc.malloc_trim  # glibc only
+    except (OSError, AttributeError):
+        return None
+    trim.argtypes, trim.restype = [ctypes.c_size_t], ctypes.c_int
+    return trim  # type: ignore[no-any-return]
+
+
+_malloc_trim = _find_malloc_trim()
+
+
+def full_collection(now: float | None = None) -> int:
+    """Release the frozen set, collect everything, return freed heap pages to the system. Returns the number
+    of unreachable objects found (cyclic garbage that the freeze had kept)."""
+    _last_full[0] = time.monotonic() if now is None else now
+    gc.unfreeze()
+    found = gc.collect()
+    if _malloc_trim is not None:
+        _malloc_trim(0)
+    return found
+
+
 def after_poll(now: float | None = None) -> None:
     now = time.monotonic() if now is None else now
     if now - _last_full[0] >= FULL_EVERY_S:
-        _last_full[0] = now
-        gc.unfreeze()
-        gc.collect()
+        full_collection(now)
     gc.freeze()
 
 

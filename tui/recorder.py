@@ -148,6 +148,10 @@ class Journal:
         if obs.error is None and obs.snapshot is not None:
             self._queue.put(obs if cloud is None else (cloud, obs))
 
+    def pending(self) -> int:
+        """Lines (and snapshots) queued and not yet taken by the writer thread."""
+        return self._queue.qsize()
+
     def _snapshot_line(self, obs: Observation, cloud: str | None = None) -> str | None:
         if self._snapshots is None:
             from tui.replay import SnapshotEncoder

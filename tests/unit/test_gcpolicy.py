@@ -32,3 +32,22 @@ def test_full_collection_every_so_often() -> None:
         assert not any(id(o) in ids and isinstance(o, Cycle) for o in gc.get_objects()), "the cycle was freed"
     finally:
         gcpolicy.release()
+
+
+def test_full_collection_frees_frozen_cycles_and_says_how_many() -> None:
+    class Cycle:
+        pass
+
+    a, b = Cycle(), Cycle()
+    a.other, b.other = b, a  # type: ignore[attr-defined]
+    gcpolicy.after_poll()
+    ids = {id(a), id(b)}
+    del a, b
+    try:
+        assert gc.get_freeze_count() > 0
+        found = gcpolicy.full_collection()
+        assert found >= 2, "the two frozen objects of the cycle were found unreachable"
+        assert gc.get_freeze_count() == 0
+        assert not any(id(o) in ids and isinstance(o, Cycle) for o in gc.get_objects())
+    finally:
+        gcpolicy.release()
