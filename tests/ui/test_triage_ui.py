@@ -211,3 +211,21 @@ async def test_sim_compute_killed_row_red_hint_first_enter_opens_host() -> None:
             assert any(isinstance(p, SourcePane) for p in app.panes)
     finally:
         demo.stop()
+
+
+async def test_the_toasts_remembered_are_bounded() -> None:
+    """A dashboard runs all day: the pane keeps the last TOASTS_KEPT toasts, not every one since the start."""
+    from tui.widgets.findings_pane import TOASTS_KEPT
+
+    app = StacktopApp(Config(thresholds=TH), collectors=[])
+    async with app.run_test(size=(160, 48)) as pilot:
+        pane = app.query_one(FindingsPane)
+        for i in range(TOASTS_KEPT + 30):
+            finding = Finding("critical", "rabbitmq.queue_no_consumer", f"q{i}", f"queue q{i} has no consumer")
+            pane.findings = [finding]
+            pane._pending_toast = {finding.key: finding}
+            pane._flush_toast()
+        await pilot.pause()
+        assert len(pane.toasts) == TOASTS_KEPT
+        assert pane.toasts[0].startswith("rabbitmq.queue_no_consumer q30:"), "the oldest ones went first"
+        assert pane.toasts[-1].startswith(f"rabbitmq.queue_no_consumer q{TOASTS_KEPT + 29}:")

@@ -25,6 +25,7 @@ from tui.widgets.source_pane import SourcePane
 
 SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
 TOAST_FORGET_S = 300.0
+TOASTS_KEPT = 50  # the toasts remembered on the pane (tests, the curious): a dashboard runs all day
 TOAST_GATHER_S = 1.0  # new criticals arriving within this long make one toast
 Key = tuple[str, str]
 
@@ -148,6 +149,7 @@ class FindingsPane(SourcePane):
             message = f"{len(new)} new critical findings - {lead.kind} {lead.subject}: {lead.summary}"
         message = message if len(message) <= 300 else message[:297] + "..."
         self.toasts.append(message)
+        del self.toasts[:-TOASTS_KEPT]
         self.app.notify(message, title="new critical", severity="error", timeout=10, markup=False)
 
     def on_mount(self) -> None:
