@@ -102,7 +102,7 @@ def serve(args: argparse.Namespace) -> None:
     from tui.sim.faults import Faults
 
     demo = start_demo(instances=args.instances, hosts=args.hosts, queues=args.queues, churn=args.churn,
-                      speed=args.speed, seed=1)
+                      speed=args.speed, seed=1, steady=True)  # a stationary workload: stuck builds do not pile up
     faults = Faults(demo)
     print(json.dumps(serve_control(demo)), flush=True)
     for line in sys.stdin:
@@ -321,6 +321,10 @@ def print_trace_diff(traces: dict[int, Any]) -> None:
             print("   ", line, file=sys.stderr)
 
 
+def pymalloc(sample: dict[str, Any]) -> str:
+    return f"{sample['pymalloc_kib'] / 1024:.0f}" if "pymalloc_kib" in sample else "n/a"  # older results
+
+
 def markdown(result: dict[str, Any]) -> str:
     sim = result["sim"]
     lines = [
@@ -343,7 +347,7 @@ def markdown(result: dict[str, Any]) -> str:
     names = {cycle: name for name, cycle in result["marks"].items()}
     for s in result["samples"]:
         lines.append(f"| {names.get(s['cycle'], '')} | {s['cycle']:,} | {s['elapsed_s']:,.0f} | {s['ms_per_cycle']} | "
-                     f"{s['rss_before_kib'] / 1024:.1f} | {s['rss_kib'] / 1024:.1f} | {s['pymalloc_kib'] / 1024:.0f} | "
+                     f"{s['rss_before_kib'] / 1024:.1f} | {s['rss_kib'] / 1024:.1f} | {pymalloc(s)} | "
                      f"{s['py_blocks']:,} | "
                      f"{s['fds']} |")
     lines += [
@@ -377,11 +381,20 @@ def main() -> int:
     p.add_argument("--out", help="write the Markdown result there")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--verbose", action="store_true", help="each sample on stderr as it is taken")
+    p.add_argument("--from-json", metavar="FILE", help="judge and render a saved --json result again (no run)")
     p.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.serve:
         serve(args)
         return 0
+    if args.from_json:
+        result = json.loads(Path(args.from_json).read_text().strip().splitlines()[-1])
+        result.update(judge(result["samples"], result["warm_up_cycles"], result["cycles"]))
+        text = markdown(result)
+        if args.out:
+            Path(args.out).write_text(text)
+        print(json.dumps(result) if args.json else text)
+        return 0 if result["ok"] else 1
     if args.short:
         args.cycles, args.fault_every, args.sample_every = 600, 20, 60
         args.instances, args.hosts, args.queues = 60, 4, 30

@@ -64,7 +64,8 @@ class Engine:
     def __init__(self, clock: SimClock, *, instances: int = 200, hosts: int = 8, queues: int = 300,
                  churn: float = 6.0, seed: int = 0, service_down_time: float = 60.0,
                  agent_down_time: float = 75.0, period: float = story.DEFAULT_PERIOD,
-                 storyline: bool = True, queue_growth: bool = True) -> None:
+                 storyline: bool = True, queue_growth: bool = True,
+                 steady: bool = False) -> None:
         """queue_growth=False: the notification queues (no consumer) hold a constant count instead of
         growing 0.4 messages/s, so with churn=0 and no storyline nothing visible changes (the idle benchmark)."""
         if hosts < 1:
@@ -78,6 +79,10 @@ class Engine:
         self.period = period
         self.churn = churn
         self.queue_growth = queue_growth
+        # steady: churn's delete may take any server (also a build stuck on a dead compute, an ERROR one), as
+        # users clean those up, so the server count stays put over hours (bench/soak.py); by default only
+        # ACTIVE/SHUTOFF ones are deleted and stuck builds pile up, a few hundred over 4 hours at 10x speed
+        self.steady = steady
         self.t = clock.start
         self._heap: list[tuple[float, int, Callable[..., None], tuple[Any, ...]]] = []
         self._seq = itertools.count()
@@ -551,7 +556,9 @@ class Engine:
             for _ in range(5):
                 sid = self._order[rng.randrange(len(self._order))][1]
                 inst = self.instances[sid]
-                if sid not in self.specials and inst.status in ("ACTIVE", "SHUTOFF") and inst.task_state is None:
+                deletable = inst.task_state != "deleting" if self.steady else \
+                    inst.status in ("ACTIVE", "SHUTOFF") and inst.task_state is None
+                if sid not in self.specials and deletable:
                     self.delete(sid)
                     break
         self.at(self.t + 60.0 / self.churn * rng.uniform(0.5, 1.5), self._churn_tick)
