@@ -357,8 +357,9 @@ def markdown(result: dict[str, Any]) -> str:
         f"{'met' if result['ok'] else 'NOT met'}). End point against end point: RSS {result['rss_growth']:+.1%}, "
         f"open fds {result['fd_growth']:+.1%}, RSS before the collection "
         f"{result['rss_before_collection_growth']:+.1%}, "
-        f"Python blocks {result['py_blocks_growth']:+.1%}. RSS after the warm-up ranged "
-        f"{result['rss_min_after_warm_up_kib'] / 1024:.1f}-{result['rss_max_after_warm_up_kib'] / 1024:.1f} MiB.", ""]
+        f"Python blocks {result['py_blocks_growth']:+.1%}. After the warm-up: lowest RSS (after collection) "
+        f"{result['rss_min_after_warm_up_kib'] / 1024:.1f} MiB, highest RSS before collection "
+        f"{result['rss_max_after_warm_up_kib'] / 1024:.1f} MiB.", ""]
     return "\n".join(lines)
 
 
