@@ -386,6 +386,10 @@ class StacktopApp(App[None]):
         self.query_one("#topbar", TopBar).update(self._topbar_text())
         self.notify("refresh paused: p resumes" if self.paused else "refresh resumed", timeout=2)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # a drill-down screen on top: `a` is about the panes under it, not shown there
+        return not (action == "toggle_all" and len(self.screen_stack) > 1)
+
     def action_toggle_all(self) -> None:
         pane = self.active_pane()
         toggle = getattr(pane, "action_toggle_all", None)
