@@ -12,6 +12,7 @@ from textual import on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid
+from textual.css.query import NoMatches
 from textual.events import Resize
 from textual.message import Message
 from textual.reactive import Reactive
@@ -212,7 +213,12 @@ class StacktopApp(App[None]):
     def panes(self) -> list[SourcePane]:
         if not self.screen_stack:  # shutting down
             return []
-        return list(self.screen_stack[0].query(SourcePane))
+        screen = self.screen_stack[0]
+        try:  # the grid's children: a CSS query walks the whole DOM, and this runs a few times a second
+            grid = screen.get_child_by_id("panes")
+        except NoMatches:
+            return list(screen.query(SourcePane))
+        return [child for child in grid.children if isinstance(child, SourcePane)]
 
     def on_mount(self) -> None:
         self.register_theme(HIGH_CONTRAST)
@@ -398,6 +404,10 @@ class StacktopApp(App[None]):
                 runner.resume()
         self.query_one("#topbar", TopBar).update(self._topbar_text())
         self.notify("refresh paused: p resumes" if self.paused else "refresh resumed", timeout=2)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # a drill-down screen on top: `a` is about the panes under it, not shown there
+        return not (action == "toggle_all" and len(self.screen_stack) > 1)
 
     def action_toggle_all(self) -> None:
         pane = self.active_pane()

@@ -104,9 +104,9 @@ def status_line(snapshot: InstancesSnapshot, findings: Iterable[Finding], *, sho
         parts.append("~age: since nova's updated_at or created")
     elif "updated_at" in bases:
         parts.append("~age: since nova's updated_at")
-    poll = snapshot.poll
-    mode = f"{poll.mode} + BUILD" if poll.build_listed else poll.mode
-    parts.append(f"poll {escape(mode)}: {poll.requests} req, {poll.rows:,} rows")
+    # the poll's kind only: its request and row counts (and the status=BUILD listing one poll in three)
+    # changed the line, so the terminal, every poll with nothing else changing; they are in the snapshot
+    parts.append(f"poll {escape(snapshot.poll.mode)}")
     if snapshot.hosts_error:
         parts.append(f"[yellow]host health unknown: {escape(snapshot.hosts_error)}[/]")
     down = sorted(h.host for h in snapshot.hosts.values() if h.compute_state is not None and h.compute_down)

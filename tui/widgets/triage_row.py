@@ -66,7 +66,8 @@ class TriageRow(Static):
     def _sources(self) -> tuple[set[str] | None, dict[str, float]]:
         """Which sources are configured and their intervals, as the sibling panes were told by the app."""
         try:
-            panes = list(self.screen.query(SourcePane))
+            given = getattr(self.app, "panes", None)  # the app's list is cheaper than a query every second
+            panes = list(given) if isinstance(given, list) else list(self.screen.query(SourcePane))
         except Exception:
             return None, {}
         if not panes:
