@@ -26,7 +26,9 @@ if TYPE_CHECKING:  # models and rules are imported where used: ~20 ms of CPU bef
     from tui.models.services import SectionRead, ServiceRow, ServicesSnapshot
     from tui.rules.liveness import Liveness
 
-COLUMNS = ("binary", "host", "zone", "status", "state", "heartbeat", "reason")
+# state and heartbeat right after the host: in a half-width pane (two panes side by side at 160 columns) the
+# columns after them are cut first, and these two are what the on-call engineer reads
+COLUMNS = ("binary", "host", "state", "heartbeat", "status", "zone", "reason")
 STATE_STYLE = {"down": "bold red", "late": "yellow", "up": "green"}
 
 
@@ -73,7 +75,7 @@ def status_text(row: ServiceRow) -> Text:
 
 def row_cells(row: ServiceRow, live: Liveness) -> tuple[Any, ...]:
     reason = row.disabled_reason or (live.why if live.down else "") or ""
-    return (row.binary, row.host, row.zone or "", status_text(row), state_text(live, row), heartbeat_text(live, row),
+    return (row.binary, row.host, state_text(live, row), heartbeat_text(live, row), status_text(row), row.zone or "",
             reason)
 
 
@@ -97,7 +99,7 @@ def header_cells(section: SectionRead, counted: list[tuple[ServiceRow, Liveness]
         note = Text(f"{section.error}{when}", style="red")
     elif section.read_at is None:
         note = Text("not read yet", style="dim")
-    return (title, "", "", "", summary, "", note)
+    return (title, "", summary, "", "", "", note)
 
 
 ATTENTION_OVER = 100  # more services than this: by default healthy rows are hidden (`a` shows all)
