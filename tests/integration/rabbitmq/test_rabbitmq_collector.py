@@ -81,9 +81,18 @@ async def test_stopped_compute_is_the_one_critical_and_clears(vb, amqp):
         assert "compute-02" in f.summary and "nova-compute" in f.summary
         assert f.evidence["class"] == "service" and f.evidence["host"] == "compute-02"
         assert f.evidence["messages"] == 3 and f.evidence["polls"] == 2
-        # every other OpenStack queue has its consumer and is known to
-        others = [snap.queue(n) for n in OPENSTACK_QUEUES if n != "compute.compute-02"]
-        assert all(q is not None and q.consumers == 1 for q in others), others
+        # every other OpenStack queue has its consumer and is known to. Each queue's statistics arrive on its own
+        # schedule (every 5 s per queue process): a queue declared with the others may still have none
+        # (consumers unknown: None, never 0) when compute-02's arrived, so wait until every one is known.
+        names = [n for n in OPENSTACK_QUEUES if n != "compute.compute-02"]
+
+        def all_known(res) -> bool:
+            return all(res[0].queue(n) is not None and res[0].queue(n).consumers is not None for n in names)
+
+        snap, findings = await poll_until(poll, all_known, what="every other queue's consumer count")
+        others = [snap.queue(n) for n in names]
+        assert all(q.consumers == 1 for q in others), others
+        assert [f.subject for f in findings if f.severity == "critical"] == [f"{vb.vhost}/compute.compute-02"]
 
         amqp.consume("compute.compute-02")
         snap, _ = await poll_until(poll, lambda res: not no_consumer(res[1]), what="compute-02 finding cleared")
