@@ -93,11 +93,13 @@ def degraded(obs: dict[str, Observation]) -> dict[str, str]:
     if snap is not None:
         if not snap.keystone.ok:
             out["keystone"] = snap.keystone.error or "(no reason)"
+        elif snap.keystone.late:  # one late answer: a warning, still not fine
+            out["keystone"] = snap.keystone.late
         for part, section in (("nova", snap.compute), ("neutron", snap.network), ("cinder", snap.volume)):
             if section.error:
                 out[part] = section.error
         for check in snap.catalog:
-            if not check.ok:
+            if not check.ok or check.late:
                 out[f"endpoint:{check.service_type}"] = check.error or f"answered {check.status}"
     if obs["instances"].error:
         out["instances"] = obs["instances"].error

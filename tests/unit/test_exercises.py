@@ -54,6 +54,40 @@ def test_boot_trace_error_keeps_fault_and_missed_state_from_events() -> None:
     assert "`scheduling` was not seen" in md and "conductor_schedule_and_build_instances" in md
 
 
+def test_boot_first_seen_past_scheduling_records_it_inferred_from_created() -> None:
+    """A fast scheduler ends `scheduling` before the first poll (seen in CI: the first poll saw BUILD with no
+    task_state). nova-api creates every server in scheduling, so the trace records it from nova's created to
+    that poll, flagged inferred, its duration an upper bound."""
+    tr = BootTrace(interval=0.25, started_at=T0 - 1.5)
+    tr.observe(srv("BUILD", None, "compute-02"), T0 + 0.5)
+    tr.observe(srv("BUILD", "spawning", "compute-02"), T0 + 1.0)
+    tr.observe(srv("ACTIVE", None, "compute-02"), T0 + 4.0)
+    assert tr.sequence() == ["scheduling", "BUILD (no task_state)", "spawning", "ACTIVE"]
+    first = tr.steps[0]
+    assert first.inferred and first.polls == 0 and (first.owner, first.owner_host) == ("nova-scheduler", None)
+    assert first.first_seen == T0 - 1 and first.duration == 1.5  # created .. the first poll
+    assert not any(s.inferred for s in tr.steps[1:])
+    assert tr.total_s == 3.5, "the total still runs from the first poll"
+    assert tr.missed() == ["scheduling"]
+    md = tr.markdown()
+    assert "| 1 | scheduling (inferred) |" in md and "<= 1.5" in md
+    assert "`scheduling` was not seen by any poll: nova-api creates every server in it" in md
+    assert "scheduling <=1.5s (inferred)" in tr.summary()
+    assert tr.result().data["steps"][0]["inferred"] is True
+
+
+def test_boot_no_inference_when_scheduling_was_polled_settled_or_older() -> None:
+    seen = BootTrace(interval=0.25, started_at=T0 - 2)
+    seen.observe(srv("BUILD", "scheduling"), T0)
+    assert [s.inferred for s in seen.steps] == [False]
+    settled = BootTrace(interval=0.25, started_at=T0 - 2)
+    settled.observe(srv("ACTIVE", None, "compute-02"), T0)
+    assert settled.sequence() == ["ACTIVE"]
+    older = BootTrace(interval=0.25, started_at=T0 + 60)  # picked up a minute after its creation
+    older.observe(srv("BUILD", "spawning", "compute-02"), T0 + 61)
+    assert older.sequence() == ["spawning"]
+
+
 def beat(at: float, hb: float, state: str = "up") -> ServiceSample:
     return ServiceSample(at=T0 + at, state=state, updated_at=T0 + hb, api_date=float(int(T0 + at)))
 

@@ -117,11 +117,12 @@ def endpoint_checks(answers: Iterable[dict[str, Any]]) -> tuple[EndpointCheck, .
     out = []
     for canon, (_, a) in sorted(best.items()):
         status = a.get("status")
-        ok = status is not None and int(status) < 500
+        late = bool(a.get("late"))
+        ok = late or (status is not None and int(status) < 500)
         out.append(EndpointCheck(service_type=canon, url=str(a.get("url")), name=str(a.get("name") or ""),
                                  interface=str(a.get("interface") or "public"), region=_str(a.get("region")),
                                  ok=ok, status=None if status is None else int(status), error=a.get("error"),
-                                 elapsed_s=a.get("seconds")))
+                                 elapsed_s=a.get("seconds"), late=late))
     return tuple(out)
 
 
@@ -157,6 +158,7 @@ class ServicesCollector(BaseCollector):
         self._catalog: list[dict[str, Any]] | None = None
         self._checked: dict[tuple[str, str], dict[str, Any]] = {}  # (type, url) -> latest version GET answer
         self._turn = -1
+        self._keystone_answered = False  # the last Keystone probe got an answer (a timeout after one is late)
         self._microversion: str | None = None
 
     @property
@@ -221,9 +223,13 @@ class ServicesCollector(BaseCollector):
         if where.auth_url:
             answer = client.version_get(where.auth_url, timeout=self.endpoint_timeout)
             status = answer.get("status")
+            answered_before, self._keystone_answered = self._keystone_answered, status is not None
             if status is None or status >= 500:
-                error = answer.get("error") or f"{where.auth_url} answered {status}"
-                return _replace(base, ok=False, error=_one_line(error))
+                error = _one_line(answer.get("error") or f"{where.auth_url} answered {status}")
+                if answer.get("timed_out") and answered_before:
+                    base = _replace(base, late=error)  # one slow answer: unreachable if the next is slow too
+                else:
+                    return _replace(base, ok=False, error=error)
             if answer.get("document"):  # Keystone's version document is public: anything else is broken
                 return _replace(base, ok=False, error=f"Keystone at {where.auth_url} {answer['document']} - is "
                                 f"auth_url of {where.cloud_ref} Keystone (not a proxy page)?")
@@ -270,7 +276,12 @@ class ServicesCollector(BaseCollector):
         except SourceError:
             answers = []
         for a in answers:
-            self._checked[(str(a.get("service_type")), str(a.get("url")))] = a
+            key = (str(a.get("service_type")), str(a.get("url")))
+            before = self._checked.get(key)
+            if a.get("timed_out") and before is not None and before.get("status") is not None \
+                    and int(before["status"]) < 500:
+                a = {**a, "late": True}  # answered last time: one slow answer is a warning, two are down
+            self._checked[key] = a
         known = {(str(s.get("type")), str(e.get("url"))) for s in (self._catalog or catalog)
                  for e in s.get("endpoints", [])}
         self._checked = {k: v for k, v in self._checked.items() if k in known}

@@ -60,6 +60,7 @@ class Step:
     host: str | None = None
     polls: int = 1
     ended: float | None = None  # first_seen of the next step
+    inferred: bool = False  # no poll saw it: nova's created .. the first poll (see BootTrace.observe)
 
     @property
     def label(self) -> str:
@@ -81,10 +82,13 @@ class Step:
         return {"state": self.label, "status": self.status, "task_state": self.task_state, "host": self.host,
                 "first_seen": iso(self.first_seen), "first_seen_epoch": self.first_seen,
                 "duration_s": None if self.duration is None else round(self.duration, 3),
-                "owner": self.owner, "owner_host": self.owner_host, "polls": self.polls}
+                "owner": self.owner, "owner_host": self.owner_host, "polls": self.polls,
+                "inferred": self.inferred}
 
 
 TERMINAL = {"ACTIVE", "ERROR", "DELETED", "SHUTOFF"}
+# a boot created at most this long before the trace started is one the trace watched from its start
+INFER_WINDOW_S = 5.0
 
 
 @dataclass
@@ -119,6 +123,8 @@ class BootTrace:
         self.created = server.created or self.created
         self.polls += 1
         self.slowest_poll_s = max(self.slowest_poll_s, latency_s)
+        if not self.steps:
+            self._infer_scheduling(server, at)
         last = self.steps[-1] if self.steps else None
         if last is not None and (last.status, last.task_state) == (server.status, server.task_state):
             last.last_seen = at
@@ -131,6 +137,20 @@ class BootTrace:
         if server.status in TERMINAL and not server.task_state:
             self.fault = server.fault
             self.finish(server.status, at)
+
+    def _infer_scheduling(self, server: Server, at: float) -> None:
+        """A boot first seen past `scheduling` was in it before: nova-api creates every server with
+        task_state=scheduling, and the conductor's pick hides the server from a changes-since listing until a
+        compute claims it, so a fast scheduler ends it between two polls. Recorded as an inferred step from
+        nova's `created` (1 s resolution, nova's clock) to this first poll: an upper bound of its duration."""
+        if server.status != "BUILD" or server.task_state == "scheduling" or server.created is None:
+            return
+        created = server.created.timestamp()
+        if created >= at:
+            return  # clocks disagree: nothing sound to record
+        if self.started_at is not None and created < self.started_at - INFER_WINDOW_S:
+            return  # an older boot picked up mid-way: its scheduling is not part of what was watched
+        self.steps.append(Step("BUILD", "scheduling", created, created, None, polls=0, ended=at, inferred=True))
 
     def gone(self, at: float) -> None:
         """The server vanished (404) while followed."""
@@ -155,32 +175,39 @@ class BootTrace:
 
     @property
     def total_s(self) -> float | None:
-        if not self.steps or self.finished_at is None:
+        first = self.first_polled
+        if first is None or self.finished_at is None:
             return None
-        return self.finished_at - self.steps[0].first_seen
+        return self.finished_at - first.first_seen
+
+    @property
+    def first_polled(self) -> Step | None:
+        return next((s for s in self.steps if not s.inferred), None)
 
     def sequence(self) -> list[str]:
         return [s.label for s in self.steps]
 
     def missed(self) -> list[str]:
         """Build states nova's events prove happened but no poll saw (shorter than the resolution)."""
-        seen = {s.task_state for s in self.steps}
-        out = []
-        if self.events and "scheduling" not in seen and any(
+        seen = {s.task_state for s in self.steps if not s.inferred}
+        out = [s.task_state for s in self.steps if s.inferred and s.task_state]
+        if self.events and "scheduling" not in seen and "scheduling" not in out and any(
                 e.event == "conductor_schedule_and_build_instances" for e in self.events):
             out.append("scheduling")
         return out
 
     def bars(self, now: float | None = None, width: int = 40) -> list[str]:
         """The steps as a text timeline (the settled end state is not a bar)."""
-        rows = [(s.label, s.first_seen, s.ended if s.ended is not None else (now or s.last_seen))
+        rows = [(s.label + (" (inferred)" if s.inferred else ""), s.first_seen,
+                 s.ended if s.ended is not None else (now or s.last_seen))
                 for s in self.steps if not (s.status in TERMINAL and not s.task_state)]
         return bars(rows, width, now)
 
     def summary(self) -> str:
         label = f"{self.name} ({(self.server_id or '?')[:8]})" if self.name else (self.server_id or "?")
-        chain = " -> ".join(f"{s.label} {s.duration:.1f}s" if s.duration is not None else s.label
-                            for s in self.steps) or "nothing observed"
+        chain = " -> ".join(
+            (f"{s.label} <={s.duration:.1f}s (inferred)" if s.inferred else f"{s.label} {s.duration:.1f}s")
+            if s.duration is not None else s.label for s in self.steps) or "nothing observed"
         where = f" on {self.host}" if self.host else ""
         total = f" after {self.total_s:.1f} s" if self.total_s is not None else ""
         end = {"ACTIVE": "ACTIVE", "ERROR": "ERROR", None: "still running"}.get(self.outcome, self.outcome)
@@ -192,11 +219,14 @@ class BootTrace:
                  f"({self.polls} polls, slowest answer {self.slowest_poll_s * 1000:.0f} ms): a state shorter than "
                  "that can begin and end between two polls. *First seen* is the first poll that saw the state; "
                  "the state began at or before it.", ""]
-        if self.created is not None and self.steps:
-            lag = self.steps[0].first_seen - self.created.timestamp()
-            lines += [f"Created {self.created.isoformat()} (nova's clock); first poll {stamp(self.steps[0].first_seen)}"
+        first = self.first_polled
+        if self.created is not None and first is not None:
+            lag = first.first_seen - self.created.timestamp()
+            lines += [f"Created {self.created.isoformat()} (nova's clock); first poll {stamp(first.first_seen)}"
                       f" ({lag:+.1f} s).", ""]
-        rows = [(i, s.label, s.status, stamp(s.first_seen), seconds(s.duration), s.owner,
+        rows = [(i, s.label + (" (inferred)" if s.inferred else ""), s.status,
+                 ("created " if s.inferred else "") + stamp(s.first_seen),
+                 ("<= " if s.inferred else "") + seconds(s.duration), s.owner,
                  s.owner_host or "-", s.host or "-", s.polls) for i, s in enumerate(self.steps, 1)]
         lines += md_table(("#", "state", "status", "first seen", "duration", "owner", "owner runs on",
                            "host", "polls"), rows)
@@ -209,7 +239,13 @@ class BootTrace:
             origin = fault_origin(self.fault.message)
             lines += ["", f"Fault (code {self.fault.code}): `{' '.join(self.fault.message.split())}`"
                       + (f" - names {origin[0]}" if origin else "")]
-        for state in self.missed():
+        for step in (s for s in self.steps if s.inferred):
+            lines += ["", f"`{step.label}` was not seen by any poll: nova-api creates every server in it and the "
+                      "first poll already saw the next state, so it ran between nova's `created` and that poll "
+                      "(its duration is an upper bound; a changes-since listing cannot see a server between the "
+                      "scheduler's pick and the compute's claim)."]
+        inferred = {s.task_state for s in self.steps if s.inferred}
+        for state in (m for m in self.missed() if m not in inferred):
             lines += ["", f"`{state}` was not seen by any poll (shorter than {self.interval:g} s); nova's events "
                       "below show when it ran."]
         if self.events:

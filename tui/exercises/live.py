@@ -58,11 +58,18 @@ def _note(notes: list[str], text: str) -> None:
 # ------------------------------------------------------------------------------------------- boot trace
 def find_new_server(client: Any, since: float, known: set[str], name: str | None = None) -> Server | None:
     """The oldest server created at/after `since` (nova's created has 1 s resolution) not in `known`, named
-    `name` when given. Servers still being scheduled are listed too (nova lists build requests)."""
+    `name` when given. Servers still being scheduled are listed too (nova lists build requests); between the
+    scheduler's pick and the compute's claim a new server's updated_at is NULL and changes-since misses it,
+    so the BUILD listing is read as well."""
     rows = client.servers(changes_since=datetime.fromtimestamp(since - 2, UTC))
+    rows = rows + client.servers(status="BUILD")
     fresh = []
+    seen: set[str] = set()
     for row in rows:
         server = _parse(row)
+        if server.id in seen:
+            continue
+        seen.add(server.id)
         if server.id in known or server.status == "DELETED" or server.created is None:
             continue
         if name and server.name != name:

@@ -74,7 +74,11 @@ class SectionRead:
 
 @dataclass(frozen=True)
 class EndpointCheck:
-    """A version GET on one catalog endpoint. ok: it answered below 500 within the timeout."""
+    """A version GET on one catalog endpoint. ok: it answered below 500 within the timeout.
+
+    late: this check got no answer within the timeout, but the previous one answered. One slow answer on a
+    loaded control plane is not an outage: ok stays True (a warning, not a down endpoint) until the next
+    check times out too."""
 
     service_type: str
     url: str
@@ -85,17 +89,23 @@ class EndpointCheck:
     status: int | None = None
     error: str | None = None
     elapsed_s: float | None = None
+    late: bool = False
 
 
 @dataclass(frozen=True)
 class KeystoneCheck:
-    """Keystone itself: can stacktop authenticate / reach the auth URL from clouds.yaml?"""
+    """Keystone itself: can stacktop authenticate / reach the auth URL from clouds.yaml?
+
+    late: the version GET got no answer within the timeout (the error), but the previous poll's did. ok stays
+    True for that one poll (a warning, keystone.slow); a second timeout in a row is ok=False (unreachable).
+    A refused connection, a 5xx or a wrong document is unreachable at once."""
 
     auth_url: str | None
     cloud: str | None
     ok: bool = True
     error: str | None = None
     clouds_file: str | None = None
+    late: str | None = None
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from typing import Any
 
 from tui.collectors.base import SourceError
 from tui.config import OpenStackConfig
-from tui.openstack.errors import Where, check_list, describe, http_error, not_json, to_source_error
+from tui.openstack.errors import Where, check_list, describe, http_error, is_timeout, not_json, to_source_error
 from tui.openstack.paging import iso_param, next_marker, query, resources_param, version_tuple
 from tui.readonly import guard_keystoneauth_session
 
@@ -186,7 +186,9 @@ class OpenStackClient:
                 for s in (access.service_catalog.catalog or [])]
 
     def version_get(self, url: str, timeout: float | None = None) -> dict[str, Any]:
-        """Unauthenticated GET of an endpoint URL: {url, status (None if no answer), seconds, error}."""
+        """Unauthenticated GET of an endpoint URL: {url, status (None if no answer), seconds, error}; an
+        answer that did not come within the timeout also has timed_out=True (keystoneauth's ConnectTimeout
+        covers both connect and read timeouts)."""
         t0 = time.perf_counter()
         with self._lock:
             self.requests += 1
@@ -195,7 +197,7 @@ class OpenStackClient:
                                          timeout=timeout or self.timeout, headers={"Accept": "application/json"})
         except Exception as exc:
             return {"url": url, "status": None, "seconds": round(time.perf_counter() - t0, 4),
-                    "error": describe(exc, self.where)}
+                    "error": describe(exc, self.where), "timed_out": is_timeout(exc)}
         return {"url": url, "status": resp.status_code, "seconds": round(time.perf_counter() - t0, 4),
                 "error": None if resp.status_code < 500 else f"{url} answered {resp.status_code}",
                 "document": _version_document(resp)}

@@ -36,6 +36,11 @@ def _names(exc: BaseException) -> set[str]:
     return {cls.__name__ for cls in type(exc).__mro__}
 
 
+def is_timeout(exc: BaseException) -> bool:
+    """No answer within the timeout (keystoneauth raises ConnectTimeout for connect and read timeouts)."""
+    return "ConnectTimeout" in _names(exc)
+
+
 def first_url(text: str) -> str | None:
     m = _URL.search(text)
     return m.group(1) if m else None

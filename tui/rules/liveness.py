@@ -324,6 +324,17 @@ def volume_findings(assessed: Sequence[tuple[ServiceRow, Liveness]], skip: set[s
 # ------------------------------------------------------------------------------------ keystone, catalog
 def keystone_findings(snap: ServicesSnapshot) -> list[Finding]:
     ks = snap.keystone
+    if ks.ok and ks.late:
+        url = ks.auth_url or "(no auth_url)"
+        return [Finding(
+            "warning", "keystone.slow", url,
+            f"Keystone at {url} did not answer this poll's version GET in time ({ks.late}); it answered the "
+            "poll before, so this is one slow answer, not yet an outage: reported unreachable if the next "
+            "poll gets no answer either",
+            {"auth_url": ks.auth_url, "cloud": ks.cloud, "clouds_file": ks.clouds_file, "error": ks.late},
+            "a loaded Keystone (token validations of every API) answers late: watch the next poll; if it "
+            f"recurs, check Keystone's web server workers and the load balancer in front of {url}",
+            SOURCE)]
     if ks.ok:
         return []
     url = ks.auth_url or "(no auth_url)"
@@ -348,9 +359,12 @@ def catalog_findings(snap: ServicesSnapshot) -> list[Finding]:
                 {"service_type": stype, "cloud": snap.keystone.cloud},
                 f"openstack catalog show {stype}; check region_name / interface in clouds.yaml", SOURCE))
     for check in snap.catalog:
-        if check.ok or (check.service_type == "identity" and not snap.keystone.ok):
-            continue  # already keystone.unreachable
-        out.append(endpoint_finding(check))
+        if check.service_type == "identity" and (not snap.keystone.ok or snap.keystone.late):
+            continue  # already keystone.unreachable / keystone.slow
+        if check.late:
+            out.append(endpoint_slow_finding(check))
+        elif not check.ok:
+            out.append(endpoint_finding(check))
     return out
 
 
@@ -363,6 +377,20 @@ def endpoint_finding(check: EndpointCheck) -> Finding:
         {"service_type": check.service_type, "url": check.url, "interface": check.interface,
          "region": check.region, "status": check.status, "error": check.error, "elapsed_s": check.elapsed_s},
         f"check the {check.name or check.service_type} API process and the load balancer in front of {check.url}",
+        SOURCE)
+
+
+def endpoint_slow_finding(check: EndpointCheck) -> Finding:
+    name = f" ({check.name})" if check.name else ""
+    return Finding(
+        "warning", "catalog.endpoint_slow", check.service_type,
+        f"the {check.service_type}{name} endpoint {check.url} did not answer this poll's version GET in time "
+        f"({check.error or 'no answer'}); it answered the check before: one slow answer, reported unreachable "
+        "if the next check gets none either",
+        {"service_type": check.service_type, "url": check.url, "interface": check.interface,
+         "region": check.region, "error": check.error, "elapsed_s": check.elapsed_s},
+        f"watch the next poll; if it recurs, check the {check.name or check.service_type} API's workers and the "
+        f"load balancer in front of {check.url}",
         SOURCE)
 
 

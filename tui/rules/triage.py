@@ -90,9 +90,12 @@ def _catalog_cell(snap: ServicesSnapshot, findings: Sequence[Finding]) -> Triage
     if not snap.keystone.ok:
         return TriageCell("catalog", "catalog", "Keystone UNREACHABLE", "critical", "services")
     down = sorted({c.service_type for c in snap.catalog if not c.ok})
+    slow = sorted({c.service_type for c in snap.catalog if c.late} | ({"identity"} if snap.keystone.late else set()))
     parts = []
     if down:
         parts.append(f"{', '.join(down)} DOWN")
+    if slow:
+        parts.append(f"{', '.join(slow)} slow (one late answer)")
     if snap.missing_types:
         parts.append(f"missing {', '.join(snap.missing_types)}")
     if parts:

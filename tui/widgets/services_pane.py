@@ -182,16 +182,20 @@ def message_text(snapshot: ServicesSnapshot) -> str:
     if not ks.ok:
         return f"[b red]Keystone {escape(ks.auth_url or '')} unreachable[/]: {escape(ks.error or '')}"
     bad = [c for c in snapshot.catalog if not c.ok]
+    late = [c for c in snapshot.catalog if c.late]
     total = len(snapshot.catalog)
     if not total:
         cat = "catalog not checked"
     elif bad:
         cat = "[b red]catalog: " + ", ".join(escape(c.service_type) for c in bad) + " not answering[/]"
     else:
-        cat = f"catalog {total}/{total} answering"
+        cat = f"catalog {total - len(late)}/{total} answering"
+    if late:
+        cat += "  [yellow]late: " + ", ".join(escape(c.service_type) for c in late) + "[/]"
+    keystone = "[yellow]Keystone late (answered the poll before)[/]" if ks.late else "Keystone ok"
     missing = f"  [yellow]missing: {', '.join(snapshot.missing_types)}[/]" if snapshot.missing_types else ""
     mv = f"  compute {snapshot.compute_microversion}" if snapshot.compute_microversion else ""
-    return f"Keystone ok  {cat}{missing}{mv}"
+    return f"{keystone}  {cat}{missing}{mv}"
 
 
 class ServicesPane(SourcePane):
