@@ -16,7 +16,7 @@ from tests.reliability.world import assert_readable
 from tui.collectors.rabbitmq import RabbitMQCollector
 from tui.collectors.rabbitmq_amqp import AmqpError, passive_check
 from tui.models.rabbitmq import QueueInfo, RabbitSnapshot
-from tui.sim.faults import AmqpEndpoint
+from tui.sim.faults import AmqpEndpoint, TlsKit
 
 TIMEOUT = 1.0
 
@@ -59,3 +59,34 @@ async def test_collector_poll_stands_when_the_confirmation_fails(amqp_url: str) 
     assert out.confirmation is None and out.confirm_error
     assert_readable(out.confirm_error, names=("127.0.0.1",))
     assert out.queues == snap.queues, "the management API's numbers are kept"
+
+
+async def test_amqps_confirmation_honours_cacert_and_insecure() -> None:
+    """[rabbitmq] cacert / insecure reach the amqps:// confirmation as they reach the management API: a
+    private CA's certificate is trusted with cacert, an untrusted one is accepted only with insecure = true.
+    Both endpoints go silent after the handshake, so getting past TLS shows as 'no AMQP answer'."""
+    kit = TlsKit()
+    private = AmqpEndpoint("hang", tls=kit.trusted)  # signed by the kit's CA, which the system does not trust
+    self_signed = AmqpEndpoint("tls", kit=kit)
+    suspect = QueueInfo(vhost="/", name="compute.c1", messages=5, consumers=0, stuck_polls=3,
+                        stuck_since=datetime.now(UTC))
+    snap = RabbitSnapshot(endpoint="http://127.0.0.1:1", taken_at=datetime.now(UTC), queues=(suspect,))
+
+    async def error(url: str, **tls: object) -> str:
+        collector = RabbitMQCollector("http://127.0.0.1:1", "guest", "guest", amqp_url=url, timeout=TIMEOUT,
+                                      **tls)  # type: ignore[arg-type]
+        out = await collector._confirm_live(snap)
+        assert out.confirm_error, "a silent endpoint cannot confirm anything"
+        assert_readable(out.confirm_error, names=("127.0.0.1",))
+        return out.confirm_error
+
+    try:
+        assert private.url.startswith("amqps://") and self_signed.url.startswith("amqps://")
+        not_trusted = await error(private.url)
+        assert "TLS certificate not trusted" in not_trusted and "[rabbitmq] cacert" in not_trusted, not_trusted
+        assert "no AMQP answer" in await error(private.url, cacert=str(kit.ca_file))
+        assert "TLS certificate not trusted" in await error(self_signed.url, cacert=str(kit.ca_file))
+        assert "no AMQP answer" in await error(self_signed.url, insecure=True)
+    finally:
+        private.stop()
+        self_signed.stop()

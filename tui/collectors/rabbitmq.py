@@ -224,6 +224,21 @@ class RabbitMQCollector(BaseCollector):
             return ssl.create_default_context(cafile=os.path.expanduser(self.cacert))
         return True
 
+    def _amqp_tls(self) -> ssl.SSLContext | None:
+        """The TLS context of an amqps:// confirmation when [rabbitmq] cacert / insecure say so (None: pika's
+        default, verification against the system's CAs)."""
+        if not (self.amqp_url or "").startswith("amqps:"):
+            return None
+        verify = self._verify()
+        if verify is True:
+            return None
+        if verify is False:
+            ctx = ssl.create_default_context()
+            ctx.check_hostname = False
+            ctx.verify_mode = ssl.CERT_NONE
+            return ctx
+        return verify
+
     def _http(self) -> httpx.AsyncClient:
         if self._client is None:
             self._client = httpx.AsyncClient(
@@ -458,7 +473,7 @@ class RabbitMQCollector(BaseCollector):
             return snap
         try:
             live = await asyncio.to_thread(passive_check, self.amqp_url, self.user, self._password,
-                                           [q.key for q in todo], min(5.0, self.timeout))
+                                           [q.key for q in todo], min(5.0, self.timeout), self._amqp_tls())
         except AmqpError as exc:
             return dataclasses.replace(snap, confirm_error=str(exc))
         return dataclasses.replace(snap, queues=tuple(apply_live(snap.queues, live)), confirmation="amqp")

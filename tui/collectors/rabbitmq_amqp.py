@@ -8,6 +8,7 @@ through asyncio.to_thread. pika is imported here, lazily, never at stacktop star
 
 from __future__ import annotations
 
+import ssl
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -76,8 +77,9 @@ def endpoint(amqp_url: str) -> str:
 
 
 def passive_check(amqp_url: str, user: str, password: str, queues: Iterable[tuple[str, str]],
-                  timeout: float = 5.0) -> dict[tuple[str, str], LiveQueue]:
-    """Passively declare each (vhost, name); one connection per vhost, closed before returning."""
+                  timeout: float = 5.0, tls: ssl.SSLContext | None = None) -> dict[tuple[str, str], LiveQueue]:
+    """Passively declare each (vhost, name); one connection per vhost, closed before returning.
+    tls: the context for an amqps:// URL ([rabbitmq] cacert / insecure); None keeps pika's default."""
     import pika
     import pika.exceptions
 
@@ -96,6 +98,8 @@ def passive_check(amqp_url: str, user: str, password: str, queues: Iterable[tupl
         params.socket_timeout = timeout
         params.stack_timeout = timeout
         params.blocked_connection_timeout = timeout
+        if tls is not None and amqp_url.startswith("amqps:"):
+            params.ssl_options = pika.SSLOptions(tls, server_hostname=urlsplit(amqp_url).hostname)
         try:
             conn = pika.BlockingConnection(params)
         except pika.exceptions.ProbableAuthenticationError:
@@ -105,7 +109,10 @@ def passive_check(amqp_url: str, user: str, password: str, queues: Iterable[tupl
             raise AmqpError(f"AMQP {where}: user '{user}' may not open vhost '{vhost}' - grant it "
                             "(rabbitmqctl set_permissions) or fix [rabbitmq] vhosts") from None
         except Exception as exc:  # pika's connection workflow raises more than AMQPError (stack timeouts...)
-            raise AmqpError(f"AMQP {where} unreachable ({_reason(exc)}) - check [rabbitmq] amqp_url") from None
+            why = _reason(exc)
+            fix = ("set [rabbitmq] cacert to the CA that signed it (or insecure = true to skip verification)"
+                   if why == "TLS certificate not trusted" else "check [rabbitmq] amqp_url")
+            raise AmqpError(f"AMQP {where} unreachable ({why}) - {fix}") from None
         try:
             channel = PassiveChannel(conn.channel())
             for name in names:

@@ -336,11 +336,12 @@ class AmqpEndpoint:
     """A TCP endpoint on 127.0.0.1 that misbehaves like a broken AMQP broker: `hang` accepts and never speaks,
     `garbage` answers the protocol header with nonsense, `tls` shows an untrusted certificate (amqps)."""
 
-    def __init__(self, kind: str, kit: TlsKit | None = None) -> None:
+    def __init__(self, kind: str, kit: TlsKit | None = None, tls: ssl.SSLContext | None = None) -> None:
+        """tls: serve `hang` / `garbage` behind this TLS context (amqps://), e.g. a TlsKit's trusted one."""
         if kind not in ("hang", "garbage", "tls"):
             raise ValueError(f"unknown AMQP fault {kind!r}")
         self.kind = kind
-        self._ssl = (kit or TlsKit()).untrusted if kind == "tls" else None
+        self._ssl = (kit or TlsKit()).untrusted if kind == "tls" else tls
         self._loop = _Loop.get("sim")
         self._server: asyncio.base_events.Server | None = None
         self._writers: set[asyncio.StreamWriter] = set()
@@ -348,7 +349,7 @@ class AmqpEndpoint:
 
     @property
     def url(self) -> str:
-        return f"{'amqps' if self.kind == 'tls' else 'amqp'}://127.0.0.1:{self.port}/"
+        return f"{'amqps' if self._ssl is not None else 'amqp'}://127.0.0.1:{self.port}/"
 
     async def _start(self) -> int:
         self._server = await asyncio.start_server(self._client, "127.0.0.1", 0, ssl=self._ssl)
