@@ -225,7 +225,8 @@ async def _errors(cfg: OpenStackConfig, client: Any, demo: Demo) -> dict[str, st
 
 
 async def test_wrong_password_is_the_same_one_line_error(demo: Demo, tmp_path: Path) -> None:
-    cfg = replace(demo.config().openstack, clouds_file=str(clouds_yaml(demo, tmp_path, auth_password="pw-Not-This-0ne")))
+    path = clouds_yaml(demo, tmp_path, auth_password="pw-Not-This-0ne")
+    cfg = replace(demo.config().openstack, clouds_file=str(path))
     sdk, lite = connect(cfg), light(cfg)
     try:
         want, got = await _errors(cfg, sdk, demo), await _errors(cfg, lite, demo)
