@@ -86,7 +86,7 @@ class LightClient(OpenStackClient):
     def __init__(self, cloud: LightCloud, *, where: Where, timeout: float) -> None:
         super().__init__(None, where=where, timeout=timeout)
         self.cloud = cloud
-        self._http: Any = None
+        self._http: dict[bool, Any] = {}  # https? -> httpx.Client
         self._token: str | None = None
         self._expires_at = 0.0
         self._catalog_rows: list[dict[str, Any]] = []
@@ -95,20 +95,25 @@ class LightClient(OpenStackClient):
         self._http_lock = threading.Lock()
 
     # ------------------------------------------------------------------ HTTP
-    def _client(self) -> Any:
+    def _client(self, url: str) -> Any:
+        """One httpx client for https URLs (verifying as configured) and one for plain http, whose TLS context
+        trusts no CA: loading the CA bundle costs ~15-40 ms of CPU at start-up, and a redirect from http to
+        https through it fails closed."""
+        secure = url.startswith("https:")
         with self._http_lock:
-            if self._http is None:
+            client = self._http.get(secure)
+            if client is None:
+                import ssl
+
                 import httpx
 
-                verify: Any = self.cloud.verify
+                verify: Any = self.cloud.verify if secure else ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
                 if isinstance(verify, str):
-                    import ssl
-
                     verify = ssl.create_default_context(cafile=verify)
-                self._http = httpx.Client(verify=verify, timeout=self.timeout, follow_redirects=True,
-                                          headers={"User-Agent": "stacktop"},
-                                          event_hooks={"request": [_guard]})
-        return self._http
+                client = self._http[secure] = httpx.Client(
+                    verify=verify, timeout=self.timeout, follow_redirects=True, headers={"User-Agent": "stacktop"},
+                    event_hooks={"request": [_guard]})
+        return client
 
     def _send(self, method: str, url: str, *, headers: dict[str, str], body: Any = None,
               timeout: float | None = None) -> Any:
@@ -122,7 +127,7 @@ class LightClient(OpenStackClient):
         if timeout is not None:
             kwargs["timeout"] = timeout
         try:
-            return self._client().request(method, url, **kwargs)
+            return self._client(url).request(method, url, **kwargs)
         except httpx.HTTPError as exc:
             raise _transport_error(exc, url) from None
         except OSError as exc:  # e.g. a CA file that cannot be read
@@ -338,8 +343,8 @@ class LightClient(OpenStackClient):
                 "document": _version_document(resp)}
 
     def close(self) -> None:
-        http, self._http = self._http, None
-        if http is not None:
+        clients, self._http = list(self._http.values()), {}
+        for http in clients:
             with contextlib.suppress(Exception):  # closing must never raise into a shutdown path
                 http.close()
 
