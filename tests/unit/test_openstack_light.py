@@ -258,3 +258,31 @@ def test_a_config_error_is_openstacksdks_line(demo: Demo) -> None:
     assert triage_client(cfg, handover_after_s=NEVER) is None
     with pytest.raises(SourceError, match="no-such-cloud"):
         connect(cfg)
+
+
+@pytest.mark.filterwarnings("ignore:You are specifying a cacert")
+@pytest.mark.parametrize("entry, cfg_kw", [
+    ({"region_name": "RegionTwo", "interface": "internal", "cacert": "/ca.pem"}, {}),
+    ({"verify": False, "cacert": "/ca.pem"}, {"cacert": "/other.pem"}),
+    ({"insecure": True}, {}),
+    ({"cacert": "/ca.pem"}, {"cacert": "/mine.pem"}),
+    ({}, {"insecure": True}),
+])
+def test_clouds_yaml_is_read_as_openstacksdk_reads_it(tmp_path: Path, entry: dict[str, Any],
+                                                     cfg_kw: dict[str, Any]) -> None:
+    """Region, interface and TLS settings: the light loader agrees with openstacksdk's loader."""
+    from openstack.config import loader
+
+    auth = {"auth_url": "https://k.example:5000", "username": "u", "password": "p", "project_name": "p",
+            "user_domain_name": "Default", "project_domain_name": "Default"}
+    path = tmp_path / "clouds.yaml"
+    path.write_text(yaml.safe_dump({"clouds": {"c": {"auth": auth, **entry}}}))
+    cfg = OpenStackConfig(cloud="c", clouds_file=str(path), **cfg_kw)
+    mine = load_cloud(cfg)
+    tls: dict[str, Any] = {"verify": False} if cfg.insecure else {"cacert": cfg.cacert} if cfg.cacert else {}
+    region = loader.OpenStackConfig(config_files=[str(path)], secure_files=[]).get_one(cloud="c", **tls)
+    verify, _ = region.get_requests_verify_args()
+    assert mine.verify == verify
+    assert mine.region == (region.get_region_name() or None)
+    assert mine.interface == region.get_interface()
+    assert mine.identity_v3 == "https://k.example:5000/v3"

@@ -352,7 +352,3 @@ class LightClient(OpenStackClient):
 def _guard(request: Any) -> None:
     """httpx request hook: redirects pass the read-only guard too."""
     check_method(request.method, str(request.url))
-
-
-def light_client(cloud: LightCloud, where: Where, timeout: float) -> LightClient:
-    return LightClient(cloud, where=where, timeout=timeout)
