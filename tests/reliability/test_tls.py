@@ -176,3 +176,44 @@ def test_tls_kit_certificates(sim: TlsSim) -> None:
     with pytest.raises(Exception) as err:
         urllib.request.urlopen(url, context=ctx, timeout=5)
     assert "CERTIFICATE_VERIFY_FAILED" in str(err.value) or "certificate verify failed" in str(err.value)
+
+
+def test_light_path_verifies_like_openstacksdk(sim: TlsSim) -> None:
+    """The dashboard's first reads (tui.openstack.light): verification on by default, the same TLS line."""
+    from tui.openstack.triage import triage_client
+
+    cfg = replace(sim.world().config.openstack, clouds_file=_without_cacert(sim))
+    sdk, lite = connect(cfg), triage_client(cfg, handover_after_s=1e4)
+    assert lite is not None
+    try:
+        lines = []
+        for client in (sdk, lite):
+            with pytest.raises(SourceError) as err:
+                client.compute_services()
+            lines.append(str(err.value))
+        assert_readable(lines[1], names=("TLS",))
+        assert "cacert" in lines[1] and lite.backend == "light"
+        assert lines[1] == lines[0]
+    finally:
+        sdk.close()
+        lite.close()
+
+
+@pytest.mark.parametrize("how", ["clouds.yaml cacert", "config cacert", "config insecure"])
+def test_light_path_honours_cacert_and_insecure(sim: TlsSim, how: str) -> None:
+    from tui.openstack.triage import triage_client
+
+    base = sim.world().config.openstack
+    if how != "clouds.yaml cacert":
+        base = replace(base, clouds_file=_without_cacert(sim))
+    cfg = replace(base, cacert=str(sim.kit.ca_file)) if how == "config cacert" else \
+        replace(base, insecure=True) if how == "config insecure" else base
+    if how == "config insecure":
+        sim.faults.set("nova", "tls")
+    lite = triage_client(cfg, handover_after_s=1e4)
+    assert lite is not None
+    try:
+        assert lite.compute_services() and lite.backend == "light"
+        assert lite.light.cloud.verify == (False if how == "config insecure" else str(sim.kit.ca_file))
+    finally:
+        lite.close()

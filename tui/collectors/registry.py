@@ -17,6 +17,10 @@ def build_collectors(config: Config, *, galera_connector: Any = None, dashboard:
     dashboard: for the app (the instances source first reads the servers worth attention, then every
     server); `stacktop snapshot` reads everything in its one poll."""
     collectors: list[Collector] = []
+    from tui.openstack.client import LIGHT_HANDOVER_S, light_first
+
+    # the dashboard's first OpenStack reads go without openstacksdk's import (tui.openstack.triage)
+    light_first(LIGHT_HANDOVER_S if dashboard else None)
     for module_name in SOURCE_MODULES:
         module = importlib.import_module(f"tui.collectors.{module_name}")
         if module_name == "galera" and galera_connector is not None:

@@ -209,9 +209,8 @@ class OpenStackClient:
         Rows: {service_type, name, interface, region, url, status, seconds, error}. Any HTTP answer below
         500 means the endpoint answers; status None means no answer (error says why)."""
         cat = self.catalog() if catalog is None else catalog
-        cfg = getattr(self.conn, "config", None)
-        iface = interface or (cfg.get_interface() if cfg is not None else None) or "public"
-        region = cfg.get_region_name() if cfg is not None else None
+        own_iface, region = self._interface_region()
+        iface = interface or own_iface
         targets = []
         for svc in cat:
             for ep in svc.get("endpoints", []):
@@ -224,6 +223,20 @@ class OpenStackClient:
             answers = list(pool.map(lambda t: self.version_get(t[3], timeout), targets))
         return [{"service_type": st, "name": name, "interface": iface, "region": reg, **ans}
                 for (st, name, reg, _), ans in zip(targets, answers, strict=True)]
+
+    def _interface_region(self) -> tuple[str, str | None]:
+        """The cloud's endpoint interface (default public) and region (None: any)."""
+        cfg = getattr(self.conn, "config", None)
+        iface = (cfg.get_interface() if cfg is not None else None) or "public"
+        return iface, cfg.get_region_name() if cfg is not None else None
+
+    def has_usable_token(self, margin_s: float = 30.0) -> bool:
+        """True when the session holds a token valid for at least margin_s more (never calls Keystone)."""
+        try:
+            ref = getattr(self.conn.session.auth, "auth_ref", None)
+            return ref is not None and not ref.will_expire_soon(margin_s)
+        except Exception:
+            return False
 
     # ------------------------------------------------------------------ nova
     def compute_services(self, **filters: Any) -> list[dict[str, Any]]:
@@ -517,18 +530,41 @@ async def aconnect(cfg: OpenStackConfig) -> OpenStackClient:
     return await asyncio.to_thread(connect, cfg)
 
 
-_shared: dict[tuple[str | None, str | None, float, str | None, bool], OpenStackClient] = {}
+_shared: dict[tuple[str | None, str | None, float, str | None, bool], Any] = {}
 _shared_lock = threading.Lock()
+LIGHT_HANDOVER_S = 3.0  # the dashboard's first triage is over by then on a responsive cloud
+_light_first: list[float | None] = [None]  # seconds before openstacksdk takes over; None: openstacksdk only
 
 
-def shared_client(cfg: OpenStackConfig) -> OpenStackClient:
-    """One client (one token, one session) per cloud for all collectors of a process."""
+def light_first(handover_after_s: float | None) -> None:
+    """The dashboard's shared clients read without openstacksdk first (tui.openstack.triage), and hand over to
+    it handover_after_s seconds later; None: openstacksdk from the start (`stacktop snapshot`, tests).
+    STACKTOP_LIGHT_FIRST=0 in the environment turns it off."""
+    _light_first[0] = handover_after_s
+
+
+def shared_client(cfg: OpenStackConfig) -> Any:
+    """One client (one token, one session) per cloud for all collectors of a process: an OpenStackClient, or
+    in the dashboard a TriageClient (the same reads; no openstacksdk for the first ones)."""
     key = (cfg.cloud, cfg.clouds_file, cfg.timeout, cfg.cacert, cfg.insecure)
     with _shared_lock:
         client = _shared.get(key)
         if client is None:
-            client = _shared[key] = connect(cfg)
+            client = _shared[key] = _new_shared(cfg)
         return client
+
+
+def _new_shared(cfg: OpenStackConfig) -> Any:
+    import os
+
+    after = _light_first[0]
+    if after is not None and os.environ.get("STACKTOP_LIGHT_FIRST", "1") != "0":
+        from tui.openstack.triage import triage_client
+
+        client = triage_client(cfg, handover_after_s=after)
+        if client is not None:
+            return client
+    return connect(cfg)
 
 
 def close_shared() -> None:

@@ -94,8 +94,4 @@ def volume_services(client: OpenStackClient, timeout: float | None = None
 def has_usable_token(client: OpenStackClient, margin_s: float = 30.0) -> bool:
     """True when the session holds a token valid for at least margin_s more: reads can go on without
     Keystone. Never calls Keystone."""
-    try:
-        ref = getattr(client.conn.session.auth, "auth_ref", None)
-        return ref is not None and not ref.will_expire_soon(margin_s)
-    except Exception:
-        return False
+    return bool(client.has_usable_token(margin_s))

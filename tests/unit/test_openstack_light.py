@@ -1,0 +1,288 @@
+"""The dashboard's first OpenStack reads without openstacksdk (tui.openstack.light behind triage.TriageClient),
+against the simulated cloud: the same rows and the same error lines as the openstacksdk path, only GETs and
+the token POST on the wire, openstacksdk never imported for them, a fallback to openstacksdk for what the
+light path does not handle, and the handover to openstacksdk after the first triage."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tui.collectors.base import SourceError
+from tui.collectors.instances import InstancesCollector
+from tui.collectors.services import ServicesCollector
+from tui.config import OpenStackConfig, Thresholds
+from tui.openstack import client as client_mod
+from tui.openstack.client import OpenStackClient, connect
+from tui.openstack.cloudsyaml import LightUnsupported, load_cloud
+from tui.openstack.light import LightClient
+from tui.openstack.triage import TriageClient, triage_client
+from tui.readonly import WriteRefused
+from tui.runner import CollectorRunner
+from tui.sim import start_demo
+from tui.sim.demo import Demo
+
+NEVER = 10_000.0  # no handover during the test
+
+
+@pytest.fixture(scope="module")
+def demo() -> Iterator[Demo]:
+    d = start_demo(instances=60, hosts=4, queues=5, churn=0, storyline=False, manual=True)
+    try:
+        yield d
+    finally:
+        d.stop()
+
+
+def light(cfg: OpenStackConfig, after: float = NEVER) -> TriageClient:
+    client = triage_client(cfg, handover_after_s=after)
+    assert client is not None, "the demo's clouds.yaml is the common shape: the light path takes it"
+    return client
+
+
+def clouds_yaml(demo: Demo, tmp_path: Path, *, name: str = "clouds.yaml", drop: tuple[str, ...] = (),
+                **changes: Any) -> Path:
+    """The demo's clouds.yaml with auth keys changed (auth.KEY=...) or top-level keys added."""
+    data = yaml.safe_load(demo.clouds_file.read_text())
+    entry = next(iter(data["clouds"].values()))
+    for key, value in changes.items():
+        if key.startswith("auth_") and key != "auth_type":
+            entry["auth"][key[5:]] = value
+        else:
+            entry[key] = value
+    for key in drop:
+        entry["auth"].pop(key, None)
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump(data))
+    path.chmod(0o600)
+    return path
+
+
+def rows(snapshot: Any) -> dict[str, set[tuple[str, str, str, str]]]:
+    return {s.name: {(r.binary, r.host, r.status, r.state) for r in s.rows} for s in snapshot.sections}
+
+
+async def test_light_path_reads_the_same_rows_as_openstacksdk(demo: Demo) -> None:
+    cfg = demo.config().openstack
+    sdk, lite = connect(cfg), light(cfg)
+    try:
+        assert lite.backend == "light"
+        got = {}
+        for name, client in (("sdk", sdk), ("light", lite)):
+            services = await ServicesCollector(cfg, Thresholds(), client_factory=lambda c=client: c).collect()
+            instances = InstancesCollector(cfg, client_factory=lambda c=client: c, clock=demo.now,
+                                           attention_first=True)
+            first = await instances.collect()  # the dashboard's first read: the servers worth attention
+            full = await instances.collect()
+            got[name] = (rows(services), services.keystone.ok, [(c.service_type, c.ok) for c in services.catalog],
+                         services.compute_microversion, first.poll.mode, sorted(s.id for s in first.servers),
+                         sorted((s.id, s.status, s.task_state) for s in full.servers))
+        assert got["light"] == got["sdk"]
+        assert got["light"][0]["compute"] and len(got["light"][6]) == 60
+        assert lite.backend == "light", "nothing the light path does not handle came up"
+    finally:
+        sdk.close()
+        lite.close()
+
+
+def test_only_gets_and_the_token_post_reach_the_cloud(demo: Demo) -> None:
+    cfg = demo.config().openstack
+    lite = light(cfg)
+    try:
+        demo.stats.reset()
+        assert lite.compute_services() and lite.network_agents() and lite.volume_services()
+        assert lite.servers() and lite.placement_microversion() and lite.endpoint_versions(timeout=2)
+        sent = {(method, target.split("?")[0]) for _, method, target, _, _ in demo.stats.log}
+        assert {m for m, _ in sent} <= {"GET", "POST"}
+        assert {t for m, t in sent if m == "POST"} == {"/v3/auth/tokens"}
+        demo.stats.reset()
+        for method in ("DELETE", "PUT", "POST", "PATCH"):
+            with pytest.raises(WriteRefused):
+                lite.light._send(method, demo.url("compute") + "/servers/x", headers={})
+        assert not demo.stats.log, "a refused write never leaves the machine"
+    finally:
+        lite.close()
+
+
+def test_first_reads_do_not_import_openstacksdk(demo: Demo) -> None:
+    cfg = demo.config().openstack
+    code = (
+        "import sys\n"
+        "from tui.config import OpenStackConfig\n"
+        "from tui.openstack.triage import triage_client\n"
+        f"c = triage_client(OpenStackConfig(cloud={cfg.cloud!r}, clouds_file={cfg.clouds_file!r}),"
+        " handover_after_s=1e4)\n"
+        "n = len(c.compute_services()) + len(c.servers(status='ERROR')) + len(c.network_agents())\n"
+        "print(n, c.backend, sorted(m for m in ('openstack', 'keystoneauth1') if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                         cwd=Path(__file__).resolve().parents[2])
+    assert out.returncode == 0, out.stderr
+    count, backend, heavy = out.stdout.split(" ", 2)
+    assert int(count) > 0 and backend == "light" and heavy.strip() == "[]", out.stdout
+
+
+@pytest.mark.parametrize("change", [
+    {"auth_type": "token", "auth_token": "x"},  # another auth type
+    {"compute_endpoint_override": "http://127.0.0.1:1/v2.1"},  # a key the light path does not know
+    {"auth_domain_name": "Default"},  # a domain-scoped token
+    {"region_name": "RegionOne,RegionTwo"},  # several regions
+])
+def test_configs_the_light_path_does_not_handle_go_to_openstacksdk(demo: Demo, tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch,
+                                                                 change: dict[str, str]) -> None:
+    cfg = replace(demo.config().openstack, clouds_file=str(clouds_yaml(demo, tmp_path, **change)))
+    with pytest.raises(LightUnsupported):
+        load_cloud(cfg)
+    assert triage_client(cfg, handover_after_s=NEVER) is None
+    sdk = object()
+    monkeypatch.setattr(client_mod, "_shared", {})
+    monkeypatch.setattr(client_mod, "_light_first", [NEVER])
+    monkeypatch.setattr(client_mod, "connect", lambda c: sdk if c is cfg else None)
+    assert client_mod.shared_client(cfg) is sdk, "the dashboard's shared client is openstacksdk's"
+
+
+def test_what_the_light_client_cannot_answer_openstacksdk_answers_at_once(demo: Demo,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    lite = light(demo.config().openstack)
+    try:
+        def odd(service: str) -> str:
+            raise LightUnsupported("an odd catalog")
+
+        monkeypatch.setattr(lite.light, "_catalog_lookup", odd)
+        assert lite.compute_services()
+        assert lite.backend == "openstacksdk"
+    finally:
+        lite.close()
+
+
+def test_handover_to_openstacksdk_after_the_first_triage(demo: Demo) -> None:
+    lite = light(demo.config().openstack, after=0.2)
+    try:
+        before = lite.compute_services()
+        deadline = time.monotonic() + 60
+        while lite.backend != "openstacksdk":
+            assert time.monotonic() < deadline, "openstacksdk never took over"
+            time.sleep(0.05)
+        assert isinstance(lite.sdk, OpenStackClient) and lite.has_usable_token()
+        assert {r["id"] for r in lite.compute_services()} == {r["id"] for r in before}
+    finally:
+        lite.close()
+
+
+def test_secure_yaml_os_cloud_and_auth_url_without_v3(demo: Demo, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The password in secure.yaml (OS_CLIENT_SECURE_FILE), the cloud from OS_CLOUD, auth_url unversioned."""
+    data = yaml.safe_load(demo.clouds_file.read_text())
+    name, entry = next(iter(data["clouds"].items()))
+    password = entry["auth"].pop("password")
+    entry["auth"]["auth_url"] = demo.auth_url.removesuffix("/v3")
+    (tmp_path / "clouds.yaml").write_text(yaml.safe_dump(data))
+    (tmp_path / "secure.yaml").write_text(yaml.safe_dump({"clouds": {name: {"auth": {"password": password}}}}))
+    monkeypatch.setenv("OS_CLIENT_SECURE_FILE", str(tmp_path / "secure.yaml"))
+    monkeypatch.setenv("OS_CLOUD", name)
+    cfg = OpenStackConfig(cloud=None, clouds_file=str(tmp_path / "clouds.yaml"), timeout=10)
+    lite = light(cfg)
+    try:
+        assert lite.compute_services() and lite.backend == "light"
+        assert lite.where.cloud == name
+    finally:
+        lite.close()
+
+
+def test_application_credential_token_request() -> None:
+    from tui.openstack.cloudsyaml import LightCloud
+    from tui.openstack.errors import Where
+
+    cloud = LightCloud(name="c", auth_type="v3applicationcredential", auth={
+        "auth_url": "https://k/v3", "application_credential_id": "ID", "application_credential_secret": "S"},
+        auth_url="https://k/v3", region=None, interface="public", verify=True, clouds_file=None)
+    body = LightClient(cloud, where=Where("c", None), timeout=5)._auth_body()
+    assert body == {"auth": {"identity": {"methods": ["application_credential"],
+                                          "application_credential": {"id": "ID", "secret": "S"}}}}
+    assert "S" not in repr(cloud), "the secret is never printed"
+
+
+async def _errors(cfg: OpenStackConfig, client: Any, demo: Demo) -> dict[str, str | None]:
+    services = ServicesCollector(cfg, Thresholds(), client_factory=lambda: client)
+    instances = InstancesCollector(cfg, client_factory=lambda: client, clock=demo.now, attention_first=True)
+    out: dict[str, str | None] = {}
+    for c in (services, instances):
+        obs = await CollectorRunner(c).run_once()
+        out[c.name] = obs.error
+        if obs.snapshot is not None and c.name == "services":
+            out["keystone"] = obs.snapshot.keystone.error
+            out.update({s.name: s.error for s in obs.snapshot.sections})
+    return out
+
+
+async def test_wrong_password_is_the_same_one_line_error(demo: Demo, tmp_path: Path) -> None:
+    path = clouds_yaml(demo, tmp_path, auth_password="pw-Not-This-0ne")
+    cfg = replace(demo.config().openstack, clouds_file=str(path))
+    sdk, lite = connect(cfg), light(cfg)
+    try:
+        want, got = await _errors(cfg, sdk, demo), await _errors(cfg, lite, demo)
+        assert got == want
+        assert got["services"] and "\n" not in got["services"] and "401" in got["services"]
+        assert "pw-Not-This-0ne" not in str(got), "the password is never in an error line"
+    finally:
+        sdk.close()
+        lite.close()
+
+
+async def test_keystone_refusing_is_the_same_lines(demo: Demo) -> None:
+    cfg = demo.config().openstack
+    sdk, lite = connect(cfg), light(cfg)
+    demo.keystone_refusing(True)
+    try:
+        want, got = await _errors(cfg, sdk, demo), await _errors(cfg, lite, demo)
+        assert got == want
+        assert got["keystone"] and "connection refused" in got["keystone"]
+    finally:
+        demo.keystone_refusing(False)
+        sdk.close()
+        lite.close()
+
+
+def test_a_config_error_is_openstacksdks_line(demo: Demo) -> None:
+    """A cloud missing from clouds.yaml: the light path steps aside, openstacksdk's line names the clouds."""
+    cfg = replace(demo.config().openstack, cloud="no-such-cloud")
+    assert triage_client(cfg, handover_after_s=NEVER) is None
+    with pytest.raises(SourceError, match="no-such-cloud"):
+        connect(cfg)
+
+
+@pytest.mark.filterwarnings("ignore:You are specifying a cacert")
+@pytest.mark.parametrize("entry, cfg_kw", [
+    ({"region_name": "RegionTwo", "interface": "internal", "cacert": "/ca.pem"}, {}),
+    ({"verify": False, "cacert": "/ca.pem"}, {"cacert": "/other.pem"}),
+    ({"insecure": True}, {}),
+    ({"cacert": "/ca.pem"}, {"cacert": "/mine.pem"}),
+    ({}, {"insecure": True}),
+])
+def test_clouds_yaml_is_read_as_openstacksdk_reads_it(tmp_path: Path, entry: dict[str, Any],
+                                                     cfg_kw: dict[str, Any]) -> None:
+    """Region, interface and TLS settings: the light loader agrees with openstacksdk's loader."""
+    from openstack.config import loader
+
+    auth = {"auth_url": "https://k.example:5000", "username": "u", "password": "p", "project_name": "p",
+            "user_domain_name": "Default", "project_domain_name": "Default"}
+    path = tmp_path / "clouds.yaml"
+    path.write_text(yaml.safe_dump({"clouds": {"c": {"auth": auth, **entry}}}))
+    cfg = OpenStackConfig(cloud="c", clouds_file=str(path), **cfg_kw)
+    mine = load_cloud(cfg)
+    tls: dict[str, Any] = {"verify": False} if cfg.insecure else {"cacert": cfg.cacert} if cfg.cacert else {}
+    region = loader.OpenStackConfig(config_files=[str(path)], secure_files=[]).get_one(cloud="c", **tls)
+    verify, _ = region.get_requests_verify_args()
+    assert mine.verify == verify
+    assert mine.region == (region.get_region_name() or None)
+    assert mine.interface == region.get_interface()
+    assert mine.identity_v3 == "https://k.example:5000/v3"
