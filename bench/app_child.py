@@ -10,6 +10,9 @@ obs/<source> counts.
 
     --interval S   poll every source every S seconds (default: the config defaults: 10/15/5 s)
     --fast A,B     only sources A and B poll every S seconds, the others at their defaults
+
+Diagnostics: with STACKTOP_BENCH_LOOPWATCH=FILE set, bench/loopwatch.py samples where the UI loop stalls;
+with STACKTOP_BENCH_PROFILE=FILE, cProfile records the UI thread (pstats FILE).
 """
 
 from __future__ import annotations
@@ -69,6 +72,8 @@ def main() -> None:
 
         def on_mount(self) -> None:  # runs before StacktopApp.on_mount (Textual calls both)
             self.call_after_refresh(lambda: mark("first_paint"))
+            if watch is not None:
+                watch.start()
 
         def _start_sources(self) -> None:
             from tui.collectors import galera
@@ -106,7 +111,23 @@ def main() -> None:
 
                 self.call_after_refresh(painted)
 
+    watch = None
+    if os.environ.get("STACKTOP_BENCH_LOOPWATCH"):  # diagnostic: where the UI loop stalls (bench/loopwatch.py)
+        from bench.loopwatch import LoopWatch
+
+        watch = LoopWatch(os.environ["STACKTOP_BENCH_LOOPWATCH"])
+    profile = None
+    if os.environ.get("STACKTOP_BENCH_PROFILE"):  # diagnostic: cProfile of the UI thread, for pstats
+        import cProfile
+
+        profile = cProfile.Profile()
+        profile.enable()
     BenchApp(config).run()
+    if profile is not None:
+        profile.disable()
+        profile.dump_stats(os.environ["STACKTOP_BENCH_PROFILE"])
+    if watch is not None:
+        watch.dump()
     mark("exit")
 
 
