@@ -21,6 +21,7 @@ import argparse
 import json
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -99,7 +100,7 @@ def main() -> None:
             if obs.snapshot is not None and not getattr(obs.snapshot, "partial", False) \
                     and obs.source not in self.complete:  # the instances source's first read is partial
                 self.complete.add(obs.source)
-                self.call_after_refresh(lambda source=obs.source: mark("complete", source=source))
+                self._after_render(obs.source, lambda source=obs.source: mark("complete", source=source))
             if obs.snapshot is not None and obs.source not in self.filled:
                 self.filled.add(obs.source)
                 done = self.filled >= set(sources)
@@ -109,7 +110,19 @@ def main() -> None:
                     if done:
                         mark("all_filled")
 
-                self.call_after_refresh(painted)
+                self._after_render(obs.source, painted)
+
+        def _after_render(self, source: str, callback: Callable[[], None]) -> None:
+            """callback after the frame that shows the pane's render of this observation: the pane renders in
+            its own message queue, after this handler (and StacktopApp's, which posts it there) returned."""
+            def queue_behind() -> None:
+                pane = next((p for p in self.panes if source == p.SOURCE), None)
+                if pane is None:
+                    self.call_after_refresh(callback)
+                else:
+                    pane.call_later(self.call_after_refresh, callback)
+
+            self.call_later(queue_behind)
 
     watch = None
     if os.environ.get("STACKTOP_BENCH_LOOPWATCH"):  # diagnostic: where the UI loop stalls (bench/loopwatch.py)

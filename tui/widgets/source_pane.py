@@ -18,6 +18,7 @@ from textual.widgets import Static
 from tui.freshness import freshness
 from tui.models.observation import Observation
 from tui.widgets.keyed_table import KeyedTable
+from tui.widgets.observed import Observed, keys_first
 
 
 class SourcePane(Vertical, can_focus=False):
@@ -105,6 +106,10 @@ class SourcePane(Vertical, can_focus=False):
             message.update(text, layout=False)
             if not width or message.get_content_height(self.size, self.app.size, width) != height:
                 message.refresh(layout=True)
+
+    async def on_observed(self, message: Observed) -> None:
+        await keys_first(self)
+        self.show(message.observation)
 
     def show(self, obs: Observation) -> None:
         """Take a new observation; re-render only when the snapshot itself changed."""
