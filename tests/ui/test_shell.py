@@ -218,7 +218,7 @@ async def test_tab_does_not_rebuild_the_footer() -> None:
 
 async def test_tab_repaints_the_two_panes_not_the_screen() -> None:
     """Screen.focused repainted the whole screen on every focus change; the main screen's does not (the
-    panes whose :focus-within changes repaint themselves)."""
+    panes whose -active class changes, and their tables, repaint themselves)."""
     from tui.app import DashboardScreen
 
     collectors = [ScriptedCollector(name, [1], interval=60.0) for name in ("services", "instances", "rabbitmq")]

@@ -11,6 +11,7 @@ import time
 from typing import Any, ClassVar
 
 from rich.markup import escape
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
@@ -33,7 +34,6 @@ class SourcePane(Vertical, can_focus=False):
 
     DEFAULT_CSS = """
     SourcePane { border: round $panel-lighten-2; height: 1fr; }
-    SourcePane:focus-within { border: round $accent; }
     SourcePane.-stale KeyedTable, SourcePane.-error KeyedTable { opacity: 60%; }
     SourcePane.-error { border: round $error; }
     SourcePane > .pane-message { color: $text-muted; padding: 0 1; height: auto; }
@@ -152,6 +152,13 @@ class SourcePane(Vertical, can_focus=False):
             self.border_subtitle = escape(text)
         for name in ("ok", "stale", "error", "loading", "off"):
             self.set_class(level == name, f"-{name}")
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """Focus that lands in a pane that is not the active one (a click on its table) makes it active: the
+        border says which pane `/`, `a` and enter act on (a class, not :focus-within: see app.tcss)."""
+        activate = getattr(self.app, "activate_pane", None)
+        if not self.has_class("-active") and callable(activate):
+            activate(self)
 
     def apply_filter(self, text: str) -> None:
         if self.table is not None:
