@@ -12,7 +12,8 @@ obs/<source> counts.
     --fast A,B     only sources A and B poll every S seconds, the others at their defaults
 
 Diagnostics: with STACKTOP_BENCH_LOOPWATCH=FILE set, bench/loopwatch.py samples where the UI loop stalls;
-with STACKTOP_BENCH_PROFILE=FILE, cProfile records the UI thread (pstats FILE).
+with STACKTOP_BENCH_PROFILE=FILE, cProfile records the UI thread (pstats FILE); with
+STACKTOP_BENCH_REFRESHES=FILE, every Widget.refresh is counted by widget and kind (repaint / layout).
 """
 
 from __future__ import annotations
@@ -129,6 +130,20 @@ def main() -> None:
         from bench.loopwatch import LoopWatch
 
         watch = LoopWatch(os.environ["STACKTOP_BENCH_LOOPWATCH"])
+    refreshes = None
+    if os.environ.get("STACKTOP_BENCH_REFRESHES"):  # diagnostic: who asks Textual to repaint / lay out
+        from collections import Counter
+
+        from textual.widget import Widget
+
+        refreshes = Counter()
+        original = Widget.refresh
+
+        def counting(self, *regions, repaint=True, layout=False, recompose=False):  # type: ignore[no-untyped-def]
+            refreshes[(type(self).__name__, self.id or "", "layout" if layout else "repaint")] += 1
+            return original(self, *regions, repaint=repaint, layout=layout, recompose=recompose)
+
+        Widget.refresh = counting  # type: ignore[method-assign]
     profile = None
     if os.environ.get("STACKTOP_BENCH_PROFILE"):  # diagnostic: cProfile of the UI thread, for pstats
         import cProfile
@@ -141,6 +156,9 @@ def main() -> None:
         profile.dump_stats(os.environ["STACKTOP_BENCH_PROFILE"])
     if watch is not None:
         watch.dump()
+    if refreshes is not None:
+        Path(os.environ["STACKTOP_BENCH_REFRESHES"]).write_text(
+            "\n".join(f"{n}\t{' '.join(key)}" for key, n in refreshes.most_common()) + "\n")
     mark("exit")
 
 
