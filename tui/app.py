@@ -157,6 +157,7 @@ class StacktopApp(App[None]):
         self.frames = 0  # frames handed to the terminal (_display)
         self._frame_at = 0.0  # monotonic time of the last frame
         self._key_at = 0.0  # monotonic time of the last key received
+        self._key_done_at = 0.0  # ... and of the refresh after the last key went through
 
     def _display(self, screen: Screen[Any], renderable: Any) -> None:
         """Every frame Textual hands to the terminal goes through here (also headless, where nothing is
@@ -168,14 +169,24 @@ class StacktopApp(App[None]):
 
     # ----- keys before renders --------------------------------------------------------------------------
     def post_message(self, message: Message) -> bool:
-        if isinstance(message, events.Key):
+        posted = super().post_message(message)
+        if posted and isinstance(message, events.Key):
             self._key_at = time.monotonic()
-        return super().post_message(message)
+            self.call_later(self._key_handled)  # queued behind the key
+        return posted
+
+    def _key_handled(self) -> None:
+        # the key went through the app; its repaint (if it has one) is done by the next refresh
+        self.call_after_refresh(self._key_done)
+
+    def _key_done(self) -> None:
+        self._key_done_at = time.monotonic()
 
     def key_pending(self) -> bool:
-        """A key was received and no frame was drawn since (for at most KEY_FIRST_S)."""
+        """A key was received, and neither was a frame drawn since nor did the key go through with nothing
+        to repaint (for at most KEY_FIRST_S)."""
         key_at = self._key_at
-        return key_at > self._frame_at and time.monotonic() - key_at < KEY_FIRST_S
+        return key_at > max(self._frame_at, self._key_done_at) and time.monotonic() - key_at < KEY_FIRST_S
 
     async def keys_first(self) -> None:
         """Renders of observations wait here while a key is pending: the key's frame goes out first. Each
