@@ -331,8 +331,19 @@ class StacktopApp(App[None]):
                 pane.post_message(Observed(obs))
             elif isinstance(pane, FindingsPane):
                 pane.post_message(everything)
-        for row in self.screen_stack[0].query(TriageRow) if self.screen_stack else ():
+        row = self._triage_row()
+        if row is not None:
             row.post_message(AllObserved(self.observations))
+
+    def _triage_row(self) -> TriageRow | None:
+        """The dashboard's triage row, by id: a CSS query walked the whole DOM on every observation."""
+        if not self.screen_stack:
+            return None
+        try:
+            row = self.screen_stack[0].get_child_by_id("triage")
+        except NoMatches:
+            return None
+        return row if isinstance(row, TriageRow) else None
 
     def _tick(self) -> None:
         """Once a second: ages only (no I/O here)."""
