@@ -527,11 +527,6 @@ class StacktopApp(App[None]):
             return
         self._activate(self.active_index - 1)
 
-    def activate_pane(self, pane: SourcePane) -> None:
-        panes = self.panes
-        if pane in panes:
-            self._activate(panes.index(pane))
-
     def active_pane(self) -> SourcePane | None:
         panes = self.panes
         return panes[self.active_index] if panes else None

@@ -45,3 +45,16 @@ async def keys_first(widget: Widget) -> None:
     wait = getattr(widget.app, "keys_first", None)
     if callable(wait):
         await wait()
+
+
+def superseded(widget: Widget, observation: Observation) -> bool:
+    """The app's latest observation of this source (of the cloud on screen) is another one: the message
+    waited in the widget's queue while the cloud switched or a newer poll arrived."""
+    latest = getattr(widget.app, "observations", None)
+    return isinstance(latest, Mapping) and latest.get(observation.source) is not observation
+
+
+def latest_observations(widget: Widget, message: AllObserved) -> dict[str, Observation]:
+    """What the app holds now (of the cloud on screen), not what it held when the message was posted."""
+    latest = getattr(widget.app, "observations", None)
+    return dict(latest) if isinstance(latest, Mapping) else message.observations

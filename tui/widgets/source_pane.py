@@ -11,7 +11,6 @@ import time
 from typing import Any, ClassVar
 
 from rich.markup import escape
-from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
@@ -19,7 +18,7 @@ from textual.widgets import Static
 from tui.freshness import freshness
 from tui.models.observation import Observation
 from tui.widgets.keyed_table import KeyedTable
-from tui.widgets.observed import Observed, keys_first
+from tui.widgets.observed import Observed, keys_first, superseded
 
 
 class SourcePane(Vertical, can_focus=False):
@@ -109,6 +108,8 @@ class SourcePane(Vertical, can_focus=False):
 
     async def on_observed(self, message: Observed) -> None:
         await keys_first(self)
+        if superseded(self, message.observation):
+            return  # another cloud is on screen now, or a newer observation of this source came
         self.show(message.observation)
 
     def show(self, obs: Observation) -> None:
@@ -152,13 +153,6 @@ class SourcePane(Vertical, can_focus=False):
             self.border_subtitle = escape(text)
         for name in ("ok", "stale", "error", "loading", "off"):
             self.set_class(level == name, f"-{name}")
-
-    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
-        """Focus that lands in a pane that is not the active one (a click on its table) makes it active: the
-        border says which pane `/`, `a` and enter act on (a class, not :focus-within: see app.tcss)."""
-        activate = getattr(self.app, "activate_pane", None)
-        if not self.has_class("-active") and callable(activate):
-            activate(self)
 
     def apply_filter(self, text: str) -> None:
         if self.table is not None:

@@ -15,7 +15,7 @@ from textual.widgets import Static
 
 from tui.config import Thresholds
 from tui.models.observation import Observation
-from tui.widgets.observed import AllObserved, keys_first
+from tui.widgets.observed import AllObserved, keys_first, latest_observations
 from tui.widgets.source_pane import SourcePane
 
 if TYPE_CHECKING:  # the rules are imported where used: ~20 ms of CPU before the first paint otherwise
@@ -57,7 +57,7 @@ class TriageRow(Static):
 
     async def on_all_observed(self, message: AllObserved) -> None:
         await keys_first(self)
-        self.show_all(message.observations)
+        self.show_all(latest_observations(self, message))
 
     def show_all(self, observations: dict[str, Observation]) -> None:
         self.observations = dict(observations)
