@@ -107,9 +107,10 @@ def summarise(path: str, top: int = 40) -> str:
              + ", ".join(f"{v * 1000:.0f}" for v in lengths[-10:]) + " ms", "", "inclusive (s):"]
     lines += [f"  {v:7.3f}  {k}" for k, v in inclusive.most_common(top)]
     lines += ["", "leaf (s):"] + [f"  {v:7.3f}  {k}" for k, v in leaf.most_common(20)]
-    # the watcher needs the GIL too: a stall it could hardly sample was most likely a C call holding the GIL
-    # (JSON decoding in a collector thread); what the other threads were doing then says which
-    held = [st for st in stalls if len(st["samples"]) * SAMPLE_S * 4 < st["length_s"]]
+    # the watcher needs the GIL too, so it samples a busy loop only every switch interval (5 ms) or so: a stall
+    # with under one sample per 20 ms was most likely a C call holding the GIL (JSON decoding in a collector
+    # thread); what the other threads were doing then says which
+    held = [st for st in stalls if len(st["samples"]) * 0.02 < st["length_s"]]
     lines += ["", f"{len(held)} stalls barely sampled (GIL held elsewhere?), {sum(s['length_s'] for s in held):.2f} s:"]
     for st in sorted(held, key=lambda st: -st["length_s"])[:8]:
         lines.append(f"  {st['length_s'] * 1000:.0f} ms, {len(st['samples'])} samples; loop: "
