@@ -10,6 +10,10 @@ obs/<source> counts.
 
     --interval S   poll every source every S seconds (default: the config defaults: 10/15/5 s)
     --fast A,B     only sources A and B poll every S seconds, the others at their defaults
+
+Diagnostics: with STACKTOP_BENCH_LOOPWATCH=FILE set, bench/loopwatch.py samples where the UI loop stalls;
+with STACKTOP_BENCH_PROFILE=FILE, cProfile records the UI thread (pstats FILE); with
+STACKTOP_BENCH_REFRESHES=FILE, every Widget.refresh is counted by widget and kind (repaint / layout).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import argparse
 import json
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -69,6 +74,8 @@ def main() -> None:
 
         def on_mount(self) -> None:  # runs before StacktopApp.on_mount (Textual calls both)
             self.call_after_refresh(lambda: mark("first_paint"))
+            if watch is not None:
+                watch.start()
 
         def _start_sources(self) -> None:
             from tui.collectors import galera
@@ -94,7 +101,7 @@ def main() -> None:
             if obs.snapshot is not None and not getattr(obs.snapshot, "partial", False) \
                     and obs.source not in self.complete:  # the instances source's first read is partial
                 self.complete.add(obs.source)
-                self.call_after_refresh(lambda source=obs.source: mark("complete", source=source))
+                self._after_render(obs.source, lambda source=obs.source: mark("complete", source=source))
             if obs.snapshot is not None and obs.source not in self.filled:
                 self.filled.add(obs.source)
                 done = self.filled >= set(sources)
@@ -104,9 +111,54 @@ def main() -> None:
                     if done:
                         mark("all_filled")
 
-                self.call_after_refresh(painted)
+                self._after_render(obs.source, painted)
 
+        def _after_render(self, source: str, callback: Callable[[], None]) -> None:
+            """callback after the frame that shows the pane's render of this observation: the pane renders in
+            its own message queue, after this handler (and StacktopApp's, which posts it there) returned."""
+            def queue_behind() -> None:
+                pane = next((p for p in self.panes if source == p.SOURCE), None)
+                if pane is None:
+                    self.call_after_refresh(callback)
+                else:
+                    pane.call_later(self.call_after_refresh, callback)
+
+            self.call_later(queue_behind)
+
+    watch = None
+    if os.environ.get("STACKTOP_BENCH_LOOPWATCH"):  # diagnostic: where the UI loop stalls (bench/loopwatch.py)
+        from bench.loopwatch import LoopWatch
+
+        watch = LoopWatch(os.environ["STACKTOP_BENCH_LOOPWATCH"])
+    refreshes = None
+    if os.environ.get("STACKTOP_BENCH_REFRESHES"):  # diagnostic: who asks Textual to repaint / lay out
+        from collections import Counter
+
+        from textual.widget import Widget
+
+        refreshes = Counter()
+        original = Widget.refresh
+
+        def counting(self, *regions, repaint=True, layout=False, recompose=False):  # type: ignore[no-untyped-def]
+            refreshes[(type(self).__name__, self.id or "", "layout" if layout else "repaint")] += 1
+            return original(self, *regions, repaint=repaint, layout=layout, recompose=recompose)
+
+        Widget.refresh = counting  # type: ignore[method-assign]
+    profile = None
+    if os.environ.get("STACKTOP_BENCH_PROFILE"):  # diagnostic: cProfile of the UI thread, for pstats
+        import cProfile
+
+        profile = cProfile.Profile()
+        profile.enable()
     BenchApp(config).run()
+    if profile is not None:
+        profile.disable()
+        profile.dump_stats(os.environ["STACKTOP_BENCH_PROFILE"])
+    if watch is not None:
+        watch.dump()
+    if refreshes is not None:
+        Path(os.environ["STACKTOP_BENCH_REFRESHES"]).write_text(
+            "\n".join(f"{n}\t{' '.join(key)}" for key, n in refreshes.most_common()) + "\n")
     mark("exit")
 
 

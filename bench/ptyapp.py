@@ -149,6 +149,11 @@ class PtyApp:
             sel = [len(d) for t, d in self.chunks if t0 <= t < t1]
         return sum(sel), len(sel)
 
+    def chunks_between(self, t0: float, t1: float) -> list[tuple[float, bytes]]:
+        """Every (arrival time, bytes) in [t0, t1): what was written, to see why."""
+        with self._lock:
+            return [(t, d) for t, d in self.chunks if t0 <= t < t1 and d]
+
     def text(self) -> bytes:
         with self._lock:
             return b"".join(d for _, d in self.chunks)

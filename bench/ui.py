@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import sys
 import tempfile
 import time
@@ -148,6 +149,7 @@ def bench_idle(demo: Any, window: float, settle_polls: int = 3) -> list[Result]:
         size, writes = run.pty.written(t0, t1)
         polls = {s: run.obs_count(s) for s in SOURCES}
         errors = run.errors()
+        what = describe_writes(run, t0, t1)
     finally:
         run.stop()
     elapsed = t1 - t0
@@ -158,9 +160,30 @@ def bench_idle(demo: Any, window: float, settle_polls: int = 3) -> list[Result]:
                       + (f"; errors: {'; '.join(errors)[:300]}" if errors else ""))
     cpu.met = cpu.value is not None and cpu.value < 1.0
     out = Result("ui", "terminal output while nothing changes", size / elapsed, "B/s", goal="0 B/s",
-                 note=f"{writes} writes, {size:,} bytes in {elapsed:.0f} s")
+                 note=f"{writes} writes, {size:,} bytes in {elapsed:.0f} s" + (f"; {what}" if what else ""))
     out.met = size == 0
     return [cpu, out]
+
+
+_ESCAPES = re.compile(rb"\x1b\[[0-9;?<>=:]*[a-zA-Z~]|\x1b[()][0-9A-B]|\x1b[=>]")
+
+
+def describe_writes(run: AppRun, t0: float, t1: float, most: int = 12) -> str:
+    """What the app wrote in [t0, t1) (perf_counter times): for each write its time in the window, size, the
+    polls that arrived in the second before it, and its text without escape sequences. Empty when none."""
+    chunks = run.pty.chunks_between(t0, t1)
+    if not chunks:
+        return ""
+    wall = time.time() - time.perf_counter()  # marks carry wall-clock times
+    polls = [(m["t"] - wall, m.get("source", "?")) for m in run.marks() if m["event"] == "obs"]
+    parts = []
+    for t, data in chunks[:most]:
+        before = sorted({src for when, src in polls if t - 1.0 <= when <= t})
+        text = _ESCAPES.sub(b" ", data).decode(errors="replace")
+        text = " ".join(text.split())[:100]
+        parts.append(f"+{t - t0:.1f}s {len(data)} B after [{', '.join(before) or 'no poll'}]: {text!r}")
+    more = f" (and {len(chunks) - most} more)" if len(chunks) > most else ""
+    return "writes: " + " | ".join(parts) + more
 
 
 def bench_rss(demo: Any, cycles: int, deadline_s: float) -> list[Result]:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
-from textual import on
+from textual import events, on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid
@@ -32,6 +33,7 @@ from tui.screens.help import HelpScreen
 from tui.widgets.breadcrumb import Breadcrumb
 from tui.widgets.command_input import CommandInput, StacktopCommands
 from tui.widgets.findings_pane import FindingsPane
+from tui.widgets.observed import AllObserved, Observed
 from tui.widgets.panes import PANE_ORDER, pane_class
 from tui.widgets.source_pane import SourcePane
 from tui.widgets.too_small import TooSmall, too_small
@@ -39,6 +41,7 @@ from tui.widgets.too_small import message as too_small_message
 from tui.widgets.triage_row import TriageRow
 
 NARROW_WIDTH = 120
+KEY_FIRST_S = 0.25  # renders wait at most this long for a pending key's frame (a key may change nothing)
 
 # Plain black and white with bright, distinct severities: for projectors, low-vision users and bad terminals.
 HIGH_CONTRAST = Theme(
@@ -84,8 +87,8 @@ class StableFooter(Footer):
 class DashboardScreen(Screen[None]):
     """The main screen. Textual's Screen.focused is a repainting reactive: every focus change (each tab)
     repainted the whole screen, ~40 ms of rendering and the full screen written to the terminal. The widgets
-    whose style depends on the focus (the pane gaining and the one losing :focus-within, their tables) are
-    restyled and repainted by Textual anyway; nothing else changes."""
+    whose style depends on the focus (the two tables) and the two panes whose -active class changes are
+    restyled and repaint themselves; nothing else changes."""
 
     focused: Reactive[Widget | None] = Reactive(None, repaint=False)
 
@@ -151,6 +154,46 @@ class StacktopApp(App[None]):
         self.command_history = commands.History()
         self._topbar_shown = ""
         self._inputs_mounted = False
+        self.frames = 0  # frames handed to the terminal (_display)
+        self._frame_at = 0.0  # monotonic time of the last frame
+        self._key_at = 0.0  # monotonic time of the last key received
+        self._key_done_at = 0.0  # ... and of the refresh after the last key went through
+
+    def _display(self, screen: Screen[Any], renderable: Any) -> None:
+        """Every frame Textual hands to the terminal goes through here (also headless, where nothing is
+        written): counted, so tests can tell that a still cloud leaves the terminal alone (`frames`)."""
+        if renderable is not None and not self._batch_count:
+            self.frames += 1
+            self._frame_at = time.monotonic()
+        super()._display(screen, renderable)
+
+    # ----- keys before renders --------------------------------------------------------------------------
+    def post_message(self, message: Message) -> bool:
+        posted = super().post_message(message)
+        if posted and isinstance(message, events.Key):
+            self._key_at = time.monotonic()
+            self.call_later(self._key_handled)  # queued behind the key
+        return posted
+
+    def _key_handled(self) -> None:
+        # the key went through the app; its repaint (if it has one) is done by the next refresh
+        self.call_after_refresh(self._key_done)
+
+    def _key_done(self) -> None:
+        self._key_done_at = time.monotonic()
+
+    def key_pending(self) -> bool:
+        """A key was received, and neither was a frame drawn since nor did the key go through with nothing
+        to repaint (for at most KEY_FIRST_S)."""
+        key_at = self._key_at
+        return key_at > max(self._frame_at, self._key_done_at) and time.monotonic() - key_at < KEY_FIRST_S
+
+    async def keys_first(self) -> None:
+        """Renders of observations wait here while a key is pending: the key's frame goes out first. Each
+        widget renders in its own queue, so the app (the key) runs while they wait; a newer observation for
+        the same widget replaces the waiting one."""
+        while self.key_pending():
+            await asyncio.sleep(0.005)
 
     @property
     def runners(self) -> dict[str, CollectorRunner]:
@@ -280,20 +323,33 @@ class StacktopApp(App[None]):
             self._refresh_topbar()  # the badges
         if cloud != self.active_cloud:
             return
+        # rendered in each widget's own message queue, not here: a key waiting in the app's queue would wait
+        # for every observation queued before it (tui/widgets/observed.py)
+        everything = AllObserved(self.observations)
         for pane in self.panes:
             if obs.source == pane.SOURCE:
-                pane.show(obs)
-        for pane in self.panes:
-            if isinstance(pane, FindingsPane):
-                pane.show_all(self.observations)
-        for row in self.screen_stack[0].query(TriageRow) if self.screen_stack else ():
-            row.show_all(self.observations)
+                pane.post_message(Observed(obs))
+            elif isinstance(pane, FindingsPane):
+                pane.post_message(everything)
+        row = self._triage_row()
+        if row is not None:
+            row.post_message(AllObserved(self.observations))
+
+    def _triage_row(self) -> TriageRow | None:
+        """The dashboard's triage row, by id: a CSS query walked the whole DOM on every observation."""
+        if not self.screen_stack:
+            return None
+        try:
+            row = self.screen_stack[0].get_child_by_id("triage")
+        except NoMatches:
+            return None
+        return row if isinstance(row, TriageRow) else None
 
     def _tick(self) -> None:
         """Once a second: ages only (no I/O here)."""
         now = self.clock()
-        if not self.screen_stack:
-            return
+        if not self.screen_stack or self.key_pending():
+            return  # a key's frame first: the next tick catches up (a late row's countdown rebuilds its pane)
         self._refresh_topbar()
         for pane in self.panes:
             pane.refresh_freshness(now)
@@ -426,8 +482,14 @@ class StacktopApp(App[None]):
         if not panes:
             return
         self.active_index = index % len(panes)
-        for i, pane in enumerate(panes):
-            pane.set_class(i == self.active_index, "-active")
+        changed = [pane for i, pane in enumerate(panes) if pane.has_class("-active") != (i == self.active_index)]
+        for pane in changed:
+            pane.set_class(not pane.has_class("-active"), "-active", update=False)
+        if changed:
+            # only the two panes themselves: set_class restyles each pane's whole subtree at once, and a
+            # table's restyle walks its dozen component classes (~40 % of a tab's CPU with the focus-within
+            # restyle, now gone). No rule under a pane depends on -active (app.tcss: border, narrow display)
+            self.stylesheet.update_nodes(changed, animate=True)
         active = panes[self.active_index]
         if active.table is not None:
             active.table.focus()

@@ -218,7 +218,7 @@ async def test_tab_does_not_rebuild_the_footer() -> None:
 
 async def test_tab_repaints_the_two_panes_not_the_screen() -> None:
     """Screen.focused repainted the whole screen on every focus change; the main screen's does not (the
-    panes whose :focus-within changes repaint themselves)."""
+    panes whose -active class changes, and their tables, repaint themselves)."""
     from tui.app import DashboardScreen
 
     collectors = [ScriptedCollector(name, [1], interval=60.0) for name in ("services", "instances", "rabbitmq")]
@@ -239,3 +239,37 @@ async def test_tab_repaints_the_two_panes_not_the_screen() -> None:
         await pilot.pause()
         assert app.focused is app.panes[1].table
         assert repaints == [], "no whole-screen repaint for a focus change"
+
+
+async def test_tab_restyles_each_table_once_and_rebuilds_no_rows() -> None:
+    """A focus change restyles the two panes and, once each, the two tables whose focus changed: the -active
+    class of a pane restyled its whole subtree and :focus-within walked both panes again (each table restyled
+    four times, each time with DataTable's dozen component classes). No rows are rebuilt for a focus change."""
+    from collections import Counter
+
+    from tui.widgets.keyed_table import KeyedTable
+
+    collectors = [ScriptedCollector(name, [1], interval=60.0) for name in ("services", "instances", "rabbitmq")]
+    app = StacktopApp(Config(), collectors=collectors)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.pause()
+        restyled: Counter[str] = Counter()
+        synced: list[str] = []
+        update_nodes = app.stylesheet.update_nodes
+
+        def spy_restyle(nodes, animate=False):  # type: ignore[no-untyped-def]
+            nodes = list(nodes)
+            restyled.update(str(n.id) for n in nodes if isinstance(n, KeyedTable))
+            return update_nodes(nodes, animate=animate)
+
+        app.stylesheet.update_nodes = spy_restyle  # type: ignore[method-assign]
+        for pane in app.panes:
+            if pane.table is not None:
+                table = pane.table
+                table.sync = lambda rows, table=table: synced.append(str(table.id)) or False  # type: ignore[method-assign]
+        await pilot.press("tab")
+        await pilot.pause()
+        assert app.focused is app.panes[1].table
+        assert restyled == Counter({"services-table": 1, "instances-table": 1}), restyled
+        assert synced == [], "a focus change rebuilds no rows"
+        assert [p.id for p in app.panes if p.has_class("-active")] == ["pane-instances"]

@@ -14,6 +14,7 @@ declare sees a consumer, or no messages, or no queue at all, the management numb
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -93,7 +94,10 @@ class QueueKind:
     backend: str | None = None
 
 
+@functools.lru_cache(maxsize=8192)
 def classify_queue(name: str) -> QueueKind:
+    """What the name says (pure, so cached: the RabbitMQ pane's attention view and the rules ask it for every
+    one of thousands of queues on every poll, and the names hardly change)."""
     if _REPLY.match(name):
         return QueueKind("reply")
     m = _FANOUT.match(name)

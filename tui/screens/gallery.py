@@ -92,6 +92,7 @@ class Tour:
         before = {name: self.app.polls.get(name, 0) for name in self.app.runners}
         self.app.action_refresh_now()
         await self.until(lambda: all(self.app.polls.get(n, 0) > c for n, c in before.items()), "a poll of every source")
+        await self.pilot.pause()  # the panes render in their own message queues: before the sim clock moves on
 
     async def walk(self, until: float) -> None:
         """Advance sim time to `until` seconds after the start, polling every STEP."""

@@ -32,4 +32,5 @@ class Breadcrumb(Static):
         text = self.text
         if text != getattr(self, "_shown_text", None):  # Static.update repaints even the same text
             self._shown_text = text
-            self.update(escape(text))
+            # one line whatever the text (height: 1): no layout of the whole screen for it (each tab changes it)
+            self.update(escape(text), layout=False)

@@ -21,6 +21,7 @@ from rich.text import Text
 
 from tui.models.finding import SEVERITY_ORDER, Finding
 from tui.models.observation import Observation
+from tui.widgets.observed import AllObserved, keys_first, latest_observations
 from tui.widgets.source_pane import SourcePane
 
 SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
@@ -72,6 +73,10 @@ class FindingsPane(SourcePane):
         self._critical_seen: dict[Key, float] = {}
         self._pending_toast: dict[Key, Finding] = {}
         self.toasts: list[str] = []  # what was toasted (tests, the curious)
+
+    async def on_all_observed(self, message: AllObserved) -> None:
+        await keys_first(self)
+        self.show_all(latest_observations(self, message))
 
     def show_all(self, observations: dict[str, Observation]) -> None:
         self.by_source = dict(observations)

@@ -111,34 +111,67 @@ def healthy(row: ServiceRow, live: Liveness) -> bool:
             and row.state.upper() != "UNKNOWN")
 
 
-def build_rows(snapshot: ServicesSnapshot, thresholds: Any, now: datetime,
-               poll_now: datetime | None = None, *, show_all: bool = True) -> list[tuple[str, tuple[Any, ...]]]:
-    """Table rows at `now`. Rows that are neither late nor down show their age as of `poll_now`. Without
-    show_all, over ATTENTION_OVER services, healthy rows are left out (headers keep the counts)."""
-    from tui.rules.liveness import assess, down_time_for, row_rank, section_now
+# one section judged as of the poll: (the section, its down time, every row with its verdict then)
+SectionAtPoll = tuple["SectionRead", float, tuple[tuple["ServiceRow", "Liveness"], ...]]
 
-    poll_now = poll_now or now
-    out: list[tuple[str, tuple[Any, ...]]] = []
-    hide = not show_all and sum(len(s.rows) for s in snapshot.sections) > ATTENTION_OVER
+
+def assess_at_poll(snapshot: ServicesSnapshot, thresholds: Any, poll_now: datetime) -> tuple[SectionAtPoll, ...]:
+    """Every row judged as of the poll: once per snapshot. Between polls only the rows late or down then are
+    judged again (rows_at), so a countdown ticking every second does not re-judge 1,500 services each time."""
+    from tui.rules.liveness import assess, down_time_for, section_now
+
+    out = []
     for section in snapshot.sections:
         if not section.deployed and not section.rows:
             continue
         down_time = down_time_for(section.name, thresholds)
+        at = section_now(section, poll_now)
+        out.append((section, down_time, tuple((row, assess(row, section.read_at, at, down_time))
+                                              for row in section.rows)))
+    return tuple(out)
+
+
+def rows_at(at_poll: tuple[SectionAtPoll, ...], now: datetime, *, hide_healthy: bool = False
+            ) -> tuple[list[tuple[str, tuple[Any, ...]]], float]:
+    """(table rows at `now`, seconds until some cell may change without a new poll) from the verdicts as of the
+    poll. Rows healthy at the poll keep that verdict (judged as of the poll; see build_rows); rows late or
+    down then are judged at `now`: a countdown ticks every second, a down row's age when its text does.
+    Stale sections are frozen (judged as of their read)."""
+    from tui.rules.liveness import assess, row_rank, section_now
+
+    out: list[tuple[str, tuple[Any, ...]]] = []
+    soonest = 3600.0
+    for section, down_time, judged in at_poll:
         live_at = section_now(section, now)
-        poll_at = section_now(section, min(poll_now, now))
         assessed = []
-        for row in section.rows:
-            # judged as of the poll; only rows already late or down then count on between polls. A row healthy
-            # at the poll is not extrapolated into "late": agents beating every 30 s, polled every 10 s, would
-            # flicker LATE for seconds before each fresh heartbeat (and repaint the table every second)
-            live = assess(row, section.read_at, poll_at, down_time)
+        for row, live in judged:
             if live.late or live.down:
                 live = assess(row, section.read_at, live_at, down_time)
+                if not section.stale and not row.forced_down and live.age_s is not None:
+                    soonest = min(soonest, 0.0 if live.late else _until_text_changes(live.age_s))
             assessed.append((row, live))
         out.append((f"hdr:{section.name}", header_cells(section, assessed)))
         assessed.sort(key=lambda m: (row_rank(m[1], m[0]), m[0].binary, m[0].host))
-        out.extend((row.key, row_cells(row, live)) for row, live in assessed if not (hide and healthy(row, live)))
-    return out
+        out.extend((row.key, row_cells(row, live)) for row, live in assessed
+                   if not (hide_healthy and healthy(row, live)))
+    return out, soonest
+
+
+def _hide_healthy(snapshot: ServicesSnapshot, show_all: bool) -> bool:
+    return not show_all and sum(len(s.rows) for s in snapshot.sections) > ATTENTION_OVER
+
+
+def build_rows(snapshot: ServicesSnapshot, thresholds: Any, now: datetime,
+               poll_now: datetime | None = None, *, show_all: bool = True) -> list[tuple[str, tuple[Any, ...]]]:
+    """Table rows at `now`. Rows that are neither late nor down show their age as of `poll_now`. Without
+    show_all, over ATTENTION_OVER services, healthy rows are left out (headers keep the counts).
+
+    Judged as of the poll; only rows already late or down then count on between polls. A row healthy at the
+    poll is not extrapolated into "late": agents beating every 30 s, polled every 10 s, would flicker LATE for
+    seconds before each fresh heartbeat (and repaint the table every second)."""
+    poll_now = min(poll_now or now, now)
+    return rows_at(assess_at_poll(snapshot, thresholds, poll_now), now,
+                   hide_healthy=_hide_healthy(snapshot, show_all))[0]
 
 
 def _until_text_changes(age: float) -> float:
@@ -155,26 +188,8 @@ def next_change_s(snapshot: ServicesSnapshot, thresholds: Any, now: datetime,
     """Seconds until some cell may change without a new poll: a countdown (a row late at the poll) ticks every
     second, a down row's age when its text does; rows healthy at the poll wait for the next poll. Stale
     sections are frozen."""
-    from tui.rules.liveness import assess, down_time_for
-
     poll_now = min(poll_now or now, now)
-    soonest = 3600.0
-    for section in snapshot.sections:
-        if section.stale:
-            continue  # judged as of its read: frozen until the next poll
-        down_time = down_time_for(section.name, thresholds)
-        for row in section.rows:
-            if row.forced_down:
-                continue
-            at_poll = assess(row, section.read_at, poll_now, down_time)
-            if at_poll.age_s is None or not (at_poll.late or at_poll.down):
-                continue
-            live = assess(row, section.read_at, now, down_time)
-            if live.late:
-                return 0.0
-            if live.age_s is not None:
-                soonest = min(soonest, _until_text_changes(live.age_s))
-    return soonest
+    return rows_at(assess_at_poll(snapshot, thresholds, poll_now), now)[1]
 
 
 def message_text(snapshot: ServicesSnapshot) -> str:
@@ -206,6 +221,8 @@ class ServicesPane(SourcePane):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.show_all = False
+        # the rows judged as of the poll, for the snapshot and poll time they were judged for (rows_at)
+        self._at_poll: tuple[Any, datetime, tuple[SectionAtPoll, ...]] | None = None
 
     def action_toggle_all(self) -> None:
         self.show_all = not self.show_all
@@ -236,10 +253,14 @@ class ServicesPane(SourcePane):
         obs = self.observation
         if self.table is None or obs is None or not _is_snapshot(obs.snapshot):
             return
-        poll = _dt(obs.ok_at) or _dt(now)
         at = _dt(now) or datetime.now(UTC)
-        self.table.sync(build_rows(obs.snapshot, self._thresholds(), at, poll, show_all=self.show_all))
-        self._resync_at = now + next_change_s(obs.snapshot, self._thresholds(), at, poll)
+        poll = min(_dt(obs.ok_at) or at, at)
+        cached = self._at_poll
+        if cached is None or cached[0] is not obs.snapshot or cached[1] != poll:
+            cached = self._at_poll = (obs.snapshot, poll, assess_at_poll(obs.snapshot, self._thresholds(), poll))
+        rows, next_change = rows_at(cached[2], at, hide_healthy=_hide_healthy(obs.snapshot, self.show_all))
+        self.table.sync(rows)
+        self._resync_at = now + next_change
 
     def refresh_freshness(self, now: float) -> None:
         super().refresh_freshness(now)

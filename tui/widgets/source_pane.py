@@ -18,6 +18,7 @@ from textual.widgets import Static
 from tui.freshness import freshness
 from tui.models.observation import Observation
 from tui.widgets.keyed_table import KeyedTable
+from tui.widgets.observed import Observed, keys_first, superseded
 
 
 class SourcePane(Vertical, can_focus=False):
@@ -32,7 +33,6 @@ class SourcePane(Vertical, can_focus=False):
 
     DEFAULT_CSS = """
     SourcePane { border: round $panel-lighten-2; height: 1fr; }
-    SourcePane:focus-within { border: round $accent; }
     SourcePane.-stale KeyedTable, SourcePane.-error KeyedTable { opacity: 60%; }
     SourcePane.-error { border: round $error; }
     SourcePane > .pane-message { color: $text-muted; padding: 0 1; height: auto; }
@@ -105,6 +105,12 @@ class SourcePane(Vertical, can_focus=False):
             message.update(text, layout=False)
             if not width or message.get_content_height(self.size, self.app.size, width) != height:
                 message.refresh(layout=True)
+
+    async def on_observed(self, message: Observed) -> None:
+        await keys_first(self)
+        if superseded(self, message.observation):
+            return  # another cloud is on screen now, or a newer observation of this source came
+        self.show(message.observation)
 
     def show(self, obs: Observation) -> None:
         """Take a new observation; re-render only when the snapshot itself changed."""

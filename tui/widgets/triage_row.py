@@ -15,6 +15,7 @@ from textual.widgets import Static
 
 from tui.config import Thresholds
 from tui.models.observation import Observation
+from tui.widgets.observed import AllObserved, keys_first, latest_observations
 from tui.widgets.source_pane import SourcePane
 
 if TYPE_CHECKING:  # the rules are imported where used: ~20 ms of CPU before the first paint otherwise
@@ -40,7 +41,7 @@ def render_summary(summary: TriageSummary) -> Text:
 
 
 class TriageRow(Static):
-    """Feed it with show_all(app.observations) after every observation."""
+    """Feed it with show_all(app.observations), or post AllObserved, after every observation."""
 
     DEFAULT_CSS = "TriageRow { height: auto; max-height: 3; padding: 0 1; background: $boost; }"
 
@@ -53,6 +54,10 @@ class TriageRow(Static):
     def on_mount(self) -> None:
         self.set_interval(1.0, self.refresh_summary)
         self.call_after_refresh(self.refresh_summary)  # once the sibling panes are mounted
+
+    async def on_all_observed(self, message: AllObserved) -> None:
+        await keys_first(self)
+        self.show_all(latest_observations(self, message))
 
     def show_all(self, observations: dict[str, Observation]) -> None:
         self.observations = dict(observations)
