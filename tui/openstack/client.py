@@ -427,14 +427,9 @@ class OpenStackClient:
         verify = getattr(self.conn.session, "verify", True)
         tls = None
         if str(endpoint).startswith("https:"):
-            import ssl
+            from tui.openstack.fastget import tls_context
 
-            if verify is False:
-                tls = ssl.create_default_context()
-                tls.check_hostname = False
-                tls.verify_mode = ssl.CERT_NONE
-            else:
-                tls = ssl.create_default_context(cafile=verify if isinstance(verify, str) else None)
+            tls = tls_context(verify)
             cert = getattr(self.conn.session, "cert", None)
             if cert:
                 tls.load_cert_chain(*(cert if isinstance(cert, tuple) else (cert,)))

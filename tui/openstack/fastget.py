@@ -18,6 +18,17 @@ from urllib.parse import urlsplit
 from tui.readonly import check_method
 
 
+def tls_context(verify: bool | str | None) -> ssl.SSLContext:
+    """The context for an https endpoint from a session's `verify`: False skips verification (explicit
+    insecure), a path is the CA bundle, anything else the system's CAs."""
+    if verify is False:
+        ctx = ssl.create_default_context()
+        ctx.check_hostname = False
+        ctx.verify_mode = ssl.CERT_NONE
+        return ctx
+    return ssl.create_default_context(cafile=verify if isinstance(verify, str) else None)
+
+
 @dataclass(frozen=True)
 class Answer:
     status: int

@@ -249,15 +249,9 @@ class LightClient(OpenStackClient):
         endpoint = self._endpoint(service)
         tls = None
         if endpoint.startswith("https:"):
-            import ssl
+            from tui.openstack.fastget import tls_context
 
-            verify = self.cloud.verify
-            if verify is False:
-                tls = ssl.create_default_context()
-                tls.check_hostname = False
-                tls.verify_mode = ssl.CERT_NONE
-            else:
-                tls = ssl.create_default_context(cafile=verify if isinstance(verify, str) else None)
+            tls = tls_context(self.cloud.verify)
         return token, endpoint, tls
 
     # ------------------------------------------------------------------ reads
