@@ -193,14 +193,18 @@ class OpenStackClient:
         with self._lock:
             self.requests += 1
         try:
-            resp = self.conn.session.get(url, authenticated=False, raise_exc=False, connect_retries=0,
-                                         timeout=timeout or self.timeout, headers={"Accept": "application/json"})
+            resp = self._plain_get(url, timeout or self.timeout)
         except Exception as exc:
             return {"url": url, "status": None, "seconds": round(time.perf_counter() - t0, 4),
                     "error": describe(exc, self.where), "timed_out": is_timeout(exc)}
         return {"url": url, "status": resp.status_code, "seconds": round(time.perf_counter() - t0, 4),
                 "error": None if resp.status_code < 500 else f"{url} answered {resp.status_code}",
                 "document": _version_document(resp)}
+
+    def _plain_get(self, url: str, timeout: float) -> Any:
+        """One unauthenticated GET (no retries, errors not raised for a status): the response."""
+        return self.conn.session.get(url, authenticated=False, raise_exc=False, connect_retries=0,
+                                     timeout=timeout, headers={"Accept": "application/json"})
 
     def endpoint_versions(self, *, interface: str | None = None, timeout: float | None = None,
                           catalog: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
