@@ -83,13 +83,14 @@ async def test_stopped_compute_is_the_one_critical_and_clears(vb, amqp):
         assert f.evidence["messages"] == 3 and f.evidence["polls"] == 2
         # every other OpenStack queue has its consumer and is known to. Each queue's statistics arrive on its own
         # schedule (every 5 s per queue process): a queue declared with the others may still have none
-        # (consumers unknown: None, never 0) when compute-02's arrived, so wait until every one is known.
+        # (consumers unknown: None) when compute-02's arrived, or an emission taken between its declare and its
+        # consume (consumers 0: seen in CI at load, stop 16), so wait until every one shows its consumer.
         names = [n for n in OPENSTACK_QUEUES if n != "compute.compute-02"]
 
-        def all_known(res) -> bool:
-            return all(res[0].queue(n) is not None and res[0].queue(n).consumers is not None for n in names)
+        def all_consumed(res) -> bool:
+            return all(res[0].queue(n) is not None and res[0].queue(n).consumers == 1 for n in names)
 
-        snap, findings = await poll_until(poll, all_known, what="every other queue's consumer count")
+        snap, findings = await poll_until(poll, all_consumed, what="every other queue's consumer")
         others = [snap.queue(n) for n in names]
         assert all(q.consumers == 1 for q in others), others
         assert [f.subject for f in findings if f.severity == "critical"] == [f"{vb.vhost}/compute.compute-02"]
@@ -309,9 +310,11 @@ async def test_light_polls_judge_filling_queues_on_fresh_statistics(vb, amqp):
     try:
         snap, _ = await poll()
         assert snap.fetch["queues"]["mode"] == "full"
+        # wait for every consumer to show in the statistics too (an emission between declare and consume says 0)
         snap, findings = await poll_until(poll, lambda res: len(no_consumer(res[1])) == 1
-                                          and all(q.consumers is not None for q in res[0].queues),
-                                          what="compute-02 finding on light polls")
+                                          and all(q.consumers == (0 if q.name == "compute.compute-02" else 1)
+                                                  for q in res[0].queues),
+                                          what="compute-02 finding and every other consumer on light polls")
         snap, findings = await poll()  # every queue has statistics now: only compute-02 needs fresh ones
         info = snap.fetch["queues"]
         assert info["mode"] == "light"
