@@ -64,6 +64,7 @@ from tui.models.instances import (
     PortInfo,
     Server,
     VolumeInfo,
+    in_attention,
 )
 from tui.rules.stuck import instance_findings, threshold_for
 from tui.rules.task_states import BUILD_STATES, DEFAULT_STUCK_SECONDS, KNOWN_TASK_STATES
@@ -436,7 +437,8 @@ class InstancesCollector(BaseCollector):
                     requests += 1
             self.index.merge(rows.values(), now)
             servers = tuple(self.index.servers.values())
-            hosts, hosts_error, extra = self._host_health(servers)
+            # only servers in a phase matter to the host health (its agents) and to the request ids
+            hosts, hosts_error, extra = self._host_health(tuple(s for s in servers if in_attention(s)))
             servers, more = self._with_request_ids(servers, now)
             self.cpu_s = time.thread_time() - cpu0
             poll = PollInfo(mode="attention", requests=requests + extra + more, rows=len(rows))
@@ -515,7 +517,8 @@ class InstancesCollector(BaseCollector):
             self._note_skew([{"updated": count[2]}], now)
             self._cursor = now
             servers = tuple(self.index.servers.values())
-            hosts, hosts_error, extra = self._host_health(servers)
+            # only servers in a phase matter to the host health (its agents) and to the request ids
+            hosts, hosts_error, extra = self._host_health(tuple(s for s in servers if in_attention(s)))
             servers, more = self._with_request_ids(servers, now)
             extra += more
             self.cpu_s = time.thread_time() - cpu0
@@ -539,7 +542,8 @@ class InstancesCollector(BaseCollector):
         a finding can say which request id to grep for. Read once per (server, phase), at most
         REQUEST_IDS_PER_POLL new ones a poll; a failed read (a busy API timing out) is tried again next poll."""
         wanted: dict[tuple[str, str], Server] = {}
-        for s in servers:
+        attention = [s for s in servers if in_attention(s)]  # no phase and not ERROR: nothing wanted
+        for s in attention:
             phase = s.phase
             age = s.in_state_for(now)
             # a margin: the rules judge a moment after this poll's `now`, so a server crossing its threshold
@@ -550,8 +554,10 @@ class InstancesCollector(BaseCollector):
             elif s.status == "ERROR":
                 wanted[(s.id, "ERROR")] = s
         self._request_ids = {k: v for k, v in self._request_ids.items() if k in wanted}
-        servers, cast_requests = self._with_cast_hosts(servers, [s for (_, phase), s in wanted.items()
-                                                                 if phase == "scheduling" and not s.host], now)
+        cast, cast_requests = self._with_cast_hosts(servers, [s for (_, phase), s in wanted.items()
+                                                              if phase == "scheduling" and not s.host], now)
+        if cast is not servers:  # some carry their cast host now: the request ids go on those objects
+            servers, attention = cast, [s for s in cast if in_attention(s)]
         requests = 0
         for key in wanted:
             if key in self._request_ids:
@@ -567,11 +573,14 @@ class InstancesCollector(BaseCollector):
             self._request_ids[key] = (latest or {}).get("request_id") or None
         if not self._request_ids:
             return servers, requests + cast_requests
-        out = []
-        for s in servers:
+        with_rid: dict[str, Server] = {}
+        for s in attention:  # a server outside it has no (id, phase) or (id, "ERROR") key
             rid = self._request_ids.get((s.id, s.phase or ("ERROR" if s.status == "ERROR" else "")))
-            out.append(dataclasses.replace(s, request_id=rid) if rid else s)
-        return tuple(out), requests + cast_requests
+            if rid:
+                with_rid[s.id] = dataclasses.replace(s, request_id=rid)
+        if not with_rid:
+            return servers, requests + cast_requests
+        return tuple(with_rid.get(s.id, s) for s in servers), requests + cast_requests
 
     def _with_cast_hosts(self, servers: tuple[Server, ...], scheduling: list[Server], now: datetime
                          ) -> tuple[tuple[Server, ...], int]:
