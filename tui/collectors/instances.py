@@ -64,7 +64,7 @@ from tui.models.instances import (
     PortInfo,
     Server,
     VolumeInfo,
-    in_attention,
+    attention_of,
 )
 from tui.rules.stuck import instance_findings, threshold_for
 from tui.rules.task_states import BUILD_STATES, DEFAULT_STUCK_SECONDS, KNOWN_TASK_STATES
@@ -437,13 +437,13 @@ class InstancesCollector(BaseCollector):
                     requests += 1
             self.index.merge(rows.values(), now)
             servers = tuple(self.index.servers.values())
-            # only servers in a phase matter to the host health (its agents) and to the request ids
-            hosts, hosts_error, extra = self._host_health(tuple(s for s in servers if in_attention(s)))
-            servers, more = self._with_request_ids(servers, now)
+            attention = attention_of(servers)
+            hosts, hosts_error, extra = self._host_health(attention)
+            servers, attention, more = self._with_request_ids(servers, attention, now)
             self.cpu_s = time.thread_time() - cpu0
             poll = PollInfo(mode="attention", requests=requests + extra + more, rows=len(rows))
             return InstancesSnapshot(taken_at=now, servers=servers, hosts=hosts, hosts_error=hosts_error,
-                                     poll=poll, poll_interval_s=self.interval)
+                                     poll=poll, poll_interval_s=self.interval).with_attention(attention)
 
     def list_servers(self, changes_since: datetime | None = None) -> tuple[list[dict[str, Any]], int]:
         """Every page of /servers/detail?all_tenants=1 (limit/marker), plain dicts; (rows, requests)."""
@@ -517,16 +517,16 @@ class InstancesCollector(BaseCollector):
             self._note_skew([{"updated": count[2]}], now)
             self._cursor = now
             servers = tuple(self.index.servers.values())
-            # only servers in a phase matter to the host health (its agents) and to the request ids
-            hosts, hosts_error, extra = self._host_health(tuple(s for s in servers if in_attention(s)))
-            servers, more = self._with_request_ids(servers, now)
+            attention = attention_of(servers)  # one scan of 10,000 servers a poll, for everything after it
+            hosts, hosts_error, extra = self._host_health(attention)
+            servers, attention, more = self._with_request_ids(servers, attention, now)
             extra += more
             self.cpu_s = time.thread_time() - cpu0
             poll = PollInfo(mode="full" if full else "changes-since", requests=requests + extra, rows=nrows,
                             changes_since=since, last_full_at=self._last_full, deleted=left,
                             build_listed=build_listed and not full)
             return InstancesSnapshot(taken_at=now, servers=servers, hosts=hosts, hosts_error=hosts_error,
-                                     poll=poll, poll_interval_s=self.interval)
+                                     poll=poll, poll_interval_s=self.interval).with_attention(attention)
 
     def _note_skew(self, rows: list[dict[str, Any]], now: datetime) -> None:
         """Widen the overlap when nova stamps `updated` ahead of our clock (same-format strings sort as time)."""
@@ -537,13 +537,13 @@ class InstancesCollector(BaseCollector):
             if ahead > 1.0:
                 self._skew_s = max(self._skew_s, ahead)
 
-    def _with_request_ids(self, servers: tuple[Server, ...], now: datetime) -> tuple[tuple[Server, ...], int]:
+    def _with_request_ids(self, servers: tuple[Server, ...], attention: tuple[Server, ...], now: datetime
+                          ) -> tuple[tuple[Server, ...], tuple[Server, ...], int]:
         """Attach the latest action's request id to servers past their stuck threshold and ERROR servers, so
         a finding can say which request id to grep for. Read once per (server, phase), at most
         REQUEST_IDS_PER_POLL new ones a poll; a failed read (a busy API timing out) is tried again next poll."""
         wanted: dict[tuple[str, str], Server] = {}
-        attention = [s for s in servers if in_attention(s)]  # no phase and not ERROR: nothing wanted
-        for s in attention:
+        for s in attention:  # no phase and not ERROR: nothing wanted
             phase = s.phase
             age = s.in_state_for(now)
             # a margin: the rules judge a moment after this poll's `now`, so a server crossing its threshold
@@ -557,7 +557,7 @@ class InstancesCollector(BaseCollector):
         cast, cast_requests = self._with_cast_hosts(servers, [s for (_, phase), s in wanted.items()
                                                               if phase == "scheduling" and not s.host], now)
         if cast is not servers:  # some carry their cast host now: the request ids go on those objects
-            servers, attention = cast, [s for s in cast if in_attention(s)]
+            servers, attention = cast, attention_of(cast)
         requests = 0
         for key in wanted:
             if key in self._request_ids:
@@ -572,15 +572,16 @@ class InstancesCollector(BaseCollector):
             latest = max(actions, key=lambda a: a.get("start_time") or "", default=None)
             self._request_ids[key] = (latest or {}).get("request_id") or None
         if not self._request_ids:
-            return servers, requests + cast_requests
+            return servers, attention, requests + cast_requests
         with_rid: dict[str, Server] = {}
         for s in attention:  # a server outside it has no (id, phase) or (id, "ERROR") key
             rid = self._request_ids.get((s.id, s.phase or ("ERROR" if s.status == "ERROR" else "")))
             if rid:
                 with_rid[s.id] = dataclasses.replace(s, request_id=rid)
         if not with_rid:
-            return servers, requests + cast_requests
-        return tuple(with_rid.get(s.id, s) for s in servers), requests + cast_requests
+            return servers, attention, requests + cast_requests
+        return (tuple(with_rid.get(s.id, s) for s in servers), tuple(with_rid.get(s.id, s) for s in attention),
+                requests + cast_requests)
 
     def _with_cast_hosts(self, servers: tuple[Server, ...], scheduling: list[Server], now: datetime
                          ) -> tuple[tuple[Server, ...], int]:
