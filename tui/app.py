@@ -14,6 +14,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid
 from textual.css.query import NoMatches
+from textual.driver import Driver
 from textual.events import Resize
 from textual.message import Message
 from textual.reactive import Reactive
@@ -207,6 +208,18 @@ class StacktopApp(App[None]):
 
     def get_default_screen(self) -> Screen[None]:
         return DashboardScreen(id="_default")
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's driver; on Linux one whose input thread sleeps until a key comes instead of waking every
+        100 ms (tui/widgets/input_driver.py). STACKTOP_QUIET_INPUT=0 keeps Textual's own."""
+        import os
+
+        chosen = super().get_driver_class()
+        if os.environ.get("STACKTOP_QUIET_INPUT", "1") == "0" or chosen.__name__ != "LinuxDriver":
+            return chosen
+        from tui.widgets.input_driver import quiet_driver_class
+
+        return quiet_driver_class() or chosen
 
     # ----- layout -------------------------------------------------------------------------------------
     def _configured(self, source: str) -> tuple[bool, float]:

@@ -238,3 +238,42 @@ async def test_instance_screen_says_since_when_and_on_what_basis(demo: Demo) -> 
         text = str(app.screen.query_one("#instance-body").render())
         basis = {"observed": "first seen by stacktop", "updated_at": "nova's updated_at"}[known.task_since_basis or ""]
         assert f"(since {known.task_since:%H:%M:%S}, {basis}; threshold 20s)" in text, text
+
+
+def test_the_attention_view_and_status_line_from_the_snapshots_attention_subset() -> None:
+    """The pane's default view, the status line and the rules use the snapshot's attention subset (found once
+    per snapshot): the same rows, counts and findings as a scan of every server; a stuck finding about a server
+    outside the subset still shows it."""
+    from datetime import UTC, timedelta
+
+    from tui.models.finding import Finding
+    from tui.models.instances import Fault, Server
+    from tui.rules.stuck import instance_error, instance_findings, instance_stuck, worth_attention
+    from tui.widgets.instances_pane import instance_rows, status_line
+
+    now = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+    stuck = {"spawning": 600.0, "default": 1800.0}
+
+    def srv(sid: str, status: str, task: str | None, age: float = 0.0, **kw: Any) -> Server:
+        since = now - timedelta(seconds=age) if (task or status == "BUILD") else None
+        return Server(id=sid * 8, name=f"vm-{sid}", status=status, task_state=task, task_since=since,
+                      task_since_basis="observed" if since else None, project_id="p" * 32, **kw)
+
+    servers = (*(srv(f"{i:02d}", "ACTIVE", None) for i in range(40)),
+               srv("b", "BUILD", None, 30, host="c1"), srv("e", "ERROR", None, fault=Fault(500, "No valid host")),
+               srv("s", "ACTIVE", "rebooting", 4000, host="c1"), srv("x", "SHUTOFF", None),
+               srv("d", "BUILD", "spawning", 700, host="c2"))
+    snap = InstancesSnapshot(taken_at=now, servers=servers)
+    assert snap.attention == tuple(s for s in servers if worth_attention(s))
+    assert snap.attention is snap.attention, "found once per snapshot"
+    findings = instance_findings(snap, now, stuck)
+    every = []
+    for s in servers:
+        every += [f for f in (instance_stuck(s, now, stuck, snap.hosts, poll_interval_s=snap.poll_interval_s),
+                              instance_error(s, now)) if f is not None]
+    assert findings == every and {f.subject for f in findings} >= {"s" * 8, "d" * 8, "e" * 8}
+    odd = Finding(severity="warning", kind="instance.stuck", subject="07" * 8, summary="stuck", source="instances")
+    rows = instance_rows(snap, (*findings, odd))
+    assert {k for k, _ in rows} == {s.id for s in snap.attention} | {"07" * 8}
+    line = status_line(snap, findings, show_all=False, shown=len(rows))
+    assert "45 servers" in line and "2 in a task_state" in line and "1 ERROR" in line and "2 stuck" in line

@@ -187,3 +187,29 @@ async def test_sim_keystone_refusing_keeps_rows_and_other_panes() -> None:
                 await pilot.pause(0.1)
     finally:
         demo.stop()
+
+
+def test_a_poll_is_judged_once_for_the_findings_the_pane_and_the_triage_row(monkeypatch: Any) -> None:
+    """The runner's findings, the pane's rows and the triage row's counts judge the same poll at the same moment:
+    every row once (the triage row used to judge the compute section once per nova binary)."""
+    from tui.models.observation import Observation
+    from tui.rules import liveness
+    from tui.rules.triage import triage_summary
+    from tui.widgets.services_pane import assess_at_poll, rows_at
+
+    read_at = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
+    snapshot = make_snapshot(read_at)
+    calls = []
+    real = liveness.assess
+    monkeypatch.setattr(liveness, "assess", lambda *a, **kw: calls.append(a) or real(*a, **kw))
+    findings = services_findings(snapshot, read_at, TH)
+    obs = Observation("services", snapshot, ok_at=read_at.timestamp(), findings=tuple(findings))
+    total = sum(len(s.rows) for s in snapshot.sections)
+    assert len(calls) == total
+    at_poll = assess_at_poll(snapshot, TH, read_at)
+    summary = triage_summary({"services": obs}, read_at, TH, configured={"services"})
+    assert len(calls) == total, "the pane and the triage row reuse the findings' verdicts"
+    rows, _ = rows_at(at_poll, read_at)
+    assert len(calls) == total + 2, "only the rows late or down at the poll are judged again at `now`"
+    assert {c.name: c.text for c in summary.cells}["compute"] == "2/2 up, 1 late"
+    assert any("compute-02" in str(cells) for _, cells in rows)

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 import pytest
 
 from tui.collectors.instances import ATTENTION_FILTERS, InstancesCollector
+from tui.models.instances import attention_of
 from tui.openstack import connect
 from tui.sim import start_demo
 from tui.sim.demo import Demo
@@ -102,6 +103,9 @@ async def test_request_id_read_once_for_a_stuck_server(demo: Demo) -> None:
     snap = await c.collect()
     s = snap.server(sid)
     assert s is not None and s.task_state == "spawning" and s.request_id == create
+    # the collector hands its own scan to the snapshot: the same servers (with their request ids) as a new scan
+    assert snap.attention == attention_of(snap.servers) and s in snap.attention
+    assert all(a is b for a, b in zip(snap.attention, attention_of(snap.servers), strict=True))
     assert len(demo.stats.matching("compute", f"/v2.1/servers/{sid}/os-instance-actions")) == 1
     f = next(f for f in c.findings(snap, demo.now()) if f.kind == "instance.stuck")
     assert f.next_step.endswith(f"(grep {create})")

@@ -167,3 +167,31 @@ def test_scheduling_counts_from_created_even_when_first_seen_late() -> None:
     idx.merge([row("a", "networking", updated=T0 + timedelta(seconds=40))], T0 + timedelta(seconds=41))
     assert (idx.servers["a"].task_since, idx.servers["a"].task_since_basis) == (T0 + timedelta(seconds=40),
                                                                                 "updated_at")
+
+
+def test_the_kept_attention_subset_is_a_scan_of_every_server_in_order() -> None:
+    """ServerIndex keeps the servers worth attention as they change (a poll reads them without scanning every
+    server): after any mix of full listings, changes-since answers, deletions and dropped builds it holds the
+    same servers, in the same order, as a scan of every server."""
+    import random
+
+    from tui.models.instances import attention_of
+
+    rng = random.Random(12)
+    states = [(None, "ACTIVE"), (None, "SHUTOFF"), (None, "ERROR"), (None, "BUILD"), ("spawning", "BUILD"),
+              ("rebooting", "ACTIVE"), (None, "DELETED")]
+    idx = ServerIndex()
+    now = T0
+    for step in range(300):
+        now += timedelta(seconds=1)
+        ids = [f"s{rng.randrange(40):02d}" for _ in range(rng.randrange(1, 12))]
+        rows = [row(sid, *rng.choice(states), updated=now) for sid in ids]
+        kind = rng.random()
+        if kind < 0.1:
+            idx.replace_all([r for r in rows if r["status"] != "DELETED"], now)
+        elif kind < 0.2:
+            idx.drop_unlisted_builds(set(ids))
+        else:
+            idx.merge(rows, now)
+        assert idx.attention_in_order() == attention_of(tuple(idx.servers.values())), f"step {step}"
+        assert set(idx.attention) <= set(idx.servers)

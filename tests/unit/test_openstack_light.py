@@ -286,3 +286,100 @@ def test_clouds_yaml_is_read_as_openstacksdk_reads_it(tmp_path: Path, entry: dic
     assert mine.region == (region.get_region_name() or None)
     assert mine.interface == region.get_interface()
     assert mine.identity_v3 == "https://k.example:5000/v3"
+
+
+# ---------------------------------------------------------------------------- the steady state (issue #12)
+def test_the_dashboard_stays_on_the_light_client(demo: Demo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The dashboard's shared client never hands over on its own: every steady poll goes through httpx."""
+    from tui.collectors.registry import build_collectors
+
+    monkeypatch.setattr(client_mod, "_shared", {})
+    monkeypatch.setattr(client_mod, "_light_first", [None])
+    build_collectors(demo.config(), dashboard=True)
+    assert client_mod._light_first[0] == client_mod.LIGHT_HANDOVER_S == float("inf")
+    shared = client_mod.shared_client(demo.config().openstack)
+    try:
+        assert isinstance(shared, TriageClient) and shared._timer is None, "no handover is scheduled"
+        for _ in range(3):
+            assert shared.compute_services() and shared.network_agents() and shared.volume_services()
+        assert shared.backend == "light"
+    finally:
+        client_mod.close_shared()
+
+
+def test_steady_polls_never_import_openstacksdk(demo: Demo) -> None:
+    """The dashboard's collectors, several polls each (placement's async reads too): no openstacksdk, no
+    keystoneauth in the process, and the light client still answers."""
+    cfg = demo.config().openstack
+    code = (
+        "import asyncio, sys\n"
+        "from tui.collectors.registry import build_collectors\n"
+        "from tui.config import Config, OpenStackConfig\n"
+        "from tui.openstack import shared_client\n"
+        f"config = Config(openstack=OpenStackConfig(cloud={cfg.cloud!r}, clouds_file={cfg.clouds_file!r}))\n"
+        "cols = [c for c in build_collectors(config, dashboard=True) if c.name in ('services', 'instances')]\n"
+        "async def main():\n"
+        "    for _ in range(3):\n"
+        "        for c in cols:\n"
+        "            await c.collect()\n"
+        "    client = shared_client(config.openstack)\n"
+        "    mv = client.placement_microversion()\n"
+        "    got = await client.aio.aget_json_many('placement', ['/resource_providers'], microversion=mv)\n"
+        "    assert isinstance(got[0], dict) and got[0]['resource_providers'], got\n"
+        "    return client.backend\n"
+        "backend = asyncio.run(main())\n"
+        "print(backend, sorted(m for m in ('openstack', 'keystoneauth1', 'requests') if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         cwd=Path(__file__).resolve().parents[2])
+    assert out.returncode == 0, out.stderr
+    backend, heavy = out.stdout.strip().split(" ", 1)
+    assert backend == "light" and heavy == "[]", out.stdout
+
+
+def _token_posts(demo: Demo) -> int:
+    return sum(1 for _, method, target, _, _ in demo.stats.log if method == "POST" and "auth/tokens" in target)
+
+
+def test_the_light_client_renews_a_token_before_it_expires(demo: Demo, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tui.openstack import light as light_mod
+
+    monkeypatch.setattr(light_mod, "TOKEN_MARGIN_S", 1.0)
+    demo.auth.token_ttl_s = 3.0
+    lite = light(demo.config().openstack)
+    try:
+        demo.stats.reset()
+        assert lite.compute_services()
+        first = lite.light._token
+        assert lite.has_usable_token(margin_s=1.0) and not lite.has_usable_token(margin_s=5.0)
+        time.sleep(2.2)  # now within the margin of its expiry
+        assert lite.compute_services() and lite.network_agents()
+        assert lite.light._token != first and _token_posts(demo) == 2
+        assert lite.backend == "light"
+        statuses = {status for _, method, _, status, _ in demo.stats.log if method == "GET"}
+        assert statuses <= {200}, "no request went out with the expired token"
+    finally:
+        demo.auth.token_ttl_s = 86400.0
+        lite.close()
+
+
+async def test_a_refused_token_is_renewed_once_on_the_light_path(demo: Demo) -> None:
+    """Keystone forgot every token (a restart with new keys): the next read and the async placement reads
+    get a 401, renew the token once and answer."""
+    lite = light(demo.config().openstack)
+    try:
+        assert lite.compute_services()
+        mv = lite.placement_microversion()
+        first = lite.light._token
+        demo.auth.revoke_all()
+        demo.stats.reset()
+        assert lite.compute_services()
+        second = lite.light._token
+        assert second != first and _token_posts(demo) == 1
+        demo.auth.revoke_all()
+        got = await lite.aio.aget_json_many("placement", ["/resource_providers"] * 3, microversion=mv)
+        assert all(isinstance(g, dict) and g["resource_providers"] for g in got), got
+        assert lite.light._token not in (first, second) and _token_posts(demo) == 2
+        assert lite.backend == "light"
+    finally:
+        lite.close()

@@ -18,6 +18,11 @@ def test_spawned_demo_serves_and_obeys_its_controls():
         demo.advance(61)  # past the storyline's quorum loss
         conn = demo.galera_connector("sim-db-1:3306", "monitor", "stacktop-demo", 2.0)
         assert dict(conn.query("SHOW GLOBAL STATUS LIKE 'wsrep_ready'")) == {"wsrep_ready": "OFF"}
+        kept = conn._conn
+        assert dict(conn.query("SHOW GLOBAL STATUS LIKE 'wsrep_ready'")) == {"wsrep_ready": "OFF"}
+        assert conn._conn is kept and kept.sock is not None, "one keep-alive connection per node, like pymysql's"
+        kept.sock.close()  # a broken connection is opened again
+        assert dict(conn.query("SHOW GLOBAL STATUS LIKE 'wsrep_ready'")) == {"wsrep_ready": "OFF"}
         with pytest.raises(pymysql.err.OperationalError) as err:
             demo.galera_connector("sim-db-2:3306", "monitor", "stacktop-demo", 2.0)
         assert err.value.args[0] == 2003

@@ -59,9 +59,10 @@ from tui.collectors.rabbitmq_payload import (
     NODE_COLUMNS,
     OVERVIEW_COLUMNS,
     QUEUE_COLUMNS,
+    ParsedQueues,
     parse_alarms,
     parse_node,
-    parse_queues,
+    parse_queues_reusing,
 )
 from tui.config import Config, RabbitMQConfig, Secret
 from tui.models.finding import Finding
@@ -184,6 +185,7 @@ class RabbitMQCollector(BaseCollector):
         self._polls = 0
         # (vhost, name) -> the statistics-only fields of its last row with statistics (consumers, idle_since)
         self._stats: dict[tuple[str, str], dict[str, Any]] = {}
+        self._parsed: ParsedQueues = {}  # the last poll's queue rows with their QueueInfo (parse_queues_reusing)
         self._clock = clock or (lambda: datetime.now(UTC))
         self.cacert = cacert
         self.insecure = insecure
@@ -381,7 +383,7 @@ class RabbitMQCollector(BaseCollector):
                 pages += more
                 rows, found_n = await asyncio.to_thread(self._merge, rows, detail, wanted)
                 info = {"mode": "light", "detail_queues": len(wanted), "detail_found": found_n}
-        queues, self._stats = await asyncio.to_thread(self._parse, rows)
+        queues, self._stats, self._parsed = await asyncio.to_thread(self._parse, rows, self._parsed)
         return queues, pages, info
 
     def _wanted(self, rows: list[dict[str, Any]]) -> set[tuple[str, str]]:
@@ -405,18 +407,20 @@ class RabbitMQCollector(BaseCollector):
         return merged, len(with_stats)
 
     @staticmethod
-    def _parse(rows: list[dict[str, Any]]) -> tuple[list[QueueInfo], dict[tuple[str, str], dict[str, Any]]]:
-        """QueueInfos sorted by key, and each queue's statistics-only fields to carry into light polls
-        (vanished queues are forgotten)."""
+    def _parse(rows: list[dict[str, Any]], last: ParsedQueues | None = None
+               ) -> tuple[list[QueueInfo], dict[tuple[str, str], dict[str, Any]], ParsedQueues]:
+        """QueueInfos sorted by key, each queue's statistics-only fields to carry into light polls (vanished
+        queues are forgotten), and the rows parsed (rows equal to last poll's reuse their QueueInfo)."""
         found: dict[tuple[str, str], QueueInfo] = {}
-        for q in parse_queues(rows):
+        infos, parsed = parse_queues_reusing(rows, last or {})
+        for q in infos:
             found[q.key] = q  # queues may shift between pages: last row wins, no duplicates
         stats: dict[tuple[str, str], dict[str, Any]] = {}
         for r in rows:
             key = (str(r.get("vhost")), str(r.get("name")))
             if key in found and "consumers" in r:
                 stats[key] = {k: r[k] for k in ("consumers", "idle_since") if k in r}
-        return sorted(found.values(), key=lambda q: q.key), stats
+        return sorted(found.values(), key=lambda q: q.key), stats, parsed
 
     async def _fetch_nodes(self) -> list[NodeInfo]:
         params = {"columns": ",".join(NODE_COLUMNS)} if self.trim_columns else None

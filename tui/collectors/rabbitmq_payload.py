@@ -138,6 +138,32 @@ def _strs(value: Any) -> list[str]:
     return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
+ParsedQueues = dict[tuple[str, str], tuple[Mapping[str, Any], QueueInfo]]  # (vhost, name) -> (row, its QueueInfo)
+
+
+def parse_queues_reusing(rows: Iterable[Any], last: ParsedQueues) -> tuple[list[QueueInfo], ParsedQueues]:
+    """parse_queues, reusing the QueueInfo of a row equal to the one it was parsed from at the last poll (2,000
+    queues every poll, nearly all unchanged while nothing happens: a dict comparison instead of a parse and a
+    dataclass). Returns the infos and what to pass as `last` next time."""
+    out: list[QueueInfo] = []
+    kept: ParsedQueues = {}
+    for row in rows:
+        if not isinstance(row, Mapping):
+            continue
+        name, vh = row.get("name"), row.get("vhost")
+        if not isinstance(name, str) or not isinstance(vh, str):
+            continue  # parse_queue refuses it too
+        hit = last.get((vh, name))
+        if hit is not None and hit[0] == row:
+            parsed: QueueInfo | None = hit[1]
+        else:
+            parsed = parse_queue(row)
+        if parsed is not None:
+            kept[(vh, name)] = (row, parsed)
+            out.append(parsed)
+    return out, kept
+
+
 def parse_queues(rows: Iterable[Any], vhost: str | None = None) -> list[QueueInfo]:
     out = []
     for row in rows:

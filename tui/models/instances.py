@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cached_property
 from types import MappingProxyType
 from typing import Literal
 
@@ -143,6 +144,19 @@ class PollInfo:
     build_listed: bool = False  # a changes-since poll that also listed status=BUILD (counted in requests/rows)
 
 
+_ATTENTION_STATUSES = frozenset({"BUILD", "ERROR"})
+
+
+def in_attention(server: Server) -> bool:
+    """In a phase (a task_state, or BUILD: Server.phase) or in ERROR, without the property's call."""
+    return bool(server.task_state) or server.status in _ATTENTION_STATUSES
+
+
+def attention_of(servers: tuple[Server, ...]) -> tuple[Server, ...]:
+    """The servers in_attention, in order (inlined: a call per server cost as much as the rest of the scan)."""
+    return tuple(s for s in servers if s.task_state or s.status in _ATTENTION_STATUSES)
+
+
 @dataclass(frozen=True)
 class InstancesSnapshot:
     """All servers known to the index (DELETED ones left it), host health, and how they were read.
@@ -160,6 +174,19 @@ class InstancesSnapshot:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "hosts", MappingProxyType(dict(self.hosts)))
+
+    @cached_property
+    def attention(self) -> tuple[Server, ...]:
+        """The servers in a phase or in ERROR (in_attention), in listing order: the only ones a rule can raise
+        a finding about, and the pane's default view. Found once per snapshot: the rules, the status line and
+        the pane each scanned 10,000 servers (and their `phase` property) every poll."""
+        return attention_of(self.servers)
+
+    def with_attention(self, attention: tuple[Server, ...]) -> InstancesSnapshot:
+        """This snapshot, its attention subset given by whoever already scanned the servers for it (it must be
+        attention_of(servers): the collector's own scan)."""
+        self.__dict__["attention"] = attention
+        return self
 
     @property
     def partial(self) -> bool:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import threading
 import time
 from collections.abc import Iterable, Mapping
@@ -531,14 +532,17 @@ async def aconnect(cfg: OpenStackConfig) -> OpenStackClient:
 
 _shared: dict[tuple[str | None, str | None, float, str | None, bool], Any] = {}
 _shared_lock = threading.Lock()
-LIGHT_HANDOVER_S = 3.0  # the dashboard's first triage is over by then on a responsive cloud
+# The dashboard keeps the light client for good (no timed handover): keystoneauth's session and requests cost
+# more CPU per steady poll than httpx (the control plane's three listings were the idle app's biggest cost).
+# What the light path does not handle still goes to openstacksdk at once (tui.openstack.triage).
+LIGHT_HANDOVER_S = math.inf
 _light_first: list[float | None] = [None]  # seconds before openstacksdk takes over; None: openstacksdk only
 
 
 def light_first(handover_after_s: float | None) -> None:
-    """The dashboard's shared clients read without openstacksdk first (tui.openstack.triage), and hand over to
-    it handover_after_s seconds later; None: openstacksdk from the start (`stacktop snapshot`, tests).
-    STACKTOP_LIGHT_FIRST=0 in the environment turns it off."""
+    """The dashboard's shared clients read without openstacksdk (tui.openstack.triage) and hand over to it
+    handover_after_s seconds later (math.inf: never); None: openstacksdk from the start (`stacktop snapshot`,
+    tests). STACKTOP_LIGHT_FIRST=0 in the environment turns the light path off."""
     _light_first[0] = handover_after_s
 
 

@@ -4,7 +4,8 @@ Why: importing openstacksdk and loading clouds.yaml through it costs ~0.25 s of 
 the other sources and the UI share the GIL), and the dashboard's control plane and instances panes waited for
 it. LightClient is an OpenStackClient whose plumbing (token, catalog, endpoints, microversions, HTTP) is its
 own, over httpx (already loaded for RabbitMQ); every named read (compute_services, servers, ...) is the
-parent's. It is used for the first polls only (tui.openstack.triage hands over to openstacksdk after them).
+parent's. The dashboard uses it for the whole session (tui.openstack.triage: openstacksdk only for what it
+does not handle).
 
 Read-only: the token POST to .../v3/auth/tokens and GETs, every request through tui.readonly.check_method.
 Failures name the same things as the openstacksdk path: transport errors are raised as exceptions named like

@@ -1,10 +1,10 @@
-"""The dashboard's OpenStack client: the light client first, openstacksdk for the steady state.
+"""The dashboard's OpenStack client: the light client, openstacksdk for what it does not handle.
 
 The first full triage waited ~0.25 s of CPU (0.4-0.6 s of wall) for openstacksdk's import and clouds.yaml
-before its first OpenStack read. TriageClient answers the first polls through tui.openstack.light (no
-openstacksdk) and builds the openstacksdk client in a background thread `handover_after_s` seconds later
-(after the first triage), authenticates it, and from then on every call goes to it: the steady state is
-the openstacksdk path it always was.
+before its first OpenStack read, and every steady poll through keystoneauth's session and requests cost more
+CPU than the same GET over httpx. TriageClient answers through tui.openstack.light (no openstacksdk). With a
+finite `handover_after_s` it builds the openstacksdk client in a background thread that many seconds later,
+authenticates it, and from then on every call goes to it; the dashboard passes math.inf (never).
 
 Whatever the light path does not handle (LightUnsupported: another auth type, an odd catalog or version
 document, a token answer other than 201/401) is answered by openstacksdk at once, built on the spot. Real
@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import threading
 from typing import Any
 
@@ -91,6 +92,8 @@ class TriageClient:
             return self.sdk
 
     def _schedule(self, delay: float) -> None:
+        if not math.isfinite(delay):  # the light client for good
+            return
         timer = threading.Timer(delay, self._handover)
         timer.daemon = True
         self._timer = timer

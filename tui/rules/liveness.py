@@ -105,10 +105,27 @@ def section_now(section: SectionRead, now: datetime) -> datetime:
     return now
 
 
+# the last few judgements: (section, moment, down time, rows with their verdicts), newest first
+_judged: list[tuple[tuple[SectionRead, datetime, float, tuple[tuple[ServiceRow, Liveness], ...]], ...]] = [()]
+_JUDGED_KEPT = 6  # three sections, at two moments
+
+
 def assess_section(section: SectionRead, now: datetime, thresholds: Any) -> list[tuple[ServiceRow, Liveness]]:
+    """Every row of the section with its verdict at `now` (as of its read when the section is stale).
+
+    The runner's findings, the services pane and the triage row all judge a poll's sections as of that poll:
+    the same section object (frozen) at the same moment with the same down time is judged once and the
+    verdicts reused (1,500 services at 500 hosts were judged six times a poll). Another moment is judged
+    afresh: heartbeat ages, and so the verdicts, depend on it."""
     at = section_now(section, now)
     down_time = down_time_for(section.name, thresholds)
-    return [(row, assess(row, section.read_at, at, down_time)) for row in section.rows]
+    kept = _judged[0]  # one tuple, swapped whole: safe from the collectors' threads and the UI's
+    for judged_section, judged_at, judged_down_time, rows in kept:
+        if judged_section is section and judged_at == at and judged_down_time == down_time:
+            return list(rows)
+    rows = tuple((row, assess(row, section.read_at, at, down_time)) for row in section.rows)
+    _judged[0] = ((section, at, down_time, rows), *kept[:_JUDGED_KEPT - 1])
+    return list(rows)
 
 
 # ------------------------------------------------------------------------------------------------ fleet

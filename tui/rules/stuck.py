@@ -237,7 +237,7 @@ def instance_error(server: Server, now: datetime, *, recent_s: float = RECENT_ER
 
 def instance_findings(snapshot: InstancesSnapshot, now: datetime, stuck: Mapping[str, float]) -> list[Finding]:
     out: list[Finding] = []
-    for server in snapshot.servers:
+    for server in snapshot.attention:  # no finding about a server outside it (no phase, not ERROR)
         found = instance_stuck(server, now, stuck, snapshot.hosts, hosts_error=snapshot.hosts_error,
                                poll_interval_s=snapshot.poll_interval_s)
         if found is not None:

@@ -104,39 +104,45 @@ def _catalog_cell(snap: ServicesSnapshot, findings: Sequence[Finding]) -> Triage
     return TriageCell("catalog", "catalog", f"ok ({n} endpoints)" if n else "ok", "ok", "services")
 
 
+def _counts_by_binary(section: SectionRead, now: datetime, thresholds: Any) -> dict[str, list[int]]:
+    """{binary: [up, enabled total, late, disabled]} for the section's rows, in one pass over its verdicts."""
+    counts: dict[str, list[int]] = {}
+    for row, live in assess_section(section, now, thresholds):
+        c = counts.get(row.binary)
+        if c is None:
+            c = counts[row.binary] = [0, 0, 0, 0]
+        if not row.enabled:
+            c[3] += 1
+            continue
+        c[1] += 1
+        if not live.down:
+            c[0] += 1
+            c[2] += int(live.late)
+    return counts
+
+
 def _section_counts(section: SectionRead, now: datetime, thresholds: Any,
                     binary: str | None = None) -> tuple[int, int, int, int]:
     """(up, enabled total, late, disabled) for the section's rows (optionally of one binary)."""
-    up = total = late = disabled = 0
-    for row, live in assess_section(section, now, thresholds):
-        if binary is not None and row.binary != binary:
-            continue
-        if not row.enabled:
-            disabled += 1
-            continue
-        total += 1
-        if not live.down:
-            up += 1
-            late += int(live.late)
+    counts = _counts_by_binary(section, now, thresholds)
+    picked = [c for b, c in counts.items() if binary is None or b == binary]
+    up, total, late, disabled = (sum(c[i] for c in picked) for i in range(4))
     return up, total, late, disabled
 
 
 def _compute_cell(snap: ServicesSnapshot, findings: Sequence[Finding], now: datetime,
                   thresholds: Any) -> TriageCell:
     section = snap.compute
-    up, total, late, disabled = _section_counts(section, now, thresholds, "nova-compute")
+    counts = _counts_by_binary(section, now, thresholds)  # one pass (it was one per nova binary)
+    up, total, late, disabled = counts.get("nova-compute", [0, 0, 0, 0])
     text = f"{up}/{total} up"
     if late:
         text += f", {late} late"
     if disabled:
         text += f" ({disabled} disabled)"
     # the other nova binaries (conductor, scheduler): say so when none of one binary is up
-    others = sorted({r.binary for r in section.rows if r.binary != "nova-compute"})
-    dead = []
-    for binary in others:
-        b_up, b_total, _, _ = _section_counts(section, now, thresholds, binary)
-        if b_total and not b_up:
-            dead.append(binary)
+    dead = [binary for binary, (b_up, b_total, _, _) in sorted(counts.items())
+            if binary != "nova-compute" and b_total and not b_up]
     if dead:
         text += f"; {', '.join(dead)} DOWN"
     sev = _worst(findings, ("nova.",), skip=("nova.service_disabled",))

@@ -26,13 +26,14 @@ class Auth:
         self._tokens: dict[str, float] = {}
         self._lock = threading.Lock()
         self._n = 0
+        self.token_ttl_s = 86400.0  # tests shorten it to see clients renew their tokens
         self.rng = random.Random(engine.seed ^ 0x5EED)  # never draw from the engine's RNG here
 
     def issue(self) -> str:
         with self._lock:
             self._n += 1
             token = f"gAAAAAsim{self._n:06d}{hex32(self.rng)}"
-            self._tokens[token] = time.time() + 3600 * 24
+            self._tokens[token] = time.time() + self.token_ttl_s
             return token
 
     def valid(self, token: str | None) -> bool:
@@ -41,6 +42,11 @@ class Auth:
         with self._lock:
             exp = self._tokens.get(token)
         return exp is not None and exp > time.time()
+
+    def revoke_all(self) -> None:
+        """Every issued token refused from now on (a Keystone restart with new keys, say)."""
+        with self._lock:
+            self._tokens.clear()
 
     def check(self, req: Request) -> Response | None:
         """None when the request carries a valid token, else the 401 a service answers."""
@@ -89,9 +95,9 @@ def make_app(auth: Auth, catalog: Callable[[], list[dict[str, Any]]]) -> Router:
                                             "message": "Expecting to find identity in auth."}}, 400)
         if pw.get("name") != auth.username or pw.get("password") != auth.password:
             return json_response(UNAUTHORIZED, 401)
-        token = auth.issue()
         now = time.time()  # wall clock: clients judge token expiry by theirs, whatever the sim clock says
-        return json_response(token_body(now + 86400, now), 201, [("X-Subject-Token", token)])
+        token = auth.issue()
+        return json_response(token_body(now + auth.token_ttl_s, now), 201, [("X-Subject-Token", token)])
 
     def tokens_get(req: Request) -> Response:
         denied = auth.check(req)

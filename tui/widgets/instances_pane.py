@@ -72,7 +72,13 @@ def instance_rows(snapshot: InstancesSnapshot, findings: Iterable[Finding] = (),
             severity[f.subject] = f.severity
     now = snapshot.taken_at
     stuck_ids = set(severity)
-    servers = [s for s in snapshot.servers if show_all or worth_attention(s, stuck_ids)]
+    if show_all:
+        servers = list(snapshot.servers)
+    else:  # worth_attention: the snapshot's attention subset, plus any stuck server outside it
+        servers = list(snapshot.attention)
+        outside = stuck_ids - {s.id for s in servers}
+        if outside:
+            servers += [s for s in snapshot.servers if s.id in outside and worth_attention(s, stuck_ids)]
     servers.sort(key=lambda s: _sort_key(s, severity, now))
     rows = []
     for s in servers:
@@ -89,8 +95,9 @@ def instance_rows(snapshot: InstancesSnapshot, findings: Iterable[Finding] = (),
 
 def status_line(snapshot: InstancesSnapshot, findings: Iterable[Finding], *, show_all: bool, shown: int) -> str:
     servers = snapshot.servers
-    busy = sum(1 for s in servers if s.task_state)
-    errors = sum(1 for s in servers if s.status == "ERROR")
+    attention = snapshot.attention  # every server with a task_state, a phase or ERROR is in it
+    busy = sum(1 for s in attention if s.task_state)
+    errors = sum(1 for s in attention if s.status == "ERROR")
     stuck = sum(1 for f in findings if f.kind == "instance.stuck")
     # the dashboard's first read holds only the servers worth attention; the full list follows at once
     total = "listing every server..." if snapshot.partial else f"{len(servers):,} servers"
@@ -99,7 +106,7 @@ def status_line(snapshot: InstancesSnapshot, findings: Iterable[Finding], *, sho
         parts.append(f"[bold red]{stuck} stuck[/]")
     view = f"showing all {shown:,} (a: attention only)" if show_all else f"showing {shown:,} worth attention (a: all)"
     parts.append(view)
-    bases = {s.task_since_basis for s in servers if s.phase}
+    bases = {s.task_since_basis for s in attention if s.phase}
     if "created" in bases:
         parts.append("~age: since nova's updated_at or created")
     elif "updated_at" in bases:

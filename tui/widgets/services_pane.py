@@ -118,16 +118,15 @@ SectionAtPoll = tuple["SectionRead", float, tuple[tuple["ServiceRow", "Liveness"
 def assess_at_poll(snapshot: ServicesSnapshot, thresholds: Any, poll_now: datetime) -> tuple[SectionAtPoll, ...]:
     """Every row judged as of the poll: once per snapshot. Between polls only the rows late or down then are
     judged again (rows_at), so a countdown ticking every second does not re-judge 1,500 services each time."""
-    from tui.rules.liveness import assess, down_time_for, section_now
+    from tui.rules.liveness import assess_section, down_time_for
 
     out = []
     for section in snapshot.sections:
         if not section.deployed and not section.rows:
             continue
-        down_time = down_time_for(section.name, thresholds)
-        at = section_now(section, poll_now)
-        out.append((section, down_time, tuple((row, assess(row, section.read_at, at, down_time))
-                                              for row in section.rows)))
+        # the runner's findings judged these rows as of the same poll: assess_section reuses the verdicts
+        out.append((section, down_time_for(section.name, thresholds),
+                    tuple(assess_section(section, poll_now, thresholds))))
     return tuple(out)
 
 
