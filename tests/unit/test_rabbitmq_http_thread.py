@@ -16,7 +16,8 @@ QUEUES = [{"name": "q%d" % i, "vhost": "/", "messages": 0, "consumers": 1} for i
 threads = set()
 
 def answer(request):
-    threads.add(threading.current_thread() is threading.main_thread())
+    me = threading.current_thread()
+    threads.add((me is threading.main_thread(), me.daemon, me.name))
     path = request.url.path
     if path == "/api/queues":
         return httpx.Response(200, json={"items": QUEUES, "page_count": 1})
@@ -40,5 +41,45 @@ def test_rabbitmq_requests_run_in_threads_without_anyio() -> None:
     assert out.returncode == 0, out.stderr
     names, on_main_thread, anyio = eval(out.stdout.strip().splitlines()[-1])
     assert names == ["q0", "q1", "q2"]
-    assert on_main_thread == [False], "every request ran in a worker thread, none on the event loop's"
+    assert on_main_thread == [(False, True, "rabbitmq-http")], \
+        "every request ran in a daemon thread of its own, none on the event loop's nor in its shared executor"
     assert anyio is False, "anyio imported: an async httpx client is back on the event loop"
+
+
+async def test_in_daemon_thread_result_error_and_cancel() -> None:
+    import asyncio
+    import threading
+
+    from tui.collectors.rabbitmq import in_daemon_thread
+
+    assert await in_daemon_thread(lambda a, b: a + b, 2, 3) == 5
+
+    def fail() -> None:
+        raise ValueError("boom")
+
+    try:
+        await in_daemon_thread(fail)
+    except ValueError as exc:
+        assert str(exc) == "boom"
+    else:
+        raise AssertionError("the thread's exception reaches the awaiting coroutine")
+
+    release = threading.Event()
+    finished = threading.Event()
+
+    def hang() -> str:
+        release.wait(5)
+        finished.set()
+        return "late"
+
+    try:
+        await asyncio.wait_for(in_daemon_thread(hang), timeout=0.05)
+    except TimeoutError:
+        pass
+    else:
+        raise AssertionError("a hung request is abandoned at the timeout")
+    # the loop's shared executor is not held by the hung request
+    assert await asyncio.wait_for(asyncio.to_thread(lambda: "free"), timeout=2) == "free"
+    release.set()
+    assert await asyncio.to_thread(finished.wait, 2), "the abandoned thread ends and settles nothing"
+    await asyncio.sleep(0.01)  # its settle callback runs on a cancelled future: no error

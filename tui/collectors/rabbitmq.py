@@ -1,6 +1,7 @@
 """RabbitMQ source: the management HTTP API read with httpx, optionally confirmed over AMQP.
 
-HTTP: a synchronous httpx.Client, each request (and the decoding of its JSON) in a worker thread. httpx's
+HTTP: a synchronous httpx.Client, each request (and the decoding of its JSON) in a daemon thread of its own
+(in_daemon_thread: a hung broker must not hold the loop's shared executor, nor delay quitting). httpx's
 AsyncClient on asyncio needs anyio (its backend import alone was ~40 ms of CPU in the middle of the first
 triage) and received and parsed every response on the UI loop.
 
@@ -44,10 +45,12 @@ Without a password configured, user "guest" gets password "guest" (RabbitMQ's lo
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import os
 import re
 import ssl
+import threading
 import time
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
@@ -143,6 +146,33 @@ def _reason(exc: BaseException) -> str:
         seen = seen.__cause__ or seen.__context__
     text = str(exc).strip()
     return text.splitlines()[0] if text else type(exc).__name__
+
+
+async def in_daemon_thread(fn: Callable[..., Any], *args: Any) -> Any:
+    """fn(*args) in a daemon thread of its own. Not the loop's default executor: a broker that does not answer
+    would hold up to four of its few workers (min(32, cpus + 4)) for the whole timeout, every poll, and the
+    other sources' worker threads would queue behind them; nor a pool of our own: its threads are joined at
+    exit, so quitting would wait for a hung request."""
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[Any] = loop.create_future()
+
+    def settle(ok: bool, value: Any) -> None:
+        if not done.done():  # cancelled meanwhile (the runner's timeout)
+            if ok:
+                done.set_result(value)
+            else:
+                done.set_exception(value)
+
+    def run() -> None:
+        try:
+            result: tuple[bool, Any] = (True, fn(*args))
+        except BaseException as exc:  # handed to the awaiting coroutine
+            result = (False, exc)
+        with contextlib.suppress(RuntimeError):  # the loop is gone (shutting down): nobody is waiting
+            loop.call_soon_threadsafe(settle, *result)
+
+    threading.Thread(target=run, name="rabbitmq-http", daemon=True).start()
+    return await done
 
 
 def _get_decoded(client: httpx.Client, path: str, params: dict[str, Any] | None) -> tuple[httpx.Response, Any, bool]:
@@ -269,7 +299,7 @@ class RabbitMQCollector(BaseCollector):
         where = f"RabbitMQ management API at {self.base_url}"
         client = self._http()  # made here, on the loop: the concurrent fetches share one
         try:
-            resp, data, decoded = await asyncio.to_thread(_get_decoded, client, path, params)
+            resp, data, decoded = await in_daemon_thread(_get_decoded, client, path, params)
         except httpx.TimeoutException:
             raise SourceError(f"{where} did not answer {path} within {self.timeout:g}s - check [rabbitmq] "
                               "management_url (or raise [rabbitmq] timeout)") from None
