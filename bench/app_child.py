@@ -41,6 +41,9 @@ def main() -> None:
     mark("start")
     info = json.loads(Path(args.info).read_text())
 
+    from tui import gcpolicy
+
+    gcpolicy.hold_until_first_frame()  # as `stacktop` (tui.cli) starts the dashboard
     import tui.app as tui_app
     from tui.app import ObservationMessage, StacktopApp
     from tui.config import Config, GaleraConfig, OpenStackConfig, RabbitMQConfig, Secret, Thresholds

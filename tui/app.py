@@ -281,6 +281,7 @@ class StacktopApp(App[None]):
         self._apply_size(self.size.width, self.size.height)
         self._activate(0)
         self.set_interval(1.0, self._tick)
+        self.call_after_refresh(gcpolicy.first_frame)  # before the sources: start-up is frozen, GC back on
         self.call_after_refresh(self._start_sources)
         self.call_after_refresh(self._input_lines)
 
@@ -319,6 +320,7 @@ class StacktopApp(App[None]):
                 group = f"collector:{state.name}/{collector.name}" if several else f"collector:{collector.name}"
                 self.run_worker(runner.run(), name=collector.name, group=group, exclusive=True,
                                 exit_on_error=False)
+        gcpolicy.first_frame()  # the collectors' imports are as long-lived as start-up's: frozen too
 
     def _publish(self, cloud: str, observation: Observation) -> None:
         self.post_message(ObservationMessage(observation, cloud))

@@ -10,6 +10,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from tui import __version__
 from tui.config import Config, ConfigError, load_config
@@ -178,6 +179,16 @@ def _dashboard(args: argparse.Namespace) -> int:
     else:
         config = _with_cloud(load_config(args.config), args.cloud)
     _log_to_file()
+    from tui import gcpolicy
+
+    gcpolicy.hold_until_first_frame()  # the app gives the collections back after its first frame
+    try:
+        return _run_app(args, config, demo)
+    finally:
+        gcpolicy.end_hold()  # the app never painted (an error): collections back all the same
+
+
+def _run_app(args: argparse.Namespace, config: Config, demo: Any) -> int:
     from tui.app import StacktopApp
 
     kwargs: dict = {}

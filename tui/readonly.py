@@ -62,6 +62,6 @@ def guard_keystoneauth_session(ks_session: Any) -> Any:
     return ks_session
 
 
-async def httpx_request_hook(request: Any) -> None:
-    """httpx AsyncClient event hook: event_hooks={"request": [httpx_request_hook]}."""
+def httpx_request_hook(request: Any) -> None:
+    """httpx Client event hook: event_hooks={"request": [httpx_request_hook]}."""
     check_method(request.method, str(request.url))

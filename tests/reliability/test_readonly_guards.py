@@ -91,7 +91,7 @@ async def test_rabbitmq_httpx_client_refuses_writes(demo: Any) -> None:
         for call in (lambda: http.put("/api/queues/%2F/x", json={}), lambda: http.delete("/api/queues/%2F/x"),
                      lambda: http.post("/api/exchanges/%2F/amq.default/publish", json={})):
             with pytest.raises(WriteRefused):
-                await call()
+                call()
         assert len(demo.stats.log) == before
     finally:
         await collector.aclose()

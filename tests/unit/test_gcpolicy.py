@@ -73,3 +73,41 @@ def test_a_garbage_cycle_is_not_frozen_with_the_live_objects() -> None:
             "the cycle was collected before the freeze"
     finally:
         gcpolicy.release()
+
+
+def test_start_up_holds_collections_until_the_first_frame_then_freezes_it() -> None:
+    assert gc.isenabled()
+    try:
+        gcpolicy.hold_until_first_frame()
+        assert not gc.isenabled(), "no automatic collection while start-up builds long-lived objects"
+        gcpolicy.first_frame()
+        assert gc.isenabled()
+        assert gc.get_freeze_count() > 0, "what start-up built is frozen"
+        gcpolicy.first_frame()  # again (the collectors built): still enabled, nothing else changes
+        assert gc.isenabled()
+    finally:
+        gcpolicy.end_hold()
+        gcpolicy.release()
+        gc.enable()
+
+
+def test_end_hold_gives_collections_back_when_no_frame_came() -> None:
+    try:
+        gcpolicy.hold_until_first_frame()
+        gcpolicy.end_hold()
+        assert gc.isenabled()
+        gcpolicy.end_hold()  # idempotent
+        assert gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_hold_leaves_collections_off_that_were_off_already() -> None:
+    gc.disable()
+    try:
+        gcpolicy.hold_until_first_frame()
+        gcpolicy.first_frame()
+        assert not gc.isenabled(), "only what the hold took is given back"
+    finally:
+        gcpolicy.release()
+        gc.enable()

@@ -129,7 +129,9 @@ class PyMySQLConnection:
 
     def __init__(self, address: str, user: str, password: str | None, timeout: float,
                  ssl: ssl.SSLContext | dict[str, Any] | None = None) -> None:
-        import pymysql  # lazy: ~80 ms import, only when a Galera source is configured
+        from tui.collectors.mysql_import import import_pymysql
+
+        pymysql = import_pymysql()  # lazy (~60 ms, only with a Galera source), cryptography deferred
 
         host, port = split_address(address)
         kwargs: dict[str, Any] = {}

@@ -1,4 +1,9 @@
-"""RabbitMQ source: the management HTTP API read with httpx (async), optionally confirmed over AMQP.
+"""RabbitMQ source: the management HTTP API read with httpx, optionally confirmed over AMQP.
+
+HTTP: a synchronous httpx.Client, each request (and the decoding of its JSON) in a daemon thread of its own
+(in_daemon_thread: a hung broker must not hold the loop's shared executor, nor delay quitting). httpx's
+AsyncClient on asyncio needs anyio (its backend import alone was ~40 ms of CPU in the middle of the first
+triage) and received and parsed every response on the UI loop.
 
 One poll reads, concurrently:
 - the queues of `/api/queues` (or `/api/queues/<vhost>` for each of [rabbitmq] vhosts), page by page
@@ -40,10 +45,12 @@ Without a password configured, user "guest" gets password "guest" (RabbitMQ's lo
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import os
 import re
 import ssl
+import threading
 import time
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
@@ -142,6 +149,43 @@ def _reason(exc: BaseException) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
+async def in_daemon_thread(fn: Callable[..., Any], *args: Any) -> Any:
+    """fn(*args) in a daemon thread of its own. Not the loop's default executor: a broker that does not answer
+    would hold up to four of its few workers (min(32, cpus + 4)) for the whole timeout, every poll, and the
+    other sources' worker threads would queue behind them; nor a pool of our own: its threads are joined at
+    exit, so quitting would wait for a hung request."""
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[Any] = loop.create_future()
+
+    def settle(ok: bool, value: Any) -> None:
+        if not done.done():  # cancelled meanwhile (the runner's timeout)
+            if ok:
+                done.set_result(value)
+            else:
+                done.set_exception(value)
+
+    def run() -> None:
+        try:
+            result: tuple[bool, Any] = (True, fn(*args))
+        except BaseException as exc:  # handed to the awaiting coroutine
+            result = (False, exc)
+        with contextlib.suppress(RuntimeError):  # the loop is gone (shutting down): nobody is waiting
+            loop.call_soon_threadsafe(settle, *result)
+
+    threading.Thread(target=run, name="rabbitmq-http", daemon=True).start()
+    return await done
+
+
+def _get_decoded(client: httpx.Client, path: str, params: dict[str, Any] | None) -> tuple[httpx.Response, Any, bool]:
+    """In a worker thread: one GET, and its body decoded as JSON (a queue page is ~100-700 KB: not on the UI
+    loop). (response, data, whether the body was JSON)."""
+    resp = client.get(path, params=params)
+    try:
+        return resp, resp.json(), True
+    except ValueError:
+        return resp, None, False
+
+
 class RabbitMQCollector(BaseCollector):
     name = "rabbitmq"
 
@@ -189,7 +233,7 @@ class RabbitMQCollector(BaseCollector):
         self._clock = clock or (lambda: datetime.now(UTC))
         self.cacert = cacert
         self.insecure = insecure
-        self._client: httpx.AsyncClient | None = None
+        self._client: httpx.Client | None = None
         self._history: History = {}
         self._bytes = 0
         self._requests = 0
@@ -245,9 +289,9 @@ class RabbitMQCollector(BaseCollector):
             return ctx
         return verify
 
-    def _http(self) -> httpx.AsyncClient:
+    def _http(self) -> httpx.Client:
         if self._client is None:
-            self._client = httpx.AsyncClient(
+            self._client = httpx.Client(
                 base_url=self.base_url, auth=(self.user, self._password), verify=self._verify(),
                 timeout=httpx.Timeout(self.timeout), headers={"Accept": "application/json"},
                 event_hooks={"request": [httpx_request_hook]})  # the read-only guard (tui.readonly)
@@ -255,8 +299,9 @@ class RabbitMQCollector(BaseCollector):
 
     async def _get(self, path: str, params: dict[str, Any] | None = None, ok: tuple[int, ...] = (200,)) -> Any:
         where = f"RabbitMQ management API at {self.base_url}"
+        client = self._http()  # made here, on the loop: the concurrent fetches share one
         try:
-            resp = await self._http().get(path, params=params)
+            resp, data, decoded = await in_daemon_thread(_get_decoded, client, path, params)
         except httpx.TimeoutException:
             raise SourceError(f"{where} did not answer {path} within {self.timeout:g}s - check [rabbitmq] "
                               "management_url (or raise [rabbitmq] timeout)") from None
@@ -279,12 +324,10 @@ class RabbitMQCollector(BaseCollector):
             raise SourceError(f"{where}: vhost in {path} does not exist - check [rabbitmq] vhosts")
         if status not in ok:
             raise SourceError(f"{where}: {path} answered HTTP {status} - check [rabbitmq] management_url")
-        try:
-            # a queue page is ~100-700 KB of JSON: decode it off the UI loop (keypresses wait otherwise)
-            return status, (await asyncio.to_thread(resp.json) if len(resp.content) > 65536 else resp.json())
-        except ValueError:
+        if not decoded:
             raise SourceError(f"{where}: {path} did not answer JSON - is [rabbitmq] management_url the "
-                              "management API (port 15672)?") from None
+                              "management API (port 15672)?")
+        return status, data
 
     def _queue_paths(self) -> list[str]:
         return [f"/api/queues/{quote(v, safe='')}" for v in self.vhosts] or ["/api/queues"]
@@ -505,7 +548,7 @@ class RabbitMQCollector(BaseCollector):
     async def aclose(self) -> None:
         if self._client is not None:
             client, self._client = self._client, None
-            await client.aclose()
+            client.close()
 
 
 def build(config: Config) -> list[Collector]:

@@ -173,8 +173,7 @@ class FindingsPane(SourcePane):
         if text != getattr(self, "_subtitle_text", None):  # assigning repaints the whole pane, even unchanged
             self._subtitle_text = text
             self.border_subtitle = text
-        for name in ("ok", "stale", "error", "loading", "off"):
-            self.set_class(level == name, f"-{name}")
+        self.set_level(level)
 
     def selected(self) -> Finding | None:
         if self.table is None:
