@@ -17,21 +17,23 @@ class Sim:
         self.demo = start_demo(storyline=False, instances=12, hosts=3, queues=12, churn=0.0)
         self.faults = Faults(self.demo)
 
-        self._world: World | None = None
+        self._worlds: dict[str, World] = {}
 
-    def world(self, slow: float = 1.0) -> World:
+    def world(self, slow: float = 1.0, client_kind: str = "sdk") -> World:
         """A new world: its own client and collectors."""
         return World(self.demo, self.faults, FaultyGaleraConnector(self.demo.galera_connector),
-                     make_config(self.demo, slow=slow))
+                     make_config(self.demo, slow=slow), client_kind=client_kind)
 
-    def shared_world(self) -> World:
-        """The module's world, built once (saves a login and a first full poll per test); fresh runners."""
-        if self._world is None:
-            self._world = self.world()
-            self._world.build()
-        self._world.fresh_runners()
-        self._world.galera_faults.clear()
-        return self._world
+    def shared_world(self, client_kind: str = "sdk") -> World:
+        """The module's world of that client kind, built once (saves a login and a first full poll per test);
+        fresh runners."""
+        world = self._worlds.get(client_kind)
+        if world is None:
+            world = self._worlds[client_kind] = self.world(client_kind=client_kind)
+            world.build()
+        world.fresh_runners()
+        world.galera_faults.clear()
+        return world
 
     def port(self, service: str) -> int:
         from tui.sim.faults import listener_name
@@ -40,8 +42,9 @@ class Sim:
 
     def stop(self) -> None:
         self.faults.clear()
-        if self._world is not None and self._world.client is not None:
-            self._world.client.close()
+        for world in self._worlds.values():
+            if world.client is not None:
+                world.client.close()
         self.demo.stop()
 
 

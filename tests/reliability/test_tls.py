@@ -34,9 +34,9 @@ class TlsSim(Sim):
             self.kit.serve(self.faults, service)
         self.kit.rewrite_clouds_yaml(self.demo)  # https auth_url + cacert
 
-    def world(self, slow: float = 1.0) -> World:
+    def world(self, slow: float = 1.0, client_kind: str = "sdk") -> World:
         """RabbitMQ trusts the kit's CA through [rabbitmq] cacert (OpenStack through clouds.yaml's cacert)."""
-        w = super().world(slow)
+        w = super().world(slow, client_kind)
         w.config = replace(w.config, rabbitmq=replace(w.config.rabbitmq, cacert=str(self.kit.ca_file)))
         return w
 

@@ -4,6 +4,7 @@ reliability tests share: which parts of which source are degraded, and whether a
 from __future__ import annotations
 
 import asyncio
+import math
 import re
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -15,6 +16,7 @@ from tui.collectors.services import ServicesCollector
 from tui.config import Config
 from tui.models.observation import Observation
 from tui.openstack.client import OpenStackClient, connect
+from tui.openstack.triage import TriageClient, triage_client
 from tui.runner import CollectorRunner
 from tui.sim.faults import Faults, FaultyGaleraConnector
 
@@ -39,13 +41,20 @@ class World:
     faults: Faults
     galera_faults: FaultyGaleraConnector
     config: Config
-    client: OpenStackClient | None = None
+    client_kind: str = "sdk"  # "sdk": openstacksdk's client; "light": the dashboard's (tui.openstack.light)
+    client: OpenStackClient | TriageClient | None = None
     collectors: dict[str, Any] = field(default_factory=dict)
     runners: dict[str, CollectorRunner] = field(default_factory=dict)
 
     def build(self) -> None:
         cfg = self.config
-        client = self.client = connect(cfg.openstack)
+        client: Any
+        if self.client_kind == "light":  # what the dashboard reads through, steady state included
+            client = triage_client(cfg.openstack, handover_after_s=math.inf)
+            assert client is not None and client.backend == "light", "the simulator's cloud is a light one"
+        else:
+            client = connect(cfg.openstack)
+        self.client = client
         self.collectors = {
             "services": ServicesCollector(cfg.openstack, cfg.thresholds, client_factory=lambda: client),
             "instances": InstancesCollector(cfg.openstack, client_factory=lambda: client),

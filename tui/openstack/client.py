@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import math
+import re
 import threading
 import time
 from collections.abc import Iterable, Mapping
@@ -100,7 +101,12 @@ class OpenStackClient:
         with self._lock:
             self.requests += 1
         try:
-            resp = adapter.get(path, **kwargs)
+            try:
+                resp = adapter.get(path, **kwargs)
+            except Exception as exc:
+                if not dropped_connection(exc):
+                    raise
+                resp = adapter.get(path, **kwargs)  # a reused keep-alive connection the server had closed
         except Exception as exc:
             raise to_source_error(exc, self.where, action=action or f"GET {service} {path}") from None
         if resp.status_code >= 400:
@@ -194,7 +200,15 @@ class OpenStackClient:
         with self._lock:
             self.requests += 1
         try:
-            resp = self._plain_get(url, timeout or self.timeout)
+            try:
+                resp = self._plain_get(url, timeout or self.timeout)
+            except Exception as exc:
+                if not dropped_connection(exc):
+                    raise
+                # a keep-alive connection the server closed as it was reused (gunicorn's keepalive is 2 s, a
+                # poll interval of 2 s meets it): a new connection answers. Seen as a false "Keystone does not
+                # answer" on the test bed; a timeout or a refusal is not retried.
+                resp = self._plain_get(url, timeout or self.timeout)
         except Exception as exc:
             return {"url": url, "status": None, "seconds": round(time.perf_counter() - t0, 4),
                     "error": describe(exc, self.where), "timed_out": is_timeout(exc)}
@@ -439,6 +453,15 @@ class OpenStackClient:
             if cert:
                 tls.load_cert_chain(*(cert if isinstance(cert, tuple) else (cert,)))
         return token, str(endpoint), tls
+
+
+_DROPPED = re.compile(r"Connection aborted|RemoteDisconnected|Server disconnected|reset by peer|Broken pipe",
+                      re.IGNORECASE)
+
+
+def dropped_connection(exc: Exception) -> bool:
+    """The connection closed under the request (not refused, not timed out): worth one new connection."""
+    return not is_timeout(exc) and bool(_DROPPED.search(f"{type(exc).__name__} {exc}"))
 
 
 def _version_document(resp: Any) -> str | None:

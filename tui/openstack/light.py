@@ -23,7 +23,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from tui.collectors.base import SourceError
-from tui.openstack.client import OpenStackClient
+from tui.openstack.client import OpenStackClient, dropped_connection
 from tui.openstack.cloudsyaml import LightCloud, LightUnsupported
 from tui.openstack.errors import Where, check_list, http_error, not_json, to_source_error
 from tui.openstack.paging import version_tuple
@@ -127,12 +127,17 @@ class LightClient(OpenStackClient):
             kwargs["json"] = body
         if timeout is not None:
             kwargs["timeout"] = timeout
-        try:
-            return self._client(url).request(method, url, **kwargs)
-        except httpx.HTTPError as exc:
-            raise _transport_error(exc, url) from None
-        except OSError as exc:  # e.g. a CA file that cannot be read
-            raise ConnectFailure(f"Unable to establish connection to {url}: {exc}") from None
+        for attempt in (1, 2):
+            try:
+                return self._client(url).request(method, url, **kwargs)
+            except httpx.HTTPError as exc:
+                error = _transport_error(exc, url)
+                # a GET on a keep-alive connection the server closed as it was reused: once more, on a new one
+                if method != "GET" or attempt == 2 or not dropped_connection(error):
+                    raise error from None
+            except OSError as exc:  # e.g. a CA file that cannot be read
+                raise ConnectFailure(f"Unable to establish connection to {url}: {exc}") from None
+        raise AssertionError("unreachable")
 
     # ------------------------------------------------------------------ Keystone
     def _auth_body(self) -> dict[str, Any]:
@@ -302,13 +307,21 @@ class LightClient(OpenStackClient):
                 return self._mv[service]
         base = self._endpoint(service)
         resp = self._get(base, {"Accept": "application/json"}, None, f"{service} version discovery")
+        url = str(resp.url)
+        # A failing answer is the source's fault, said as for any read: handing it to openstacksdk would keep
+        # openstacksdk for the rest of the session (one placement 500 made the dashboard's steady state the
+        # costly path). Only a version document the light path does not read goes to openstacksdk.
+        if resp.status_code >= 400:
+            raise http_error("GET", url, resp.status_code, resp.content, self.where)
         try:
-            data = resp.json() if resp.status_code < 400 else None
+            data = resp.json()
         except ValueError:
-            data = None
-        entry = data.get("version") if isinstance(data, dict) else None
-        if entry is None and isinstance(data, dict) and isinstance(data.get("versions"), list) \
-                and len(data["versions"]) == 1:
+            raise not_json(url, resp.status_code, resp.headers.get("Content-Type")) from None
+        if not isinstance(data, dict) or not ({"version", "versions"} & set(data)):
+            raise SourceError(f"GET {url} answered {resp.status_code} without a version document - is this "
+                              f"the {service} endpoint of the catalog?")
+        entry = data.get("version")
+        if entry is None and isinstance(data.get("versions"), list) and len(data["versions"]) == 1:
             entry = data["versions"][0]
         server_max = (entry.get("max_version") or entry.get("version")) if isinstance(entry, dict) else None
         if not isinstance(server_max, str) or "." not in server_max:

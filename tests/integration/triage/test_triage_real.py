@@ -52,6 +52,17 @@ async def control_plane(openstack_cloud: OpenStackCloud, rabbitmq_broker: Any) -
         await triage.aclose()
 
 
+def keystone_states(triage: Triage) -> list[str]:
+    """What the services source said of Keystone at each poll (for a failure's message)."""
+    out = []
+    for p in triage.polls:
+        snap = getattr(p.observations.get("services"), "snapshot", None)
+        ks = getattr(snap, "keystone", None)
+        out.append(f"{p.t:.1f}s " + ("-" if ks is None else "ok" if ks.ok and not ks.late
+                                     else f"late {ks.late}" if ks.ok else f"down {ks.error}"))
+    return out
+
+
 def hints_of(poll: Poll, prefix: str = "triage.") -> list[Any]:
     return [h for h in poll.hints if h.kind.startswith(prefix)]
 
@@ -71,7 +82,8 @@ async def test_stopped_conductor_is_one_hint_naming_conductor_and_bus_citing_the
                                               what="a triage hint")
             stopped_at = guard.killed_at
             (hint,) = found.hints
-            assert hint.kind == "triage.bus_or_conductor" and hint.severity == "critical"
+            assert hint.kind == "triage.bus_or_conductor" and hint.severity == "critical", \
+                f"{hint.kind}: {hint.summary} | Keystone per poll: {keystone_states(control_plane)}"
             assert ("nova.fleet_down", "nova-compute") in hint.evidence["derived_from"]
             assert "nova-conductor" in hint.summary and "message bus" in hint.summary
             assert hint.evidence["hosts"] == ["compute-01", "compute-02"]
