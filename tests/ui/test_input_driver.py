@@ -3,9 +3,11 @@ lone ESC arrive as Textual's would, it does not wake while nothing comes, and th
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
+from collections.abc import Iterator
 from typing import Any
 
 from tui.widgets.input_driver import QuietLinuxDriver, WakingEvent, input_loop, quiet_driver_class
@@ -34,12 +36,25 @@ def wait_for(pred: Any, timeout: float = 5.0) -> bool:
     return False
 
 
-def test_keys_a_lone_escape_and_a_prompt_exit() -> None:
+@contextlib.contextmanager
+def input_thread() -> Iterator[tuple[FakeDriver, int, threading.Thread]]:
+    """The input loop on a pipe standing in for the terminal: (driver, the pipe's write end, the thread)."""
     read_fd, write_fd = os.pipe()
     driver = FakeDriver(read_fd)
     thread = threading.Thread(target=input_loop, args=(driver,), daemon=True)
     thread.start()
     try:
+        yield driver, write_fd, thread
+    finally:
+        driver.exit_event.set()
+        thread.join(timeout=5)
+        driver.exit_event.close()
+        os.close(read_fd)
+        os.close(write_fd)
+
+
+def test_keys_a_lone_escape_and_a_prompt_exit() -> None:
+    with input_thread() as (driver, write_fd, thread):
         os.write(write_fd, b"a\t")
         assert wait_for(lambda: driver.pressed()[:2] == ["a", "tab"]), driver.pressed()
         os.write(write_fd, b"\x1b")  # a lone ESC: a key once the parser's short wait for more is over
@@ -50,12 +65,6 @@ def test_keys_a_lone_escape_and_a_prompt_exit() -> None:
         driver.exit_event.set()
         thread.join(timeout=5)
         assert not thread.is_alive() and time.monotonic() - t0 < 1.0, "the exit event wakes the thread at once"
-    finally:
-        driver.exit_event.set()
-        thread.join(timeout=5)
-        driver.exit_event.close()
-        os.close(read_fd)
-        os.close(write_fd)
 
 
 def test_it_sleeps_while_nothing_comes(monkeypatch: Any) -> None:
@@ -70,22 +79,12 @@ def test_it_sleeps_while_nothing_comes(monkeypatch: Any) -> None:
         return real(self, timeout)
 
     monkeypatch.setattr(selectors.SelectSelector, "select", select)
-    read_fd, write_fd = os.pipe()
-    driver = FakeDriver(read_fd)
-    thread = threading.Thread(target=input_loop, args=(driver,), daemon=True)
-    thread.start()
-    try:
+    with input_thread() as (driver, write_fd, _):
         time.sleep(0.5)
         assert waits == [None], f"one wait with no timeout in 0.5 s, not {len(waits)}"
         os.write(write_fd, b"\x1b")
         assert wait_for(lambda: "escape" in driver.pressed())
         assert any(w is not None and w <= 0.1 for w in waits), "a short wait while the ESC is pending"
-    finally:
-        driver.exit_event.set()
-        thread.join(timeout=5)
-        driver.exit_event.close()
-        os.close(read_fd)
-        os.close(write_fd)
 
 
 def test_the_app_uses_it_on_linux_unless_turned_off(monkeypatch: Any) -> None:

@@ -4,6 +4,7 @@ answer": gunicorn's 2 s keepalive met the test's 2 s poll interval)."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 from tui.openstack.client import OpenStackClient
@@ -23,12 +24,15 @@ class Answer:
 
 
 class Scripted(OpenStackClient):
+    """openstacksdk's client over a session whose GETs fail as scripted, then answer."""
+
     def __init__(self, *failures: Exception) -> None:
-        super().__init__(None, where=Where("c", None, URL), timeout=1.0)
+        super().__init__(SimpleNamespace(session=SimpleNamespace(get=self._session_get)),
+                         where=Where("c", None, URL), timeout=1.0)
         self.failures = list(failures)
         self.calls = 0
 
-    def _plain_get(self, url: str, timeout: float) -> Any:
+    def _session_get(self, url: str, **kwargs: Any) -> Any:
         self.calls += 1
         if self.failures:
             raise self.failures.pop(0)

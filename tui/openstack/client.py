@@ -200,15 +200,7 @@ class OpenStackClient:
         with self._lock:
             self.requests += 1
         try:
-            try:
-                resp = self._plain_get(url, timeout or self.timeout)
-            except Exception as exc:
-                if not dropped_connection(exc):
-                    raise
-                # a keep-alive connection the server closed as it was reused (gunicorn's keepalive is 2 s, a
-                # poll interval of 2 s meets it): a new connection answers. Seen as a false "Keystone does not
-                # answer" on the test bed; a timeout or a refusal is not retried.
-                resp = self._plain_get(url, timeout or self.timeout)
+            resp = self._plain_get(url, timeout or self.timeout)
         except Exception as exc:
             return {"url": url, "status": None, "seconds": round(time.perf_counter() - t0, 4),
                     "error": describe(exc, self.where), "timed_out": is_timeout(exc)}
@@ -217,9 +209,19 @@ class OpenStackClient:
                 "document": _version_document(resp)}
 
     def _plain_get(self, url: str, timeout: float) -> Any:
-        """One unauthenticated GET (no retries, errors not raised for a status): the response."""
-        return self.conn.session.get(url, authenticated=False, raise_exc=False, connect_retries=0,
-                                     timeout=timeout, headers={"Accept": "application/json"})
+        """One unauthenticated GET (errors not raised for a status): the response. Not retried, except on a
+        keep-alive connection the server closed as it was reused (gunicorn's keepalive is 2 s, a poll every 2 s
+        meets it: a false "Keystone does not answer" on the test bed): once more, on a new connection."""
+        def get() -> Any:
+            return self.conn.session.get(url, authenticated=False, raise_exc=False, connect_retries=0,
+                                         timeout=timeout, headers={"Accept": "application/json"})
+
+        try:
+            return get()
+        except Exception as exc:
+            if not dropped_connection(exc):
+                raise
+            return get()
 
     def endpoint_versions(self, *, interface: str | None = None, timeout: float | None = None,
                           catalog: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
