@@ -185,3 +185,32 @@ def test_date_header_is_sim_time(demo2500):
     with urllib.request.urlopen(req) as resp:
         date = parsedate_to_datetime(resp.headers["Date"]).timestamp()
     assert abs(date - (START + 3600)) <= 1
+
+
+def test_filtered_listing_is_the_full_list_filtered_in_nova_order(demo2500):
+    """The simulator sorts only a filter's matches (the dashboard's first read sends ~40 filtered listings):
+    the answer must be the full, ordered list with the filter applied, page by page."""
+    engine = demo2500.engine
+    with engine.lock:
+        for k in range(30):  # same-second builds too: the id breaks created_at ties
+            engine.boot(f"probe-{k}", engine.projects[k % 2], "m1.small", durations=(50, 50, 50, 50))
+        states = ["rebooting", "migrating", "rebooting"]
+        for k, sid in enumerate(engine.order_desc()[100:160]):
+            engine.instances[sid].task_state = states[k % 3]
+    everything = _get(demo2500, "compute", "/v2.1/servers/detail?all_tenants=1&limit=1000")["servers"]
+    for _page in (2, 3):
+        marker = everything[-1]["id"]
+        everything += _get(demo2500, "compute",
+                           f"/v2.1/servers/detail?all_tenants=1&limit=1000&marker={marker}")["servers"]
+    assert len(everything) == 2530
+    for query, keep in (("task_state=rebooting", lambda r: r["OS-EXT-STS:task_state"] == "rebooting"),
+                        ("status=build", lambda r: r["status"] == "BUILD"),
+                        ("task_state=scheduling", lambda r: r["OS-EXT-STS:task_state"] == "scheduling")):
+        expected = [r["id"] for r in everything if keep(r)]
+        assert len(expected) >= 20, query
+        got = _get(demo2500, "compute", f"/v2.1/servers/detail?all_tenants=1&limit=1000&{query}")["servers"]
+        assert [r["id"] for r in got] == expected, query
+        first = _get(demo2500, "compute", f"/v2.1/servers/detail?all_tenants=1&limit=7&{query}")
+        rest = _get(demo2500, "compute", f"/v2.1/servers/detail?all_tenants=1&limit=1000&{query}"
+                                         f"&marker={first['servers'][-1]['id']}")
+        assert [r["id"] for r in first["servers"] + rest["servers"]] == expected, query

@@ -385,15 +385,19 @@ def make_app(engine: Engine, auth: Auth, base_ref: list[str]) -> Router:
             pool = [i for i in list(engine.instances.values()) + list(engine.deleted.values())
                     if i.pending == "build_request" or (i.pending is None and i.updated >= since)]
             pool.sort(key=lambda i: (i.created, i.id), reverse=True)
-        else:
-            pool = [engine.instances[sid] for sid in engine.order_desc()]
         filtered = any(x is not None for x in (project, host, node, status, task_state, name_rx))
         if filtered:
-            pool = [i for i in pool
+            wanted_status = status.upper() if status is not None else None
+            pool = [i for i in (pool if since is not None else engine.instances.values())
                     if (project is None or i.project_id == project) and (host is None or i.host == host)
-                    and (node is None or i.host == node) and (status is None or i.status == status.upper())
+                    and (node is None or i.host == node) and (status is None or i.status == wanted_status)
                     and (task_state is None or i.task_state == task_state)
                     and (name_rx is None or name_rx.search(i.name))]
+            if since is None:  # nova's order (created_at desc, id desc), sorting the matches only: a filtered
+                # read of 10,000 servers used to build the whole ordered list first (~6 ms a request)
+                pool.sort(key=lambda i: (i.created, i.id), reverse=True)
+        elif since is None:
+            pool = [engine.instances[sid] for sid in engine.order_desc()]
         marker = req.q("marker")
         start = 0
         if marker is not None:
