@@ -13,7 +13,9 @@ obs/<source> counts.
 
 Diagnostics: with STACKTOP_BENCH_LOOPWATCH=FILE set, bench/loopwatch.py samples where the UI loop stalls;
 with STACKTOP_BENCH_PROFILE=FILE, cProfile records the UI thread (pstats FILE); with
-STACKTOP_BENCH_REFRESHES=FILE, every Widget.refresh is counted by widget and kind (repaint / layout).
+STACKTOP_BENCH_REFRESHES=FILE, every Widget.refresh is counted by widget and kind (repaint / layout); with
+STACKTOP_BENCH_EXIT_FILLED=1, the app exits once every pane is filled (a profile of the first triage alone);
+with STACKTOP_BENCH_GCSTATS=1, every garbage collection is a `gc` mark (generation, ms).
 """
 
 from __future__ import annotations
@@ -113,6 +115,9 @@ def main() -> None:
                     mark("filled", source=source)
                     if done:
                         mark("all_filled")
+                        if os.environ.get("STACKTOP_BENCH_EXIT_FILLED"):  # diagnostic: profile start-up only
+                            marks.flush()
+                            os._exit(0)  # at once: an orderly exit waits for the polls still running
 
                 self._after_render(obs.source, painted)
 
@@ -147,6 +152,21 @@ def main() -> None:
             return original(self, *regions, repaint=repaint, layout=layout, recompose=recompose)
 
         Widget.refresh = counting  # type: ignore[method-assign]
+    gc_times: dict[str, list[float]] | None = None
+    if os.environ.get("STACKTOP_BENCH_GCSTATS"):  # diagnostic: every collection's duration by generation
+        import gc
+
+        gc_times = {"0": [], "1": [], "2": []}
+        started: list[float] = [0.0]
+
+        def on_gc(phase: str, info: dict[str, int]) -> None:
+            if phase == "start":
+                started[0] = time.perf_counter()
+            else:
+                gc_times[str(info["generation"])].append(time.perf_counter() - started[0])
+                mark("gc", generation=info["generation"], ms=round((time.perf_counter() - started[0]) * 1000, 3))
+
+        gc.callbacks.append(on_gc)
     profile = None
     if os.environ.get("STACKTOP_BENCH_PROFILE"):  # diagnostic: cProfile of the UI thread, for pstats
         import cProfile
