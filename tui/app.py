@@ -72,9 +72,13 @@ class TopBar(Static):
 
 class StableFooter(Footer):
     """Textual's Footer recomposes on every focus change (its keys are re-mounted and restyled, the screen
-    re-laid out and repainted: most of the cost of `tab`); this one only when the keys it shows changed."""
+    re-laid out and repainted: most of the cost of `tab`); this one only when the keys it shows changed, and
+    once for changes that come before the recompose asked for ran (its compose reads the screen's bindings
+    then). At start-up the keys change twice before the first recompose (the app's, then the focused
+    table's): two recomposes of ~40 ms each ran in the middle of the first triage, the first one for nothing."""
 
     _shown_keys: tuple[tuple[str, str, bool], ...] | None = None
+    _recompose_pending = False
 
     def bindings_changed(self, screen: Screen[object]) -> None:
         shown = tuple((binding.key, binding.description, enabled)
@@ -82,7 +86,16 @@ class StableFooter(Footer):
         if shown == self._shown_keys and self._bindings_ready:
             return
         self._shown_keys = shown
+        if self._recompose_pending and screen is self.screen:
+            self._bindings_ready = True
+            return  # the recompose already asked for will show these keys
+        if screen.app.app_focus and self.is_attached and screen is self.screen:
+            self._recompose_pending = True  # Footer.bindings_changed asks for it (after the next refresh)
         super().bindings_changed(screen)
+
+    async def recompose(self) -> None:
+        self._recompose_pending = False
+        await super().recompose()
 
 
 class DashboardScreen(Screen[None]):

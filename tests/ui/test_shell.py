@@ -305,3 +305,28 @@ async def test_tab_restyles_each_table_once_and_rebuilds_no_rows() -> None:
         assert restyled == Counter({"services-table": 1, "instances-table": 1}), restyled
         assert synced == [], "a focus change rebuilds no rows"
         assert [p.id for p in app.panes if p.has_class("-active")] == ["pane-instances"]
+
+
+async def test_start_up_builds_the_footer_once_with_the_focused_tables_keys() -> None:
+    """At start-up the footer's keys change twice before its first recompose ran (the app's keys, then the
+    focused table's `s`): one recompose must show the last keys (two cost ~80 ms in the first triage)."""
+    from tui.app import StableFooter
+
+    recomposes: list[int] = []
+    original = StableFooter.recompose
+
+    async def counting(self: StableFooter) -> None:
+        recomposes.append(1)
+        await original(self)
+
+    collectors = [ScriptedCollector(name, [1], interval=60.0) for name in ("services", "instances", "rabbitmq")]
+    app = StacktopApp(Config(), collectors=collectors)
+    StableFooter.recompose = counting  # type: ignore[method-assign]
+    try:
+        async with app.run_test(size=(160, 48)) as pilot:
+            await wait_started(pilot, app)
+            keys = await _settled_footer(pilot, app)
+            assert {k.key for k in keys} >= {"s", "tab", "question_mark", "q"}, "the table's keys and the app's"
+            assert len(recomposes) == 1, f"the footer was built {len(recomposes)} times"
+    finally:
+        StableFooter.recompose = original  # type: ignore[method-assign]
