@@ -12,7 +12,8 @@ obs/<source> counts.
     --fast A,B     only sources A and B poll every S seconds, the others at their defaults
 
 Diagnostics: with STACKTOP_BENCH_LOOPWATCH=FILE set, bench/loopwatch.py samples where the UI loop stalls;
-with STACKTOP_BENCH_PROFILE=FILE, cProfile records the UI thread (pstats FILE); with
+with STACKTOP_BENCH_PROFILE=FILE, cProfile records the UI thread (pstats FILE; from STACKTOP_BENCH_PROFILE_AFTER
+seconds after the mount when set: the idle app without its start-up); with
 STACKTOP_BENCH_REFRESHES=FILE, every Widget.refresh is counted by widget and kind (repaint / layout); with
 STACKTOP_BENCH_EXIT_FILLED=1, the app exits once every pane is filled (a profile of the first triage alone);
 with STACKTOP_BENCH_GCSTATS=1, every garbage collection is a `gc` mark (generation, ms).
@@ -81,6 +82,8 @@ def main() -> None:
             self.call_after_refresh(lambda: mark("first_paint"))
             if watch is not None:
                 watch.start()
+            if profile is not None and profile_after > 0:
+                self.set_timer(profile_after, lambda: profile.enable())
 
         def _start_sources(self) -> None:
             from tui.collectors import galera
@@ -168,11 +171,13 @@ def main() -> None:
 
         gc.callbacks.append(on_gc)
     profile = None
+    profile_after = float(os.environ.get("STACKTOP_BENCH_PROFILE_AFTER") or 0)
     if os.environ.get("STACKTOP_BENCH_PROFILE"):  # diagnostic: cProfile of the UI thread, for pstats
         import cProfile
 
         profile = cProfile.Profile()
-        profile.enable()
+        if profile_after <= 0:
+            profile.enable()
     BenchApp(config).run()
     if profile is not None:
         profile.disable()

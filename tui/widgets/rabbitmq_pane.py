@@ -69,7 +69,11 @@ def worth_attention(q: QueueInfo, flagged: set[str]) -> bool:
     thousands (empty reply/fanout queues with their consumer) are one keypress away."""
     from tui.rules.queues import classify_queue, queue_subject
 
-    if queue_subject(q) in flagged or (q.messages or 0) > 0:
+    return _worth_attention(q, flagged, classify_queue, queue_subject)
+
+
+def _worth_attention(q: QueueInfo, flagged: set[str], classify_queue: Any, queue_subject: Any) -> bool:
+    if (q.messages or 0) > 0 or (flagged and queue_subject(q) in flagged):
         return True
     return q.consumers == 0 and classify_queue(q.name).cls == "service"
 
@@ -78,14 +82,14 @@ def queue_rows(snapshot: RabbitSnapshot, findings: Iterable[Finding] = (), *, sh
                ) -> list[tuple[str, tuple[Any, ...]]]:
     """(key, cells) for every queue (or, without show_all and over ATTENTION_OVER queues, those worth
     attention), zero-consumer queues first, fullest first."""
-    from tui.rules.queues import queue_sort_key, queue_subject
+    from tui.rules.queues import classify_queue, queue_sort_key, queue_subject
 
     severity = {f.subject: f.severity for f in findings if f.kind == "rabbitmq.queue_no_consumer"}
     many_vhosts = len({q.vhost for q in snapshot.queues}) > 1
     queues = snapshot.queues
-    if not show_all and len(queues) > ATTENTION_OVER:
+    if not show_all and len(queues) > ATTENTION_OVER:  # 2,000 queues a poll: the imports looked up once
         flagged = {f.subject for f in findings}
-        queues = tuple(q for q in queues if worth_attention(q, flagged))
+        queues = tuple(q for q in queues if _worth_attention(q, flagged, classify_queue, queue_subject))
     rows = []
     for q in sorted(queues, key=queue_sort_key):
         subject = queue_subject(q)
