@@ -20,10 +20,6 @@ from tui.models.observation import Observation
 log = logging.getLogger("stacktop.runner")
 
 MAX_BACKOFF_S = 300.0
-# After a partial snapshot (the instances source's first, attention-only read) the rest follows this soon: not
-# at once, so that the dashboard paints the servers worth attention (and the other panes' first polls) before
-# ~0.7 s of JSON for 10,000 servers takes the GIL (it made the last panes of the first triage ~50 ms later).
-PARTIAL_FOLLOW_UP_S = 0.3
 
 
 def _one_line(exc: BaseException) -> str:
@@ -167,9 +163,9 @@ class CollectorRunner:
                 if not self.paused or self._forced:
                     self._forced = False
                     obs = await self.run_once()
-                # a partial snapshot (the instances source's first, attention-only read): the rest right after
+                # a partial snapshot (the instances source's first, attention-only read): the rest at once
                 again = obs is not None and obs.error is None and bool(getattr(obs.snapshot, "partial", False))
-                await self._sleep(None if self.paused else PARTIAL_FOLLOW_UP_S if again else self.next_delay())
+                await self._sleep(None if self.paused else 0.0 if again else self.next_delay())
         finally:
             try:
                 await self.collector.aclose()

@@ -140,8 +140,7 @@ async def test_findings_are_computed_and_kept_on_failure() -> None:
 
 async def test_a_partial_snapshot_is_followed_at_once_by_the_next_poll() -> None:
     """The instances source's first dashboard read holds only the servers worth attention (snapshot.partial):
-    the runner polls again after PARTIAL_FOLLOW_UP_S instead of waiting an interval; a failed poll after it
-    waits as usual."""
+    the runner polls again at once instead of waiting an interval; a failed poll after it waits as usual."""
 
     class Partial(FakeSnapshot):
         partial = True
@@ -159,7 +158,7 @@ async def test_a_partial_snapshot_is_followed_at_once_by_the_next_poll() -> None
             break
         await asyncio.sleep(0.01)
     await asyncio.sleep(0.05)
-    assert collector.calls == 2, "a partial first poll, then the full one right after, then the 1 h interval"
+    assert collector.calls == 2, "a partial first poll, then the full one at once, then the 1 h interval"
     assert runner.observation.snapshot == FakeSnapshot(2)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
