@@ -132,12 +132,15 @@ class PtyApp:
                     return None
                 self._cond.wait(left)
 
-    def quiet_for(self, seconds: float, timeout: float = 30.0) -> bool:
-        """Wait until nothing was written for `seconds` (the screen settled)."""
+    def quiet_for(self, seconds: float, timeout: float = 30.0, since: float | None = None) -> bool:
+        """Wait until nothing was written for `seconds` (the screen settled), counting from `since` at the
+        earliest (a perf_counter time): quiet *after* that moment, not only before it."""
         deadline = time.perf_counter() + timeout
         while time.perf_counter() < deadline:
             with self._lock:
                 last = self.chunks[-1][0] if self.chunks else self.started_at
+            if since is not None:
+                last = max(last, since)
             if time.perf_counter() - last >= seconds:
                 return True
             time.sleep(min(0.05, seconds))

@@ -142,7 +142,9 @@ def bench_idle(demo: Any, window: float, settle_polls: int = 3) -> list[Result]:
         deadline = time.time() + 120
         while time.time() < deadline and min(run.obs_count(s) for s in SOURCES) < settle_polls:
             time.sleep(0.5)
-        run.pty.quiet_for(2.0, timeout=10)
+        # 2 s of quiet from now: the mark of the last settling poll is written before its render, and the
+        # window once opened between the two (a RabbitMQ finding's first render, 22 KB, in the window)
+        run.pty.quiet_for(2.0, timeout=10, since=time.perf_counter())
         c0, t0 = proc_cpu_s(run.pty.pid) or 0.0, time.perf_counter()
         time.sleep(window)
         c1, t1 = proc_cpu_s(run.pty.pid) or 0.0, time.perf_counter()
