@@ -155,18 +155,15 @@ def main() -> None:
             return original(self, *regions, repaint=repaint, layout=layout, recompose=recompose)
 
         Widget.refresh = counting  # type: ignore[method-assign]
-    gc_times: dict[str, list[float]] | None = None
     if os.environ.get("STACKTOP_BENCH_GCSTATS"):  # diagnostic: every collection's duration by generation
         import gc
 
-        gc_times = {"0": [], "1": [], "2": []}
         started: list[float] = [0.0]
 
         def on_gc(phase: str, info: dict[str, int]) -> None:
             if phase == "start":
                 started[0] = time.perf_counter()
             else:
-                gc_times[str(info["generation"])].append(time.perf_counter() - started[0])
                 mark("gc", generation=info["generation"], ms=round((time.perf_counter() - started[0]) * 1000, 3))
 
         gc.callbacks.append(on_gc)

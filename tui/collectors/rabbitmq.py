@@ -108,7 +108,7 @@ def apply_history(history: History, queues: Iterable[QueueInfo], now: datetime) 
     new: History = {}
     out = []
     for q in queues:  # 2,000 queues a poll: the key is built once, a streak looked up only where one can be
-        key = (q.vhost, q.name)
+        key = q.key
         streak = None
         if is_suspect(q):
             prev = history.get(key)
