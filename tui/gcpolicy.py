@@ -27,11 +27,10 @@ docs/reliability.md, "Long run").
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import gc
 import time
 from collections.abc import Callable
+from functools import cache
 
 FULL_EVERY_S = 900.0
 
@@ -39,7 +38,13 @@ _last_full = [time.monotonic()]
 _held = [False]  # hold_until_first_frame disabled the automatic collections
 
 
-def _find_malloc_trim() -> Callable[[int], int] | None:
+@cache
+def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's malloc_trim, looked up at the first full collection (15 min in), not at import: ctypes and
+    find_library cost ~5 ms before the first paint."""
+    import ctypes
+    import ctypes.util
+
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
         trim = libc.malloc_trim  # glibc only
@@ -49,17 +54,15 @@ def _find_malloc_trim() -> Callable[[int], int] | None:
     return trim  # type: ignore[no-any-return]
 
 
-_malloc_trim = _find_malloc_trim()
-
-
 def full_collection(now: float | None = None) -> int:
     """Release the frozen set, collect everything, return freed heap pages to the system. Returns the number
     of unreachable objects found (cyclic garbage that the freeze had kept)."""
     _last_full[0] = time.monotonic() if now is None else now
     gc.unfreeze()
     found = gc.collect()
-    if _malloc_trim is not None:
-        _malloc_trim(0)
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
     return found
 
 

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import gc
+import platform
+import subprocess
+import sys
+from pathlib import Path
 
 from tui import gcpolicy
 
@@ -111,3 +115,20 @@ def test_hold_leaves_collections_off_that_were_off_already() -> None:
     finally:
         gcpolicy.release()
         gc.enable()
+
+
+def test_malloc_trim_is_looked_up_at_the_first_full_collection_not_at_import() -> None:
+    """ctypes + find_library cost ~5 ms before the first paint; the first full collection needs them."""
+    code = (
+        "import sys\n"
+        "from tui import gcpolicy\n"
+        "before = 'ctypes' in sys.modules\n"
+        "gcpolicy.full_collection()\n"
+        "print(repr((before, gcpolicy._malloc_trim() is not None)))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                         cwd=Path(__file__).resolve().parents[2])
+    assert out.returncode == 0, out.stderr
+    imported_before, found = eval(out.stdout.strip())
+    assert imported_before is False
+    assert found is (platform.libc_ver()[0] == "glibc")
