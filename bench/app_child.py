@@ -22,8 +22,10 @@ with STACKTOP_BENCH_GCSTATS=1, every garbage collection is a `gc` mark (generati
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
+import signal
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -84,6 +86,36 @@ def main() -> None:
                 watch.start()
             if profile is not None and profile_after > 0:
                 self.set_timer(profile_after, lambda: profile.enable())
+            # SIGUSR1: the GC policy's periodic full collection now (the app's own comes every 15 min): the
+            # RSS benchmark tells memory still in use from garbage the freeze holds until that collection
+            asyncio.get_running_loop().add_signal_handler(signal.SIGUSR1, self._full_collection)
+
+        def _full_collection(self) -> None:
+            from tui import gcpolicy
+
+            kinds = None
+            if os.environ.get("STACKTOP_BENCH_GARBAGE"):  # diagnostic: what the collection found, by type
+                import gc
+                from collections import Counter
+
+                gc.unfreeze()
+                gc.set_debug(gc.DEBUG_SAVEALL)
+                gc.collect()
+                gc.set_debug(0)
+                kinds = Counter(f"{type(o).__module__}.{type(o).__qualname__}" for o in gc.garbage).most_common(40)
+                gc.garbage.clear()
+            t = time.perf_counter()
+            found = gcpolicy.full_collection()
+            ms = round((time.perf_counter() - t) * 1000, 1)
+            live = None
+            if kinds is not None:  # and what is alive after it (containers the GC tracks), by type
+                import gc
+                import sys
+                from collections import Counter
+
+                live = {"blocks": sys.getallocatedblocks(), "by_type": dict(Counter(
+                    f"{type(o).__module__}.{type(o).__qualname__}" for o in gc.get_objects()))}
+            mark("full_collection", found=found, ms=ms, garbage=kinds, live=live)
 
         def _start_sources(self) -> None:
             from tui.collectors import galera
