@@ -14,6 +14,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 MEASURES = ("first full triage", "time to first paint", "keypress to paint p99", "RSS after",
+            "RSS after that, once the GC policy's full collection ran",
             "steady-state poll, client CPU", "steady-state poll, HTTP requests", "idle CPU",
             "terminal output while nothing changes")
 
