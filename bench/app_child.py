@@ -2,7 +2,9 @@
 
 It is stacktop's StacktopApp, unchanged, pointed at a simulator running in another process (spawn_demo's info
 JSON): OpenStack and RabbitMQ through their real HTTP clients, Galera through the simulator's connector seam
-(over the sim's control API, as tests do). Nothing is written to the terminal besides what the app paints;
+(over the sim's control API, as tests do; tui.sim.remote_galera, not the simulator's modules, and pymysql is
+imported at the first connect as the real connector does: the app pays what a real deployment pays).
+Nothing is written to the terminal besides what the app paints;
 timing marks go to MARKS.jsonl: first_paint (after the first refresh), filled/<source> (after the refresh
 that followed the source's first good observation), all_filled, complete/<source> (the first observation that
 is not partial: the instances source first reads only the servers worth attention, then every server), and
@@ -29,6 +31,7 @@ import signal
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 
 def main() -> None:
@@ -119,12 +122,18 @@ def main() -> None:
 
         def _start_sources(self) -> None:
             from tui.collectors import galera
+            from tui.collectors.mysql_import import import_pymysql
             from tui.collectors.registry import build_collectors
-            from tui.sim.control import RemoteDemo
+            from tui.sim.remote_galera import remote_galera_connector
 
-            remote = RemoteDemo(None, info)  # type: ignore[arg-type]
+            remote = remote_galera_connector(info["control_url"])
+
+            def connector(address: str, user: str, password: str | None, timeout: float = 5.0) -> Any:
+                import_pymysql()  # what the real connector imports at its first connect (a no-op after)
+                return remote(address, user, password, timeout)
+
             collectors = [c for c in build_collectors(self.config, dashboard=True) if c.name != "galera"]
-            collectors += galera.build(self.config, connector=remote.galera_connector)
+            collectors += galera.build(self.config, connector=connector)
             for c in collectors:
                 if c.name in fast and args.interval:
                     c.interval = args.interval

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pymysql
 import pytest
 
@@ -49,3 +53,14 @@ def test_false_flags_reach_the_spawned_simulator():
         assert demo.story() == []
         conn = demo.galera_connector("sim-db-2:3306", "monitor", "stacktop-demo", 2.0)
         assert dict(conn.query("SHOW GLOBAL STATUS LIKE 'wsrep_ready'")) == {"wsrep_ready": "ON"}
+
+
+def test_the_remote_galera_client_does_not_import_the_simulator() -> None:
+    """The benchmark's app reaches the simulator's Galera through tui.sim.remote_galera: importing it must not
+    build the simulator (tui.sim.demo, its engine and APIs: ~50 ms on the first triage's critical path)."""
+    code = ("import sys\nimport tui.sim.remote_galera\n"
+            "print(sorted(m for m in sys.modules if m.startswith('tui.sim.') and m != 'tui.sim.remote_galera'))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                         cwd=Path(__file__).resolve().parents[2])
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"

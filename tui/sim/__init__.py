@@ -8,9 +8,26 @@
 No new dependencies: stdlib HTTP servers on 127.0.0.1 in daemon threads.
 """
 
-from tui.sim.control import RemoteDemo, spawn_demo
-from tui.sim.demo import CLOUD, Demo, DemoClouds, galera_connector, start_demo, start_demo_clouds
-from tui.sim.story import STORY
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tui.sim.control import RemoteDemo, spawn_demo
+    from tui.sim.demo import CLOUD, Demo, DemoClouds, galera_connector, start_demo, start_demo_clouds
+    from tui.sim.story import STORY
+
+# Lazy (PEP 562): `import tui.sim.remote_galera` (the benchmark's app) must not build the whole simulator.
+_WHERE = {"RemoteDemo": "control", "spawn_demo": "control", "CLOUD": "demo", "Demo": "demo", "DemoClouds": "demo",
+          "galera_connector": "demo", "start_demo": "demo", "start_demo_clouds": "demo", "STORY": "story"}
 
 __all__ = ["CLOUD", "STORY", "Demo", "DemoClouds", "RemoteDemo", "galera_connector", "spawn_demo", "start_demo",
            "start_demo_clouds"]
+
+
+def __getattr__(name: str) -> Any:
+    where = _WHERE.get(name)
+    if where is None:
+        raise AttributeError(f"module 'tui.sim' has no attribute '{name}'")
+    return getattr(importlib.import_module(f"tui.sim.{where}"), name)

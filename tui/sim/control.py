@@ -19,6 +19,7 @@ from typing import Any
 from tui.config import Config, GaleraConfig, OpenStackConfig, RabbitMQConfig, Secret, Thresholds
 from tui.sim.demo import DEMO_STUCK, GALERA_PASSWORD, GALERA_USER, RABBIT_PASSWORD, RABBIT_USER, Demo
 from tui.sim.http import Listener, Request, Response, Router, json_response
+from tui.sim.remote_galera import RemoteGalera
 
 
 def make_control_app(demo: Demo) -> Router:
@@ -156,7 +157,7 @@ class RemoteDemo:
                                       UTC)
 
     def galera_connector(self, address: str, user: str, password: str | None, timeout: float = 5.0) -> Any:
-        return _RemoteGalera(self, address, user, password, timeout)
+        return RemoteGalera(self.control_url, address, user, password, timeout)
 
     def stop(self) -> None:
         if self.proc.poll() is None:
@@ -174,58 +175,6 @@ class RemoteDemo:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
-
-
-class _RemoteGalera:
-    def __init__(self, demo: RemoteDemo, node: str, user: str, password: str | None, timeout: float) -> None:
-        self._demo, self._node = demo, node
-        self._raise(demo._call("POST", "/galera", {"op": "connect", "node": node, "user": user,
-                                                    "password": password, "timeout": timeout}))
-
-    @staticmethod
-    def _raise(answer: dict[str, Any]) -> dict[str, Any]:
-        if "error" in answer:
-            name, args = answer["error"]
-            from tui.sim.galera import _errors
-
-            operational, programming = _errors()
-            raise (programming if name == "ProgrammingError" else operational)(*args)
-        return answer
-
-    def query(self, sql: str) -> list[tuple[Any, ...]]:
-        rows = self._raise(self._post({"op": "query", "node": self._node, "sql": sql}))
-        return [tuple(r) for r in rows["rows"]]
-
-    def _post(self, body: dict[str, Any]) -> Any:
-        """One keep-alive connection per node, as pymysql's persistent one: urllib's new connection and opener
-        per query cost ~3 ms of the app's CPU each, 12 polls of 3 nodes a minute in the idle benchmark, where
-        the real query costs ~0.4 ms (facts.md). A broken connection is opened again once."""
-        import http.client
-        from urllib.parse import urlsplit
-
-        data = json.dumps(body).encode()
-        path = urlsplit(self._demo.control_url).path.rstrip("/") + "/galera"
-        for attempt in (1, 2):
-            conn = getattr(self, "_conn", None)
-            if conn is None:
-                url = urlsplit(self._demo.control_url)
-                conn = self._conn = http.client.HTTPConnection(url.hostname or "127.0.0.1", url.port, timeout=30)
-            try:
-                conn.request("POST", path, body=data, headers={"Content-Type": "application/json"})
-                return json.loads(conn.getresponse().read())
-            except (OSError, http.client.HTTPException):
-                conn.close()
-                self._conn = None
-                if attempt == 2:
-                    raise
-        raise AssertionError("unreachable")
-
-    def close(self) -> None:
-        with contextlib.suppress(Exception):
-            self._demo._call("POST", "/galera", {"op": "close", "node": self._node})
-        conn, self._conn = getattr(self, "_conn", None), None
-        if conn is not None:
-            conn.close()
 
 
 def sim_args(**kwargs: Any) -> list[str]:
