@@ -19,7 +19,7 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
-from bench.common import FULL, QUICK, RESULTS, Result, log, machine, spawn_sim
+from bench.common import FULL, QUICK, RESULTS, Result, log, machine, median, spawn_sim
 
 SECTIONS = ("triage", "firstpaint", "keypress", "rss", "steady", "idle", "broker")
 
@@ -90,6 +90,15 @@ def main(argv: list[str] | None = None) -> int:
 
     ensure_bytecode()
 
+    def moment(when: str) -> None:
+        """The host's speed now (see ui.minimal_app_first_paint): read every figure against it."""
+        got = ui.minimal_app_first_paint(1 if quick else 5)
+        ms = round(median(got) * 1000) if got else None
+        desc.setdefault("moment", {})[f"minimal_app_first_paint_ms_at_{when}"] = ms
+        log(f"host's moment at {when}: a minimal Textual app paints in {ms} ms")
+
+    moment("start")
+
     if {"triage", "firstpaint", "keypress", "rss"} & set(only):
         log(f"simulator: {scale.instances:,} instances / {scale.hosts} hosts / {scale.queues:,} queues, churning")
         demo = spawn_sim(scale, churn=60.0)
@@ -115,6 +124,7 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             demo.stop()
     section("broker", broker.bench_broker, scale.queues, 1 if quick else 7)
+    moment("end")
 
     doc = {"quick": quick, "scale": asdict(scale), "machine": desc, "sections": only,
            "duration_s": round(time.time() - started, 1), "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
@@ -127,7 +137,10 @@ def main(argv: list[str] | None = None) -> int:
     text = (f"stacktop benchmarks: {scale.instances:,} instances / {scale.hosts} hosts / {scale.queues:,} queues / "
             f"{scale.galera_nodes} Galera nodes{' (--quick)' if quick else ''}; {desc['cpus']} cores "
             f"({desc['cpu_model']}), load average {desc['load_average_at_start']} at start, "
-            f"{doc['duration_s']:.0f} s\n\n" + table(results) + "\n\n" + notes(results) + "\n")
+            f"{doc['duration_s']:.0f} s; the host's moment (a minimal Textual app's first paint) "
+            f"{desc['moment'].get('minimal_app_first_paint_ms_at_start')} ms at start, "
+            f"{desc['moment'].get('minimal_app_first_paint_ms_at_end')} ms at end\n\n"
+            + table(results) + "\n\n" + notes(results) + "\n")
     print(text)
     if not quick and not args.out and not args.only:
         (RESULTS / "bench.md").write_text(text)

@@ -27,6 +27,8 @@ def test_bench_quick_measures_every_section(tmp_path: Path) -> None:
     doc = json.loads(out.read_text())
     assert doc["quick"] and doc["failures"] == []
     assert doc["machine"]["cpus"] and doc["machine"]["python"]
+    moment = doc["machine"]["moment"]  # the host's speed at the start and end of the run, read beside every figure
+    assert moment["minimal_app_first_paint_ms_at_start"] and moment["minimal_app_first_paint_ms_at_end"], moment
     assert doc["scale"] == {"instances": 300, "hosts": 10, "queues": 100, "galera_nodes": 3}
     values = {r["measure"]: r["value"] for r in doc["results"]}
     for name in MEASURES:
