@@ -29,6 +29,7 @@ import json
 import os
 import signal
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -94,31 +95,26 @@ def main() -> None:
             asyncio.get_running_loop().add_signal_handler(signal.SIGUSR1, self._full_collection)
 
         def _full_collection(self) -> None:
+            import gc
+
             from tui import gcpolicy
 
-            kinds = None
+            garbage = live = None
             if os.environ.get("STACKTOP_BENCH_GARBAGE"):  # diagnostic: what the collection found, by type
-                import gc
-                from collections import Counter
-
                 gc.unfreeze()
                 gc.set_debug(gc.DEBUG_SAVEALL)
                 gc.collect()
                 gc.set_debug(0)
-                kinds = Counter(f"{type(o).__module__}.{type(o).__qualname__}" for o in gc.garbage).most_common(40)
+                garbage = _by_type(gc.garbage).most_common(40)
                 gc.garbage.clear()
             t = time.perf_counter()
             found = gcpolicy.full_collection()
             ms = round((time.perf_counter() - t) * 1000, 1)
-            live = None
-            if kinds is not None:  # and what is alive after it (containers the GC tracks), by type
-                import gc
+            if garbage is not None:  # and what is alive after it (containers the GC tracks), by type
                 import sys
-                from collections import Counter
 
-                live = {"blocks": sys.getallocatedblocks(), "by_type": dict(Counter(
-                    f"{type(o).__module__}.{type(o).__qualname__}" for o in gc.get_objects()))}
-            mark("full_collection", found=found, ms=ms, garbage=kinds, live=live)
+                live = {"blocks": sys.getallocatedblocks(), "by_type": dict(_by_type(gc.get_objects()))}
+            mark("full_collection", found=found, ms=ms, garbage=garbage, live=live)
 
         def _start_sources(self) -> None:
             from tui.collectors import galera
@@ -226,6 +222,10 @@ def main() -> None:
         Path(os.environ["STACKTOP_BENCH_REFRESHES"]).write_text(
             "\n".join(f"{n}\t{' '.join(key)}" for key, n in refreshes.most_common()) + "\n")
     mark("exit")
+
+
+def _by_type(objects: list[Any]) -> Counter[str]:
+    return Counter(f"{type(o).__module__}.{type(o).__qualname__}" for o in objects)
 
 
 if __name__ == "__main__":
