@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import gc
 import platform
-import subprocess
-import sys
-from pathlib import Path
 
+from tests.fresh_python import fresh_python
 from tui import gcpolicy
 
 
@@ -126,9 +124,7 @@ def test_malloc_trim_is_looked_up_at_the_first_full_collection_not_at_import() -
         "gcpolicy.full_collection()\n"
         "print(repr((before, gcpolicy._malloc_trim() is not None)))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
-                         cwd=Path(__file__).resolve().parents[2])
-    assert out.returncode == 0, out.stderr
-    imported_before, found = eval(out.stdout.strip())
+    stdout = fresh_python(code)
+    imported_before, found = eval(stdout.strip())
     assert imported_before is False
     assert found is (platform.libc_ver()[0] == "glibc")

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import pkgutil
-import subprocess
-import sys
-from pathlib import Path
 
 import tui
+from tests.fresh_python import fresh_python
 
 UI_MODULES = ("tui.app", "tui.widgets", "tui.screens")
 
@@ -32,10 +30,8 @@ def test_core_modules_do_not_import_textual() -> None:
         "heavy = sorted(m for m in ('openstack', 'pika', 'pymysql') if m in sys.modules)\n"
         "print(repr((bad[:3], heavy)))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
-                         cwd=Path(__file__).resolve().parents[2])
-    assert out.returncode == 0, out.stderr
-    textual_modules, heavy = eval(out.stdout.strip())
+    stdout = fresh_python(code)
+    textual_modules, heavy = eval(stdout.strip())
     assert textual_modules == [], f"textual imported by the core: {textual_modules}"
     assert heavy == [], f"heavy clients imported at module import time (import them lazily): {heavy}"
 
@@ -57,9 +53,7 @@ def test_what_the_first_paint_imports_stays_lean() -> None:
         "                           'tui.collectors.base'))\n"
         "print(repr((heavy, big)))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
-                         cwd=Path(__file__).resolve().parents[2])
-    assert out.returncode == 0, out.stderr
-    heavy, big = eval(out.stdout.strip())
+    stdout = fresh_python(code)
+    heavy, big = eval(stdout.strip())
     assert heavy == [], f"client libraries imported before the first paint: {heavy}"
     assert big == [], f"model/rule/collector modules imported before the first paint: {big}"

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
+from tests.fresh_python import fresh_python
 
 CODE = '''
 import sys
@@ -25,9 +23,7 @@ print(repr((before, plain == _auth._xor_password(password + b"\\0", salt), _auth
 
 
 def test_pymysql_without_cryptography_until_the_rsa_exchange() -> None:
-    out = subprocess.run([sys.executable, "-c", CODE], capture_output=True, text=True, timeout=120,
-                         cwd=Path(__file__).resolve().parents[2])
-    assert out.returncode == 0, out.stderr
-    imported_early, decrypts, have = eval(out.stdout.strip().splitlines()[-1])
+    stdout = fresh_python(CODE)
+    imported_early, decrypts, have = eval(stdout.strip().splitlines()[-1])
     assert imported_early is False, "cryptography imported with pymysql"
     assert decrypts and have, "sha256 / caching_sha2 RSA exchange: the password encrypted with the server's key"

@@ -5,8 +5,6 @@ light path does not handle, and the handover to openstacksdk after the first tri
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from dataclasses import replace
@@ -16,6 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.fresh_python import fresh_python
 from tui.collectors.base import SourceError
 from tui.collectors.instances import InstancesCollector
 from tui.collectors.services import ServicesCollector
@@ -123,11 +122,9 @@ def test_first_reads_do_not_import_openstacksdk(demo: Demo) -> None:
         "n = len(c.compute_services()) + len(c.servers(status='ERROR')) + len(c.network_agents())\n"
         "print(n, c.backend, sorted(m for m in ('openstack', 'keystoneauth1') if m in sys.modules))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
-                         cwd=Path(__file__).resolve().parents[2])
-    assert out.returncode == 0, out.stderr
-    count, backend, heavy = out.stdout.split(" ", 2)
-    assert int(count) > 0 and backend == "light" and heavy.strip() == "[]", out.stdout
+    stdout = fresh_python(code)
+    count, backend, heavy = stdout.split(" ", 2)
+    assert int(count) > 0 and backend == "light" and heavy.strip() == "[]", stdout
 
 
 @pytest.mark.parametrize("change", [
@@ -330,11 +327,9 @@ def test_steady_polls_never_import_openstacksdk(demo: Demo) -> None:
         "backend = asyncio.run(main())\n"
         "print(backend, sorted(m for m in ('openstack', 'keystoneauth1', 'requests') if m in sys.modules))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
-                         cwd=Path(__file__).resolve().parents[2])
-    assert out.returncode == 0, out.stderr
-    backend, heavy = out.stdout.strip().split(" ", 1)
-    assert backend == "light" and heavy == "[]", out.stdout
+    stdout = fresh_python(code)
+    backend, heavy = stdout.strip().split(" ", 1)
+    assert backend == "light" and heavy == "[]", stdout
 
 
 def _token_posts(demo: Demo) -> int:

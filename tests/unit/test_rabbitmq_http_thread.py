@@ -3,9 +3,7 @@ client on asyncio needs it, ~40 ms of imports at start-up) and no response parse
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
+from tests.fresh_python import fresh_python
 
 CODE = '''
 import asyncio, sys, threading
@@ -36,10 +34,8 @@ print(repr((sorted(q.name for q in snap.queues), sorted(threads), "anyio" in sys
 
 
 def test_rabbitmq_requests_run_in_threads_without_anyio() -> None:
-    out = subprocess.run([sys.executable, "-c", CODE], capture_output=True, text=True, timeout=120,
-                         cwd=Path(__file__).resolve().parents[2])
-    assert out.returncode == 0, out.stderr
-    names, on_main_thread, anyio = eval(out.stdout.strip().splitlines()[-1])
+    stdout = fresh_python(CODE)
+    names, on_main_thread, anyio = eval(stdout.strip().splitlines()[-1])
     assert names == ["q0", "q1", "q2"]
     assert on_main_thread == [(False, True, "rabbitmq-http")], \
         "every request ran in a daemon thread of its own, none on the event loop's nor in its shared executor"

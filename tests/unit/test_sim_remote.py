@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
-
 import pymysql
 import pytest
 
+from tests.fresh_python import fresh_python
 from tui.collectors.base import SourceError
 from tui.openstack import connect
 from tui.sim import spawn_demo
@@ -60,7 +57,5 @@ def test_the_remote_galera_client_does_not_import_the_simulator() -> None:
     build the simulator (tui.sim.demo, its engine and APIs: ~50 ms on the first triage's critical path)."""
     code = ("import sys\nimport tui.sim.remote_galera\n"
             "print(sorted(m for m in sys.modules if m.startswith('tui.sim.') and m != 'tui.sim.remote_galera'))\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
-                         cwd=Path(__file__).resolve().parents[2])
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "[]"
+    stdout = fresh_python(code)
+    assert stdout.strip() == "[]"
