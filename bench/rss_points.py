@@ -60,4 +60,8 @@ def main(points: list[int]) -> None:
 
 
 if __name__ == "__main__":
-    main([int(a) for a in sys.argv[1:]] or [1000, 2000, 3000, 4000])
+    try:
+        wanted = sorted(int(a) for a in sys.argv[1:])
+    except ValueError:
+        raise SystemExit("bench.rss_points: points are whole numbers of polls, e.g. 1000 2000 3000 4000") from None
+    main(wanted or [1000, 2000, 3000, 4000])
