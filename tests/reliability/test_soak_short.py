@@ -1,5 +1,6 @@
 """The soak in its short form (bench/soak.py --short): 600 poll cycles with churn and faults; RSS and open file
-descriptors must not grow by 5 % after the warm-up. The full 10,000-cycle run is manual (bench/results/soak.md).
+descriptors must not grow by 5 % after the warm-up, nor the HTTP connection pools by one. The full 10,000-cycle
+run is manual (bench/results/soak.md).
 
 The short form can only see a fast leak (about 10 KiB a cycle and more; the full run resolves well under 1 KiB):
 test_soak_catches_a_leak proves the whole chain (sampling, collection, judging, exit status) fails on one."""
@@ -35,7 +36,8 @@ def test_short_soak_does_not_grow() -> None:
                for s in result["samples"])
     samples = {s["cycle"]: s for s in result["samples"]}
     assert result["rss_trend_growth"] < 0.05, [(c, s["rss_kib"]) for c, s in samples.items()]
-    assert result["fd_trend_growth"] < 0.05, [(c, s["fd_kinds"]) for c, s in samples.items()]
+    assert result["fd_trend_growth"] < 0.05, [(c, s["fd_kinds"], s["socket_peers"]) for c, s in samples.items()]
+    assert result["http_pools_added"] == 0, [(c, s["http_pools"]) for c, s in samples.items()]
     assert code == 0
 
 
@@ -46,6 +48,15 @@ def test_soak_catches_a_leak() -> None:
     assert result["ok"] and code == 0, result["samples"]
     code, result, _ = run_soak("--only", "galera", "--leak-kib", "16")
     assert result["rss_trend_growth"] >= 0.05 and result["rss_growth"] >= 0.05, result["samples"]
+    assert not result["ok"]
+    assert code == 1
+
+
+def test_soak_catches_a_leaked_client() -> None:
+    """An HTTP client made and kept at every sample: its connection pool holds no socket (idle keep-alive
+    connections are closed before the count), so the count of pools must say so."""
+    code, result, _ = run_soak("--only", "galera", "--leak-client")
+    assert result["http_pools_added"] >= 5, [(s["cycle"], s["http_pools"]) for s in result["samples"]]
     assert not result["ok"]
     assert code == 1
 
@@ -68,3 +79,9 @@ def test_judge_marks_and_growth() -> None:
     assert not judge(samples, 120, 240)["ok"], "5 % is over the limit"
     samples[-1]["rss_kib"], samples[-1]["fds"] = 100_000, 21
     assert not judge(samples, 120, 240)["ok"], "one more fd out of 20 is over the limit"
+    samples[-1]["fds"] = 20
+    for s in samples:
+        s["http_pools"] = 7
+    assert judge(samples, 120, 240)["ok"] and judge(samples, 120, 240)["http_pools_added"] == 0
+    samples[-1]["http_pools"] = 8
+    assert not judge(samples, 120, 240)["ok"], "one more HTTP connection pool is a client leaked"
