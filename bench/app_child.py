@@ -15,7 +15,8 @@ obs/<source> counts.
 
 Diagnostics: with STACKTOP_BENCH_LOOPWATCH=FILE set, bench/loopwatch.py samples where the UI loop stalls;
 with STACKTOP_BENCH_PROFILE=FILE, cProfile records the UI thread (pstats FILE; from STACKTOP_BENCH_PROFILE_AFTER
-seconds after the mount when set: the idle app without its start-up); with
+seconds after the mount when set: the idle app without its start-up; STACKTOP_BENCH_PROFILE_CPU=1 times the
+thread's CPU instead of the wall clock, so waits drop out and what the idle loop burns shows); with
 STACKTOP_BENCH_REFRESHES=FILE, every Widget.refresh is counted by widget and kind (repaint / layout); with
 STACKTOP_BENCH_EXIT_FILLED=1, the app exits once every pane is filled (a profile of the first triage alone);
 with STACKTOP_BENCH_GCSTATS=1, every garbage collection is a `gc` mark (generation, ms).
@@ -209,7 +210,8 @@ def main() -> None:
     if os.environ.get("STACKTOP_BENCH_PROFILE"):  # diagnostic: cProfile of the UI thread, for pstats
         import cProfile
 
-        profile = cProfile.Profile()
+        cpu = os.environ.get("STACKTOP_BENCH_PROFILE_CPU")
+        profile = cProfile.Profile(time.thread_time) if cpu else cProfile.Profile()
         if profile_after <= 0:
             profile.enable()
     BenchApp(config).run()

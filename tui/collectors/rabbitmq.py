@@ -522,8 +522,10 @@ class RabbitMQCollector(BaseCollector):
         return suspects[:MAX_LIVE_CHECKS]
 
     async def _confirm_live(self, snap: RabbitSnapshot) -> RabbitSnapshot:
+        if not self.amqp_url:  # before the scan: 2,000 queues every poll on the UI loop, for nothing
+            return snap
         todo = self._to_confirm(snap)
-        if not todo or not self.amqp_url:
+        if not todo:
             return snap
         try:
             live = await asyncio.to_thread(passive_check, self.amqp_url, self.user, self._password,
