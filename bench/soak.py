@@ -85,19 +85,27 @@ def pymalloc_kib() -> int:
     return 0
 
 
-def open_fds() -> dict[str, int]:
-    """Open file descriptors by kind (socket, pipe, anon_inode, file ...)."""
-    kinds: Counter[str] = Counter()
+def fd_targets() -> list[str]:
+    """What every open file descriptor points at ("/path", "socket:[inode]", "pipe:[inode]" ...)."""
+    targets = []
     for fd in os.listdir("/proc/self/fd"):
         try:
-            target = os.readlink(f"/proc/self/fd/{fd}")
+            targets.append(os.readlink(f"/proc/self/fd/{fd}"))
         except OSError:  # the listing's own fd, already closed
             continue
-        kinds["file" if target.startswith("/") else target.split(":", 1)[0]] += 1
+    return targets
+
+
+def open_fds(targets: list[str]) -> dict[str, int]:
+    """Open file descriptors by kind (socket, pipe, anon_inode, file ...)."""
+    kinds = Counter("file" if t.startswith("/") else t.split(":", 1)[0] for t in targets)
     return dict(sorted(kinds.items()))
 
 
-def socket_peers() -> dict[str, int]:
+TCP_STATES = {"01": "established", "06": "time_wait", "08": "close_wait", "0A": "listen"}
+
+
+def socket_peers(targets: list[str]) -> dict[str, int]:
     """Open sockets by peer ("port/state" of TCP, "unix", "listen:port"): which connection a wandering count is."""
     by_inode: dict[str, str] = {}
     for table in ("tcp", "tcp6", "unix"):
@@ -112,18 +120,8 @@ def socket_peers() -> dict[str, int]:
                 continue
             local, remote, state = int(f[1].rsplit(":", 1)[1], 16), int(f[2].rsplit(":", 1)[1], 16), f[3]
             by_inode[f[9]] = f"{remote}/{TCP_STATES.get(state, state)}" if remote else f"listen:{local}"
-    peers: Counter[str] = Counter()
-    for fd in os.listdir("/proc/self/fd"):
-        try:
-            target = os.readlink(f"/proc/self/fd/{fd}")
-        except OSError:
-            continue
-        if target.startswith("socket:["):
-            peers[by_inode.get(target[8:-1], "other")] += 1
+    peers = Counter(by_inode.get(t[8:-1], "other") for t in targets if t.startswith("socket:["))
     return dict(sorted(peers.items()))
-
-
-TCP_STATES = {"01": "established", "06": "time_wait", "08": "close_wait", "0A": "listen"}
 
 
 def expire_idle_connections() -> int:
@@ -357,10 +355,11 @@ async def soak(args: argparse.Namespace) -> dict[str, Any]:
                                           "rss_before_kib": rss_kib()}
                 sample["garbage_found"] = gcpolicy.full_collection()
                 sample["http_pools"] = expire_idle_connections()
-                fds = open_fds()
+                targets = fd_targets()
+                fds = open_fds(targets)
                 sample.update(rss_kib=rss_kib(), py_blocks=sys.getallocatedblocks(), pymalloc_kib=pymalloc_kib(),
                               fds=sum(fds.values()),
-                              fd_kinds=fds, socket_peers=socket_peers(), threads=threading.active_count(),
+                              fd_kinds=fds, socket_peers=socket_peers(targets), threads=threading.active_count(),
                               failed_polls=failed_polls)
                 samples.append(sample)
                 if args.trace and cycle == warm:
