@@ -381,6 +381,9 @@ class StacktopApp(App[None]):
         self._refresh_topbar()
         for pane in self.panes:
             pane.refresh_freshness(now)
+        row = self._triage_row()
+        if row is not None:
+            row.refresh_summary()  # STALE marks and heartbeat ages move between polls
 
     def _refresh_topbar(self) -> None:
         if not self.screen_stack:

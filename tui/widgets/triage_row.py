@@ -1,7 +1,8 @@
 """The triage row under the top bar: the seed's five commands at a glance, coloured by level.
 
-It renders tui.rules.triage.triage_summary over the app's latest observations. A 1 s timer re-evaluates it
-(no I/O: heartbeat ages and STALE marks move between polls) and repaints only when the text changed.
+It renders tui.rules.triage.triage_summary over the app's latest observations. The app's 1 s tick re-evaluates
+it (no I/O: heartbeat ages and STALE marks move between polls) and it repaints only when the text changed. The
+tick, not a timer of its own: one wake-up a second fewer for an app that idles all day.
 """
 
 from __future__ import annotations
@@ -52,7 +53,6 @@ class TriageRow(Static):
         self._shown: tuple[tuple[str, str], ...] | None = None
 
     def on_mount(self) -> None:
-        self.set_interval(1.0, self.refresh_summary)
         self.call_after_refresh(self.refresh_summary)  # once the sibling panes are mounted
 
     async def on_all_observed(self, message: AllObserved) -> None:
