@@ -107,14 +107,15 @@ def apply_history(history: History, queues: Iterable[QueueInfo], now: datetime) 
     """
     new: History = {}
     out = []
-    for q in queues:  # 2,000 queues a poll: the key is built once, a streak looked up only where one can be
-        key = q.key
+    for q in queues:  # 2,000 queues a poll: a key built and a streak looked up only where one can be
         streak = None
-        if is_suspect(q):
+        if q.no_consumer_with_messages:  # is_suspect(q), without a call per queue
+            key = q.key
             prev = history.get(key)
             since, polls = prev if prev else (now, 0)
             streak = new[key] = (since, polls + 1)
         elif q.messages is None or q.consumers is None:
+            key = q.key
             prev = history.get(key)
             if prev:
                 streak = new[key] = prev
@@ -363,17 +364,6 @@ class RabbitMQCollector(BaseCollector):
             pages += n
         return rows, pages
 
-    def _needs_stats(self, row: dict[str, Any]) -> bool:
-        """Holding messages (or unknown), or no statistics known yet: judged on fresh numbers."""
-        messages = row.get("messages")
-        return ((str(row.get("vhost")), str(row.get("name"))) not in self._stats
-                or not isinstance(messages, int) or messages > 0)
-
-    def _empty_unconsumed(self, row: dict[str, Any]) -> bool:
-        """Empty and last seen with no consumer: worth a fresh look (a consumer back) when there are few."""
-        known = self._stats.get((str(row.get("vhost")), str(row.get("name"))))
-        return known is not None and known.get("consumers") in (0, None)
-
     async def _detail_rows(self, keys: list[tuple[str, str]]) -> tuple[list[dict[str, Any]], int]:
         """Rows with statistics for just these queues: per vhost, `name` regexes of at most REGEX_BUDGET."""
         rows: list[dict[str, Any]] = []
@@ -433,9 +423,20 @@ class RabbitMQCollector(BaseCollector):
         return queues, pages, info
 
     def _wanted(self, rows: list[dict[str, Any]]) -> set[tuple[str, str]]:
-        wanted = {(str(r.get("vhost")), str(r.get("name"))) for r in rows if self._needs_stats(r)}
-        empty = [(str(r.get("vhost")), str(r.get("name"))) for r in rows
-                 if not self._needs_stats(r) and self._empty_unconsumed(r)]
+        """The queues a light poll asks statistics for, in one pass over the rows (2,000 a poll): holding
+        messages (or unknown), or with no statistics known yet, judged on fresh numbers; and, when there are at
+        most MAX_EMPTY_WATCH of them, the empty ones last seen with no consumer (a consumer may be back)."""
+        known_stats = self._stats
+        wanted: set[tuple[str, str]] = set()
+        empty: list[tuple[str, str]] = []
+        for r in rows:
+            key = (str(r.get("vhost")), str(r.get("name")))
+            known = known_stats.get(key)
+            messages = r.get("messages")
+            if known is None or not isinstance(messages, int) or messages > 0:
+                wanted.add(key)
+            elif known.get("consumers") in (0, None):
+                empty.append(key)
         if len(empty) <= MAX_EMPTY_WATCH:
             wanted.update(empty)
         return wanted
@@ -445,11 +446,15 @@ class RabbitMQCollector(BaseCollector):
         """Light rows with the fresh statistics rows of the queues that wanted them; the others keep the
         consumers / idle_since of their last statistics."""
         with_stats = {(str(r.get("vhost")), str(r.get("name"))): r for r in detail}
+        known_stats = self._stats
         merged = []
         for r in rows:
             key = (str(r.get("vhost")), str(r.get("name")))
             fresh = with_stats.get(key) if key in wanted else None
-            merged.append(fresh if fresh is not None else {**r, **self._stats.get(key, {})})
+            if fresh is None:
+                carried = known_stats.get(key)
+                fresh = {**r, **carried} if carried else r
+            merged.append(fresh)
         return merged, len(with_stats)
 
     @staticmethod
@@ -457,16 +462,12 @@ class RabbitMQCollector(BaseCollector):
                ) -> tuple[list[QueueInfo], dict[tuple[str, str], dict[str, Any]], ParsedQueues]:
         """QueueInfos sorted by key, each queue's statistics-only fields to carry into light polls (vanished
         queues are forgotten), and the rows parsed (rows equal to last poll's reuse their QueueInfo)."""
-        found: dict[tuple[str, str], QueueInfo] = {}
-        infos, parsed = parse_queues_reusing(rows, last or {})
-        for q in infos:
-            found[q.key] = q  # queues may shift between pages: last row wins, no duplicates
+        _, parsed = parse_queues_reusing(rows, last or {})  # keyed: queues may shift between pages, last row wins
         stats: dict[tuple[str, str], dict[str, Any]] = {}
-        for r in rows:
-            key = (str(r.get("vhost")), str(r.get("name")))
-            if key in found and "consumers" in r:
-                stats[key] = {k: r[k] for k in ("consumers", "idle_since") if k in r}
-        return sorted(found.values(), key=lambda q: q.key), stats, parsed
+        for key, (row, _info) in parsed.items():
+            if "consumers" in row:
+                stats[key] = {k: row[k] for k in ("consumers", "idle_since") if k in row}
+        return [parsed[key][1] for key in sorted(parsed)], stats, parsed
 
     async def _fetch_nodes(self) -> list[NodeInfo]:
         params = {"columns": ",".join(NODE_COLUMNS)} if self.trim_columns else None

@@ -148,7 +148,7 @@ def parse_queues_reusing(rows: Iterable[Any], last: ParsedQueues) -> tuple[list[
     out: list[QueueInfo] = []
     kept: ParsedQueues = {}
     for row in rows:
-        if not isinstance(row, Mapping):
+        if type(row) is not dict and not isinstance(row, Mapping):  # JSON gives dicts: no ABC check for them
             continue
         name, vh = row.get("name"), row.get("vhost")
         if not isinstance(name, str) or not isinstance(vh, str):

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import re
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
@@ -53,6 +54,13 @@ def parse_time(value: Any) -> datetime | None:
     """Nova/cinder `2025-12-02T10:40:01.000000`, neutron `2025-12-02 10:40:01`, maybe with Z/offset -> UTC."""
     if not value or not isinstance(value, str):
         return None
+    return _parse_time_text(value)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_time_text(value: str) -> datetime | None:
+    """Memoized: the services' DB keeps whole seconds, so 1,500 heartbeats of a poll share a few dozen
+    timestamps (datetimes are immutable: shared safely across polls and threads)."""
     text = value.strip().replace("Z", "+00:00")
     try:
         parsed = datetime.fromisoformat(text)
