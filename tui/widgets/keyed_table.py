@@ -6,13 +6,19 @@ from collections import deque
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
+from rich.style import Style
 from rich.text import Text
 from textual._two_way_dict import TwoWayDict
 from textual.binding import Binding, BindingType
+from textual.geometry import Region
+from textual.strip import Strip
+from textual.widget import Widget
 from textual.widgets import DataTable
 from textual.widgets._data_table import RowKey
 
 from tui.tablediff import Row, RowFilter, diff_rows, sort_rows
+
+_COMPONENTS = tuple(sorted(DataTable.COMPONENT_CLASSES))
 
 
 class KeyedTable(DataTable):
@@ -56,6 +62,43 @@ class KeyedTable(DataTable):
         self.recent_flashes: deque[tuple[str, str]] = deque(maxlen=64)  # (row key, column) of the last ones
         self.sort_column: int | None = None  # None: the order the pane gives (worst first)
         self.sort_reverse = False
+        self._style_seen: dict[Any, tuple[Any, ...]] = {}  # focus state -> the styles its renders were made with
+        self._restyled = False
+
+    def notify_style_update(self) -> None:
+        """Every tab moves the focus between two tables, and Textual restyles both: DataTable then drops all of
+        its rendered rows, cells and lines and re-renders every visible cell (~50 rows a table: most of a tab's
+        time, ~70 ms on a slow host). Those caches are keyed by the focus state (the pseudo-class state)
+        already, so when only the focus changed they stay valid and tabbing back finds that state's renders.
+        Whether only the focus changed is known at the next render (Textual updates the parts' styles, such
+        as the cursor's, after this call): _check_restyle."""
+        Widget.notify_style_update(self)
+        self._styles_cache.clear()
+        self._get_styles_to_render_cell.cache_clear()  # not keyed by the focus state
+        self._restyled = True
+        self.refresh()
+
+    def _check_restyle(self) -> None:
+        """After a restyle: anything but the focus (a theme, the CSS, a style of the table or of its parts)
+        changes this focus state's signature, and the render caches are cleared as DataTable does."""
+        self._restyled = False
+        app = self.app
+        signature = (app.theme, getattr(app, "_css_update_count", None), self.rich_style,
+                     tuple(self.get_component_rich_style(name, default=Style.null()) for name in _COMPONENTS))
+        state = self.get_pseudo_class_state()
+        seen = self._style_seen
+        if seen.get(state, signature) != signature:
+            seen.clear()
+            self._row_render_cache.clear()
+            self._cell_render_cache.clear()
+            self._row_renderable_cache.clear()
+            self._line_cache.clear()
+        seen[state] = signature
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        if self._restyled:
+            self._check_restyle()
+        return super().render_lines(crop)
 
     def on_mount(self) -> None:
         for label in self._column_labels:
