@@ -89,10 +89,7 @@ class KeyedTable(DataTable):
         seen = self._style_seen
         if seen.get(state, signature) != signature:
             seen.clear()
-            self._row_render_cache.clear()
-            self._cell_render_cache.clear()
-            self._row_renderable_cache.clear()
-            self._line_cache.clear()
+            self._clear_caches()  # DataTable's own: every render cache
         seen[state] = signature
 
     def render_lines(self, crop: Region) -> list[Strip]:
