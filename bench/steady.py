@@ -128,13 +128,15 @@ def bench_steady(demo: Any, cycles: int, naive_cycles: int, instances: int) -> l
                  goal=">= 100x cheaper", note=note, samples=ours["cpu"])
     cpu.met = None if cpu.ratio is None else cpu.ratio >= 100
     mean_req = sum(ours["req"]) / max(1, len(ours["req"]))
-    req = Result("steady", "steady-state poll, HTTP requests per cycle", median(ours["req"]), "req",
-                 median(theirs["req"]), "naive SDK poller", goal="<= 6 (median)", samples=ours["req"],
-                 note=f"per cycle: median {median(ours['req']):.0f}, mean {mean_req:.1f}, max "
-                      f"{max(ours['req'], default=0):.0f}: one cycle in three (every 30 s, build_list_s) also lists "
-                      "status=BUILD (+1: builds changes-since cannot see); above that, the request ids of servers "
-                      "newly stuck or in ERROR (one os-instance-actions read per server and state, at most 10 a poll)")
-    req.met = req.value is not None and req.value <= 6
+    most = max(ours["req"], default=None)
+    req = Result("steady", "steady-state poll, HTTP requests per cycle (the most in any cycle)", most, "req",
+                 median(theirs["req"]), "naive SDK poller", goal="<= 6 in every cycle", samples=ours["req"],
+                 note=f"per cycle: median {median(ours['req']):.0f}, mean {mean_req:.1f}, max {most or 0:.0f}. "
+                      "One cycle in three (every 30 s, build_list_s) the instances pane also lists status=BUILD "
+                      "(builds changes-since cannot see) and the services pane skips its endpoint check's turn; "
+                      "a server newly stuck or in ERROR adds one os-instance-actions read (its request id), at "
+                      "most 10 a poll")
+    req.met = most is not None and most <= 6
     size = Result("steady", "steady-state poll, bytes per cycle", median(ours["bytes"]), "B",
                   median(theirs["bytes"]), "naive SDK poller", samples=ours["bytes"])
     return [cpu, req, size]

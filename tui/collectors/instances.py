@@ -14,7 +14,8 @@ Polls (compute API, admin view, plain JSON through the SDK adapter; facts.md "In
   `scheduling` with no host, invisible to changes-since until the next resync. Measured on the test bed (nova
   34): with nova-conductor or nova-scheduler stopped the build request is listed; with the target nova-compute
   stopped the build is not. So every `build_list_s` (30 s) a changes-since poll also lists `status=BUILD`
-  (same fields, all tenants, paged): 1 request more on one poll in three at the default 10 s interval. After
+  (same fields, all tenants, paged): 1 request more on one poll in three at the default 10 s interval (the
+  services source skips its endpoint check's turn on that cycle: services_reads.plan_build_list). After
   merging both answers, a server the index holds in BUILD that neither lists has left BUILD without nova
   bumping `updated_at` (a build no compute claimed, deleted: soft-deleted with updated_at still NULL, so no
   DELETED row ever comes): it leaves the index. A server that left BUILD any other way was saved, so a
@@ -541,6 +542,10 @@ class InstancesCollector(BaseCollector):
                     left += self.index.drop_unlisted_builds(listed)
             if build_listed:
                 self._last_build = now
+                from tui.openstack.services_reads import plan_build_list
+
+                # the services source leaves its endpoint check's turn to that cycle (6 requests a cycle)
+                plan_build_list(self.client(), now + timedelta(seconds=self.build_list_s))
             requests, nrows = int(count[0]) + int(build_count[0]), int(count[1]) + int(build_count[1])
             self._note_skew([{"updated": count[2]}], now)
             self._cursor = now

@@ -8,7 +8,9 @@ adapters; admin view: /os-services and /agents are admin APIs) in worker threads
   GET /os-services (block-storage), each with the API's `Date` header so heartbeat ages use the API's clock;
 - the catalog from the token, and an unauthenticated version GET per endpoint of the cloud's interface
   (every endpoint on the first poll, then one service type per poll in turn plus any that failed: a steady
-  poll is 5 requests, not 10).
+  poll is 5 requests, not 10). The turn skips the types whose listing answered at the last poll (compute,
+  network, block-storage: their API is up), and is left out of the poll closest to the instances source's
+  status=BUILD listing (one request more every 30 s), so a steady cycle of both panes is 6 requests, never 7.
 
 Keystone outage: the source does not fail. The poll reports `keystone.ok = False` (-> keystone.unreachable)
 and still says what it can: while the session's token is valid the listings are read as usual; without one
@@ -27,7 +29,7 @@ import contextlib
 import functools
 import re
 from collections.abc import Callable, Iterable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from tui.collectors.base import BaseCollector, Collector, SourceError
@@ -48,6 +50,7 @@ TYPE_ALIASES: dict[str, str] = {"block-storage": "block-storage", "volumev3": "b
                                 "identity": "identity", "compute": "compute", "network": "network",
                                 "image": "image", "placement": "placement"}
 _ALIAS_RANK = {name: i for i, name in enumerate(TYPE_ALIASES)}
+LISTED_TYPE = {"compute": "compute", "network": "network", "volume": "block-storage"}  # section -> catalog type
 
 
 def parse_time(value: Any) -> datetime | None:
@@ -216,8 +219,11 @@ class ServicesCollector(BaseCollector):
             except TimeoutError:  # the worker thread ends on the session timeout; the poll goes on
                 return self._carry(name, f"listing {name} services timed out after {self.read_timeout:g}s")
 
-        checks = asyncio.to_thread(self._check_endpoints, client, self._due_endpoints(catalog)) if catalog \
-            else _none()
+        from tui.openstack.services_reads import build_list_due_by
+
+        defer = build_list_due_by(client, taken_at + timedelta(seconds=self.interval / 2))
+        checks = asyncio.to_thread(self._check_endpoints, client, self._due_endpoints(catalog, defer_turn=defer)) \
+            if catalog else _none()
         compute, network, volume, answers = await asyncio.gather(
             section("compute", "compute"), section("network", "network"), section("volume", "block-storage"),
             checks)
@@ -262,20 +268,31 @@ class ServicesCollector(BaseCollector):
         self._catalog = catalog
         return catalog
 
-    def _due_endpoints(self, catalog: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def _due_endpoints(self, catalog: list[dict[str, Any]], *, defer_turn: bool = False) -> list[dict[str, Any]]:
         """The catalog entries to version-check this poll: all of them on the first poll; after that one
         service type per poll in turn, plus every type whose last check failed (so a failure is rechecked,
-        and a recovery seen, on every poll). Six endpoints cost one request a poll instead of six; a newly
-        failing endpoint whose listing works shows within len(catalog) polls (a failing listing names the
-        API anyway)."""
-        types = sorted({str(s.get("type")) for s in catalog})
+        and a recovery seen, on every poll). Six endpoints cost one request a poll instead of six. The turn
+        passes over the types whose listing answered at the last poll (their API is up: checking its version
+        document too is a request for nothing); defer_turn leaves this poll's turn to the next (the poll shares
+        its cycle with the instances source's status=BUILD listing). A newly failing endpoint whose listing
+        works shows within a few polls (a failing listing names the API anyway)."""
         if not self._checked:
             return catalog
         failed = {str(a.get("service_type")) for a in self._checked.values()
                   if a.get("status") is None or int(a["status"]) >= 500}
-        self._turn = (self._turn + 1) % max(1, len(types))
-        due = failed | ({types[self._turn]} if types else set())
+        proven = self._listed_types()
+        turns = sorted({str(s.get("type")) for s in catalog} - failed)
+        turns = [t for t in turns if TYPE_ALIASES.get(t, t) not in proven]
+        due = set(failed)
+        if turns and not defer_turn:
+            self._turn = (self._turn + 1) % len(turns)
+            due.add(turns[self._turn])
         return [svc for svc in catalog if str(svc.get("type")) in due]
+
+    def _listed_types(self) -> set[str]:
+        """Canonical catalog types whose listing answered at the last poll."""
+        return {LISTED_TYPE[name] for name, section in self._sections.items()
+                if section.read_at is not None and section.error is None}
 
     def _check_endpoints(self, client: Any, catalog: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Check `catalog`'s endpoints; returns the latest answer of every endpoint still in the catalog."""

@@ -84,6 +84,31 @@ def recent_listing(client: OpenStackClient, what: str, max_age: float) -> list[d
     return entry[1]
 
 
+# When the instances source next lists status=BUILD, per client (its clock: the collectors of one cloud share
+# it). That listing is the steady poll's one optional request; the services source leaves its endpoint check's
+# turn to the cycle without one, so a steady cycle of both panes stays at 6 requests (issue #12).
+_build_list_due: weakref.WeakKeyDictionary[Any, datetime] = weakref.WeakKeyDictionary()
+
+
+def plan_build_list(client: OpenStackClient, due: datetime | None) -> None:
+    """The instances source says when its next status=BUILD listing is due (None: not planned)."""
+    with _recent_lock, contextlib.suppress(TypeError):
+        if due is None:
+            _build_list_due.pop(client, None)
+        else:
+            _build_list_due[client] = due
+
+
+def build_list_due_by(client: OpenStackClient, when: datetime) -> bool:
+    """True when the instances source's status=BUILD listing is due at or before `when` (planned, not done)."""
+    with _recent_lock:
+        try:
+            due = _build_list_due.get(client)
+        except TypeError:
+            return False
+    return due is not None and due <= when
+
+
 def volume_services(client: OpenStackClient, timeout: float | None = None
                     ) -> tuple[list[dict[str, Any]], datetime | None]:
     body, date = dated_get(client, "volume", "/os-services", action="listing volume services", timeout=timeout,
