@@ -499,7 +499,8 @@ class RabbitMQCollector(BaseCollector):
                 raise r
         (queues, pages, queue_info), nodes, (alarms, checked), overview = results  # type: ignore[misc]
         now = self._clock()
-        self._history, queues = apply_history(self._history, queues, now)
+        # 2,000 queues: off the UI loop, like the parse (one poll at a time: the history is this poll's alone)
+        self._history, queues = await asyncio.to_thread(apply_history, self._history, queues, now)
         totals = overview.get("object_totals")
         return RabbitSnapshot(
             endpoint=self.base_url, taken_at=now, queues=tuple(queues), nodes=tuple(nodes), alarms=alarms,
