@@ -339,3 +339,32 @@ async def test_light_polls_judge_filling_queues_on_fresh_statistics(vb, amqp):
         assert snap.fetch["queues"]["mode"] == "light" and snap.queue("compute.compute-02").consumers == 1
     finally:
         await poll.c.aclose()
+
+
+async def test_an_unchanged_broker_keeps_the_last_light_judgement_and_the_next_change_is_seen(vb, amqp):
+    """A light poll whose listings come back byte for byte as last time keeps that poll's merge and parse (no
+    2,000 rows decoded and compared for nothing): the same queues, the streaks still advance; the first
+    change the broker shows makes the next light poll judge again."""
+    openstack_like(amqp)
+    poll = Poller(make(vb, full_every=10**6))  # the first poll is full, every later one light
+    try:
+        await poll()
+        snap, findings = await poll_until(poll, lambda res: res[0].fetch["queues"].get("unchanged") is True
+                                          and len(no_consumer(res[1])) == 1,
+                                          what="a light poll of an unchanged broker, compute-02 reported")
+        stuck = snap.queue("compute.compute-02")
+        assert stuck.messages == 3 and stuck.consumers == 0, stuck
+        again, findings = await poll()
+        assert again.fetch["queues"] == {**snap.fetch["queues"]}, again.fetch["queues"]
+        assert [q.key for q in again.queues] == [q.key for q in snap.queues]
+        assert again.queue("compute.compute-02").stuck_polls == stuck.stuck_polls + 1  # streaks go on
+        [f] = no_consumer(findings)
+        assert f.subject == f"{vb.vhost}/compute.compute-02"
+
+        amqp.publish("compute.compute-02", 2)
+        changed, _ = await poll_until(poll, lambda res: res[0].queue("compute.compute-02").messages == 5,
+                                      what="compute-02's new messages on a light poll")
+        info = changed.fetch["queues"]
+        assert info["mode"] == "light" and not info.get("unchanged"), info
+    finally:
+        await poll.c.aclose()
