@@ -111,3 +111,44 @@ async def test_a_failing_endpoint_is_rechecked_on_every_poll_even_the_build_cycl
     finally:
         await services.aclose()
         await instances.aclose()
+
+
+async def test_the_turn_does_not_wait_for_an_instances_source_that_stopped_polling(demo: Demo) -> None:
+    """The BUILD listing is planned but its source stops (failing, backing off, a cloud not on screen): the
+    services source leaves its turn at most once, then checks an endpoint on every poll again."""
+    services, instances = collectors(demo)
+    try:
+        await cycle(demo, services, instances)
+        checks = []
+        for _ in range(6):
+            demo.advance(10)
+            demo.stats.reset()
+            snap = await services.collect()  # the instances source never polls again
+            assert snap.keystone.ok
+            checks.append(len(endpoint_checks(served(demo))))
+        # planned for 30 s after the first poll: that poll leaves its turn, none after it (overdue)
+        assert checks == [1, 1, 0, 1, 1, 1], checks
+    finally:
+        await services.aclose()
+        await instances.aclose()
+
+
+async def test_the_turn_is_never_left_two_polls_in_a_row(demo: Demo) -> None:
+    """Whatever the timing of the two sources (here: the BUILD listing planned at the services poll's time every
+    poll), the services source checks an endpoint at least every other poll."""
+    from tui.openstack.services_reads import plan_build_list
+
+    services, instances = collectors(demo)
+    try:
+        await cycle(demo, services, instances)
+        checks = []
+        for _ in range(6):
+            demo.advance(10)
+            plan_build_list(services.client(), demo.now())
+            demo.stats.reset()
+            await services.collect()
+            checks.append(len(endpoint_checks(served(demo))))
+        assert checks == [0, 1, 0, 1, 0, 1], checks
+    finally:
+        await services.aclose()
+        await instances.aclose()

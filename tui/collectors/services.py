@@ -10,7 +10,8 @@ adapters; admin view: /os-services and /agents are admin APIs) in worker threads
   (every endpoint on the first poll, then one service type per poll in turn plus any that failed: a steady
   poll is 5 requests, not 10). The turn skips the types whose listing answered at the last poll (compute,
   network, block-storage: their API is up), and is left out of the poll closest to the instances source's
-  status=BUILD listing (one request more every 30 s), so a steady cycle of both panes is 6 requests, never 7.
+  status=BUILD listing (one request more every 30 s), so a steady cycle of both panes is 6 requests, never 7
+  (never two polls in a row, nor for a listing long overdue: that source is not polling on time).
 
 Keystone outage: the source does not fail. The poll reports `keystone.ok = False` (-> keystone.unreachable)
 and still says what it can: while the session's token is valid the listings are read as usual; without one
@@ -29,7 +30,7 @@ import contextlib
 import functools
 import re
 from collections.abc import Callable, Iterable
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 from tui.collectors.base import BaseCollector, Collector, SourceError
@@ -169,6 +170,7 @@ class ServicesCollector(BaseCollector):
         self._catalog: list[dict[str, Any]] | None = None
         self._checked: dict[tuple[str, str], dict[str, Any]] = {}  # (type, url) -> latest version GET answer
         self._turn = -1
+        self._deferred = False  # the last poll left its endpoint check's turn to the instances source's BUILD list
         self._keystone_answered = False  # the last Keystone probe got an answer (a timeout after one is late)
         self._microversion: str | None = None
 
@@ -219,9 +221,11 @@ class ServicesCollector(BaseCollector):
             except TimeoutError:  # the worker thread ends on the session timeout; the poll goes on
                 return self._carry(name, f"listing {name} services timed out after {self.read_timeout:g}s")
 
-        from tui.openstack.services_reads import build_list_due_by
+        from tui.openstack.services_reads import build_list_due_near
 
-        defer = build_list_due_by(client, taken_at + timedelta(seconds=self.interval / 2))
+        # never two polls in a row: whatever the two sources' timing, the turn goes on at least every other poll
+        defer = not self._deferred and build_list_due_near(client, taken_at, self.interval / 2)
+        self._deferred = defer
         checks = asyncio.to_thread(self._check_endpoints, client, self._due_endpoints(catalog, defer_turn=defer)) \
             if catalog else _none()
         compute, network, volume, answers = await asyncio.gather(

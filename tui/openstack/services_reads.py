@@ -99,14 +99,16 @@ def plan_build_list(client: OpenStackClient, due: datetime | None) -> None:
             _build_list_due[client] = due
 
 
-def build_list_due_by(client: OpenStackClient, when: datetime) -> bool:
-    """True when the instances source's status=BUILD listing is due at or before `when` (planned, not done)."""
+def build_list_due_near(client: OpenStackClient, now: datetime, within_s: float) -> bool:
+    """True when the instances source's next status=BUILD listing is due within within_s seconds of `now`,
+    before or after. Not when it is overdue by more: that source is not polling on time (failing, backing
+    off, a cloud not on screen), and the services source must not wait for it."""
     with _recent_lock:
         try:
             due = _build_list_due.get(client)
         except TypeError:
             return False
-    return due is not None and due <= when
+    return due is not None and abs((due - now).total_seconds()) <= within_s
 
 
 def volume_services(client: OpenStackClient, timeout: float | None = None
