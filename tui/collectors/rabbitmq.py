@@ -434,6 +434,9 @@ class RabbitMQCollector(BaseCollector):
                 or self._polls % self.full_every == 0)
         self._polls += 1
         info: dict[str, Any] = {"mode": "full"}
+        # a poll that fails half-way (its light listing stored, its statistics not read) must not leave the
+        # judgement of an older listing standing: set again only by a poll that completes
+        last, self._light = self._light, None
         if full:
             rows, pages = await self._full_rows()
         else:
@@ -451,7 +454,6 @@ class RabbitMQCollector(BaseCollector):
                 rows += [r for r in data if isinstance(r, dict)]
                 pages += 1
                 same = same and was_same
-            last = self._light
             # the same light listing judged with the same statistics: the same picks
             standing = last if same and last is not None and last.stats is self._stats else None
             wanted = standing.wanted if standing is not None else await asyncio.to_thread(self._wanted, rows)
@@ -466,6 +468,7 @@ class RabbitMQCollector(BaseCollector):
                 if standing is not None and self._same:
                     # nothing the broker said changed since the last light poll: its merge and parse stand
                     # (2,000 rows decoded, merged and compared for nothing, every light poll of a quiet broker)
+                    self._light = standing
                     return standing.queues, pages, {"mode": "light", "detail_queues": len(wanted),
                                                     "detail_found": standing.found, "unchanged": True}
                 stats_used = self._stats
@@ -474,7 +477,6 @@ class RabbitMQCollector(BaseCollector):
                 queues = await self._parse_rows(rows)
                 self._light = _LightPoll(stats_used, wanted, queues, found_n)
                 return queues, pages, info
-        self._light = None
         return await self._parse_rows(rows), pages, info
 
     async def _parse_rows(self, rows: list[dict[str, Any]]) -> list[QueueInfo]:
