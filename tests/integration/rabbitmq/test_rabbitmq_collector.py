@@ -368,3 +368,50 @@ async def test_an_unchanged_broker_keeps_the_last_light_judgement_and_the_next_c
         assert info["mode"] == "light" and not info.get("unchanged"), info
     finally:
         await poll.c.aclose()
+
+
+async def test_a_light_poll_that_failed_half_way_leaves_no_judgement_standing(vb, amqp, monkeypatch):
+    """A light poll that stored the broker's new light listing and then failed (its statistics request) must not
+    let the next poll, which gets that same listing, keep the judgement made from the older one."""
+    from urllib.parse import quote
+
+    import httpx
+
+    from tui.collectors.rabbitmq_payload import LIGHT_QUEUE_COLUMNS
+
+    openstack_like(amqp)
+    poll = Poller(make(vb, full_every=10**6))
+    try:
+        await poll()
+        # settled: every consumer in the statistics, so a light poll asks statistics for compute-02 alone
+        settled, _ = await poll_until(poll, lambda res: res[0].fetch["queues"].get("unchanged") is True
+                                      and all(q.consumers == (0 if q.name == "compute.compute-02" else 1)
+                                              for q in res[0].queues),
+                                      what="a light poll of an unchanged, settled broker")
+        assert settled.fetch["queues"]["detail_queues"] == 1, settled.fetch["queues"]
+        amqp.publish("scheduler", 2)  # its consumer never acks: 2 messages unacknowledged
+        light = {"columns": ",".join(LIGHT_QUEUE_COLUMNS), "disable_stats": "true", "enable_queue_totals": "true"}
+
+        async def listed() -> int:
+            async with httpx.AsyncClient(base_url=vb.mgmt_url, auth=(vb.user, vb.password), timeout=10) as http:
+                rows = (await http.get(f"/api/queues/{quote(vb.vhost, safe='')}", params=light)).json()
+            return next(r.get("messages") or 0 for r in rows if r["name"] == "scheduler")
+
+        await poll_until(listed, lambda n: n == 2, what="scheduler's 2 messages in the light listing")
+        detail_rows = poll.c._detail_rows
+
+        async def failing(keys):  # the light listing is read, the statistics request fails
+            raise SourceError("statistics request failed")
+
+        monkeypatch.setattr(poll.c, "_detail_rows", failing)
+        with pytest.raises(SourceError):
+            await poll()
+        monkeypatch.setattr(poll.c, "_detail_rows", detail_rows)
+        snap, _ = await poll()
+        info = snap.fetch["queues"]
+        # judged again on the listing that shows scheduler's messages: scheduler is asked statistics too
+        assert not info.get("unchanged") and info["detail_queues"] == 2, info
+        await poll_until(poll, lambda res: res[0].queue("scheduler").messages == 2,
+                         what="scheduler's 2 messages once the statistics show them")
+    finally:
+        await poll.c.aclose()
