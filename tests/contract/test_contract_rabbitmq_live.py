@@ -8,10 +8,11 @@ import json
 import urllib.request
 from urllib.parse import quote
 
+import pika
 import pytest
 
 from tests.contract.shape import drift, shape
-from tests.testbed.rabbitmq import consumers, declare_queues, publish, wait_consumers, wait_for
+from tests.testbed.rabbitmq import consumers, declare_queues, wait_consumers, wait_for
 from tui.sim import start_demo
 
 pytestmark = pytest.mark.integration
@@ -34,13 +35,18 @@ def both(rabbitmq_broker):  # type: ignore[no-untyped-def]
     broker = rabbitmq_broker
     vh = quote(broker.vhost, safe="")
     declare_queues(broker, ["compute.contract-host", "conductor", "reply_0123456789abcdef0123456789abcdef"])
-    publish(broker, "compute.contract-host", count=3)
+    # message_stats (publish counts) reach a queue row from the publishing channel's metrics, sampled once a
+    # statistics interval; a channel closed before a sample takes its counts with it (a publisher closed at once
+    # left none ~1 run in 9: the wait below timed out). So the publisher stays open until they show.
+    publisher = pika.BlockingConnection(broker.pika_parameters())
+    channel = publisher.channel()
+    for _ in range(3):
+        channel.basic_publish(exchange="", routing_key="compute.contract-host", body=b"stacktop test")
     demo = start_demo(instances=20, hosts=3, queues=40, churn=0, storyline=False)
     try:
         with consumers(broker, ["conductor"]):
             wait_consumers(broker, "conductor", 1)
-            # message_stats (publish counts) reach a queue row one statistics emission after its first
-            # publish, and may lag the `messages` key: wait for both, or the shapes compare a moment apart
+            # message_stats may lag the `messages` key: wait for both, or the shapes compare a moment apart
             wait_for(lambda: all("messages" in q for q in broker.get(f"/api/queues/{vh}"))
                      and any("message_stats" in q for q in broker.get(f"/api/queues/{vh}")), timeout=60,
                      what="stats (messages and message_stats) for the queues of the vhost")
@@ -63,6 +69,7 @@ def both(rabbitmq_broker):  # type: ignore[no-untyped-def]
         yield real, sim
     finally:
         demo.stop()
+        publisher.close()
 
 
 @pytest.mark.parametrize("what", ["queues", "page", "queue", "nodes", "overview", "alarms"])
