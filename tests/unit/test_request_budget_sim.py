@@ -113,24 +113,33 @@ async def test_a_failing_endpoint_is_rechecked_on_every_poll_even_the_build_cycl
         await instances.aclose()
 
 
-async def test_the_turn_does_not_wait_for_an_instances_source_that_stopped_polling(demo: Demo) -> None:
-    """The BUILD listing is planned but its source stops (failing, backing off, a cloud not on screen): the
-    services source leaves its turn at most once, then checks an endpoint on every poll again."""
+async def services_alone(demo: Demo, polls: int, before_each: Any = None) -> list[int]:
+    """After one cycle of both sources, `polls` services polls 10 s apart with no instances poll: the endpoint
+    checks each made. before_each(services) runs before each poll."""
     services, instances = collectors(demo)
     try:
         await cycle(demo, services, instances)
         checks = []
-        for _ in range(6):
+        for _ in range(polls):
             demo.advance(10)
+            if before_each is not None:
+                before_each(services)
             demo.stats.reset()
-            snap = await services.collect()  # the instances source never polls again
+            snap = await services.collect()
             assert snap.keystone.ok
             checks.append(len(endpoint_checks(served(demo))))
-        # planned for 30 s after the first poll: that poll leaves its turn, none after it (overdue)
-        assert checks == [1, 1, 0, 1, 1, 1], checks
+        return checks
     finally:
         await services.aclose()
         await instances.aclose()
+
+
+async def test_the_turn_does_not_wait_for_an_instances_source_that_stopped_polling(demo: Demo) -> None:
+    """The BUILD listing is planned but its source stops (failing, backing off, a cloud not on screen): the
+    services source leaves its turn at most once, then checks an endpoint on every poll again."""
+    checks = await services_alone(demo, 6)
+    # planned for 30 s after the first poll: that poll leaves its turn, none after it (overdue)
+    assert checks == [1, 1, 0, 1, 1, 1], checks
 
 
 async def test_the_turn_is_never_left_two_polls_in_a_row(demo: Demo) -> None:
@@ -138,17 +147,5 @@ async def test_the_turn_is_never_left_two_polls_in_a_row(demo: Demo) -> None:
     poll), the services source checks an endpoint at least every other poll."""
     from tui.openstack.services_reads import plan_build_list
 
-    services, instances = collectors(demo)
-    try:
-        await cycle(demo, services, instances)
-        checks = []
-        for _ in range(6):
-            demo.advance(10)
-            plan_build_list(services.client(), demo.now())
-            demo.stats.reset()
-            await services.collect()
-            checks.append(len(endpoint_checks(served(demo))))
-        assert checks == [0, 1, 0, 1, 0, 1], checks
-    finally:
-        await services.aclose()
-        await instances.aclose()
+    checks = await services_alone(demo, 6, lambda services: plan_build_list(services.client(), demo.now()))
+    assert checks == [0, 1, 0, 1, 0, 1], checks

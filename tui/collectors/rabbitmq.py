@@ -194,15 +194,19 @@ def _get_decoded(client: httpx.Client, path: str, params: dict[str, Any] | None,
         return resp, None, False, False
 
 
-@dataclasses.dataclass(frozen=True)
 class _LightPoll:
     """What a light poll judged, and from what: while the broker answers the same bytes and no statistics
-    changed, the next light poll's picks, merge and parse would come out the same, so they stand."""
+    changed, the next light poll's picks, merge and parse would come out the same, so they stand. (A plain
+    class: a frozen dataclass costs ~1 ms of start-up to create.)"""
 
-    stats: dict[tuple[str, str], dict[str, Any]]  # the statistics the picks and the merge were made with
-    wanted: set[tuple[str, str]]
-    queues: list[QueueInfo]
-    found: int
+    __slots__ = ("found", "queues", "stats", "wanted")
+
+    def __init__(self, stats: dict[tuple[str, str], dict[str, Any]], wanted: set[tuple[str, str]],
+                 queues: list[QueueInfo], found: int) -> None:
+        self.stats = stats  # the statistics the picks and the merge were made with
+        self.wanted = wanted
+        self.queues = queues
+        self.found = found
 
 
 class RabbitMQCollector(BaseCollector):
@@ -251,7 +255,6 @@ class RabbitMQCollector(BaseCollector):
         self._parsed: ParsedQueues = {}  # the last poll's queue rows with their QueueInfo (parse_queues_reusing)
         self._bodies: dict[tuple[str, ...], tuple[bytes, Any]] = {}  # the light polls' last answers (_get_same)
         self._light: _LightPoll | None = None  # the last light poll's judgement, while it stands
-        self._same = True  # _list_rows with a key: every page was the same bytes as last time
         self._clock = clock or (lambda: datetime.now(UTC))
         self.cacert = cacert
         self.insecure = insecure
@@ -369,18 +372,19 @@ class RabbitMQCollector(BaseCollector):
         return [f"/api/queues/{quote(v, safe='')}" for v in self.vhosts] or ["/api/queues"]
 
     async def _list_rows(self, path: str, params: dict[str, Any], key: tuple[str, ...] | None = None
-                         ) -> tuple[list[dict[str, Any]], int]:
-        """Every row of a paginated queue listing (raw dicts) and how many pages it took. With a key, whether every
-        page was the same bytes as under that key last time is left in self._same."""
+                         ) -> tuple[list[dict[str, Any]], int, bool]:
+        """Every row of a paginated queue listing (raw dicts), how many pages it took, and (with a key) whether
+        every page was the same bytes as under that key last time."""
         rows: list[dict[str, Any]] = []
         page = 1
+        all_same = key is not None
         while True:
             page_params = {**params, "page": page, "page_size": self.page_size}
             if key is None:
                 _, data = await self._get(path, page_params)
             else:
                 data, same = await self._get_same((*key, str(page)), path, page_params)
-                self._same = self._same and same
+                all_same = all_same and same
             items = data.get("items") if isinstance(data, dict) else None
             if not isinstance(items, list):
                 raise SourceError(f"RabbitMQ management API at {self.base_url}: {path} is not a paginated "
@@ -388,7 +392,7 @@ class RabbitMQCollector(BaseCollector):
             rows += [r for r in items if isinstance(r, dict)]
             page_count = data.get("page_count")
             if not isinstance(page_count, int) or page >= page_count:
-                return rows, page
+                return rows, page, all_same
             page += 1
 
     def _stats_params(self) -> dict[str, Any]:
@@ -398,16 +402,17 @@ class RabbitMQCollector(BaseCollector):
         rows: list[dict[str, Any]] = []
         pages = 0
         for path in self._queue_paths():
-            got, n = await self._list_rows(path, self._stats_params())
+            got, n, _ = await self._list_rows(path, self._stats_params())
             rows += got
             pages += n
         return rows, pages
 
-    async def _detail_rows(self, keys: list[tuple[str, str]]) -> tuple[list[dict[str, Any]], int]:
-        """Rows with statistics for just these queues: per vhost, `name` regexes of at most REGEX_BUDGET.
-        Whether the broker answered the same bytes as to the last light poll's requests: self._same."""
+    async def _detail_rows(self, keys: list[tuple[str, str]]) -> tuple[list[dict[str, Any]], int, bool]:
+        """Rows with statistics for just these queues (per vhost, `name` regexes of at most REGEX_BUDGET), the
+        requests made, and whether the broker answered the same bytes as to the last light poll's requests."""
         rows: list[dict[str, Any]] = []
         requests = 0
+        all_same = True
         by_vhost: dict[str, list[str]] = {}
         for vhost, name in keys:
             by_vhost.setdefault(vhost, []).append(name)
@@ -423,11 +428,12 @@ class RabbitMQCollector(BaseCollector):
                 size += len(piece) + 1
             for i, chunk in enumerate(chunks):
                 params = {**self._stats_params(), "name": "^(?:" + "|".join(chunk) + ")$", "use_regex": "true"}
-                got, n = await self._list_rows(f"/api/queues/{quote(vhost, safe='')}", params,
-                                               ("detail", vhost, str(i)))
+                got, n, same = await self._list_rows(f"/api/queues/{quote(vhost, safe='')}", params,
+                                                     ("detail", vhost, str(i)))
                 rows += got
                 requests += n
-        return rows, requests
+                all_same = all_same and same
+        return rows, requests, all_same
 
     async def _fetch_queues(self) -> tuple[list[QueueInfo], int, dict[str, Any]]:
         full = (self.full_every <= 1 or self.oneshot or not self._stats
@@ -462,10 +468,9 @@ class RabbitMQCollector(BaseCollector):
                 pages += more
                 info = {"mode": "full", "light_gave_up": len(wanted)}
             else:
-                self._same = True
-                detail, more = await self._detail_rows(sorted(wanted)) if wanted else ([], 0)
+                detail, more, detail_same = await self._detail_rows(sorted(wanted)) if wanted else ([], 0, True)
                 pages += more
-                if standing is not None and self._same:
+                if standing is not None and detail_same:
                     # nothing the broker said changed since the last light poll: its merge and parse stand
                     # (2,000 rows decoded, merged and compared for nothing, every light poll of a quiet broker)
                     self._light = standing

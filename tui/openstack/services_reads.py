@@ -90,13 +90,10 @@ def recent_listing(client: OpenStackClient, what: str, max_age: float) -> list[d
 _build_list_due: weakref.WeakKeyDictionary[Any, datetime] = weakref.WeakKeyDictionary()
 
 
-def plan_build_list(client: OpenStackClient, due: datetime | None) -> None:
-    """The instances source says when its next status=BUILD listing is due (None: not planned)."""
+def plan_build_list(client: OpenStackClient, due: datetime) -> None:
+    """The instances source says when its next status=BUILD listing is due."""
     with _recent_lock, contextlib.suppress(TypeError):
-        if due is None:
-            _build_list_due.pop(client, None)
-        else:
-            _build_list_due[client] = due
+        _build_list_due[client] = due
 
 
 def build_list_due_near(client: OpenStackClient, now: datetime, within_s: float) -> bool:
