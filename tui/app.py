@@ -17,6 +17,7 @@ from textual.css.query import NoMatches
 from textual.driver import Driver
 from textual.events import Resize
 from textual.message import Message
+from textual.notifications import SeverityLevel
 from textual.reactive import Reactive
 from textual.screen import Screen
 from textual.theme import Theme
@@ -30,6 +31,7 @@ from tui.config import Config
 from tui.models.observation import Observation
 from tui.recorder import Recorder
 from tui.runner import CollectorRunner
+from tui.safetext import clean, escape
 from tui.screens.help import HelpScreen
 from tui.widgets.breadcrumb import Breadcrumb
 from tui.widgets.command_input import CommandInput, StacktopCommands
@@ -406,12 +408,18 @@ class StacktopApp(App[None]):
             cloud = cloudset.badges_markup(self.cloud_badges())
         else:
             name = "demo (simulated cloud)" if self.config.demo else (self.config.openstack.cloud or "no cloud")
-            cloud = f"cloud [b]{name}[/b]"
+            cloud = f"cloud [b]{escape(name)}[/b]"
         state = "[reverse] PAUSED [/]" if self.paused else "live"
         off = [part for part, sec in (("openstack", self.config.openstack), ("rabbitmq", self.config.rabbitmq),
                                       ("galera", self.config.galera)) if sec.insecure]
         insecure = f"  [b reverse red] INSECURE: TLS verification off ({', '.join(off)}) [/]" if off else ""
         return f"[b]stacktop[/b]  {cloud}  {state}  read-only{insecure}"
+
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = True) -> None:
+        """Every toast (the app's and each screen's) is plain text: its message holds names, errors and ids
+        from outside, which must never be parsed as markup nor reach the terminal as controls."""
+        super().notify(clean(message), title=clean(title), severity=severity, timeout=timeout, markup=False)
 
     # ----- several clouds ------------------------------------------------------------------------------
     def action_next_cloud(self) -> None:

@@ -93,10 +93,13 @@ def _demo_knobs(parser: argparse.ArgumentParser, *, suppress: bool = False) -> N
     group.add_argument("--churn", type=float, default=default, help="boots (and deletes) per minute (default 6)")
     group.add_argument("--speed", type=_positive_float, default=default, help="sim seconds per second (default 1)")
     group.add_argument("--seed", type=int, default=default, help="random seed of the simulated cloud (default 0)")
+    group.add_argument("--hostile", action="store_true", default=default,
+                       help="names, faults and queues carrying markup and terminal controls, as a hostile tenant "
+                            "would name them")
 
 
 def _demo_options(args: argparse.Namespace) -> dict:
-    return {k: getattr(args, k) for k in ("instances", "hosts", "queues", "churn", "speed", "seed")
+    return {k: getattr(args, k) for k in ("instances", "hosts", "queues", "churn", "speed", "seed", "hostile")
             if getattr(args, k, None) is not None}
 
 
@@ -256,7 +259,7 @@ def _recorder(config: Config):  # type: ignore[no-untyped-def]
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if _demo_options(args) and not getattr(args, "demo", False):
-        sys.stderr.write("stacktop: --instances/--hosts/--queues/--churn/--speed/--seed shape the simulated "
+        sys.stderr.write("stacktop: --instances/--hosts/--queues/--churn/--speed/--seed/--hostile shape the simulated "
                          "cloud - add --demo\n")
         return EXIT_UNKNOWN
     try:

@@ -10,11 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from rich.markup import escape
-
 from tui.config import Config
 from tui.models.observation import Observation
 from tui.runner import CollectorRunner
+from tui.safetext import escape
 
 LEVEL_WORD = {"critical": "CRIT", "warning": "WARN", "ok": "ok", "waiting": "..."}
 LEVEL_STYLE = {"critical": "bold red", "warning": "yellow", "ok": "green", "waiting": "dim"}

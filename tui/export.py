@@ -5,13 +5,37 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from tui.recorder import read_journal
+from tui.safetext import clean, markdown
 
 
 def _cell(value: Any) -> str:
-    text = "" if value is None else str(value)
-    return text.replace("|", "\\|").replace("\n", " ")
+    """A value read from the journal: inert in Markdown and HTML, controls made visible."""
+    return "" if value is None else markdown(value)
+
+
+def _exercise_markdown(text: str) -> str:
+    """An exercise's report section as recorded (stacktop escapes the values it holds): controls made visible and,
+    outside code blocks, no raw HTML, whatever the journal holds."""
+    out: list[str] = []
+    fence = ""
+    for line in (clean(x) for x in text.split("\n")):
+        stripped = line.lstrip()
+        if fence and stripped.startswith(fence):
+            fence = ""
+        elif not fence and stripped.startswith(("```", "~~~")):
+            fence = stripped[:3]
+        elif not fence:
+            line = line.replace("<", "&lt;").replace(">", "&gt;")
+        out.append(line)
+    return "\n".join(out)
+
+
+def _destination(shot: str) -> str:
+    """A link destination that a file name cannot break out of."""
+    return quote(clean(shot), safe="/._-~:")
 
 
 def _describe(event: dict[str, Any]) -> str:
@@ -66,13 +90,13 @@ def findings_table(events: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
 def to_markdown(journal: str | Path) -> str:
     path = Path(journal)
     events = read_journal(path)
-    lines = [f"# stacktop review: {path.name}", ""]
+    lines = [f"# stacktop review: {_cell(path.name)}", ""]
     snapshots = sum(1 for e in events if e.get("type") == "snapshot")
     events = [e for e in events if e.get("type") != "snapshot"]  # for `stacktop replay`, not for reading
     if events:
-        lines += [f"From {events[0].get('ts')} to {events[-1].get('ts')}, {len(events)} events "
-                  f"(journal schema {events[0].get('schema_version')}; {snapshots} recorded snapshots: "
-                  f"`stacktop replay {path.name}` shows the panes as they were).", ""]
+        lines += [f"From {_cell(events[0].get('ts'))} to {_cell(events[-1].get('ts'))}, {len(events)} events "
+                  f"(journal schema {_cell(events[0].get('schema_version'))}; {snapshots} recorded snapshots: "
+                  f"stacktop replay {_cell(path.name)} shows the panes as they were).", ""]
     notes = [e for e in events if e.get("type") == "note"]
     lines += ["## Notes", ""]
     note_lines = [f"- {_cell(n.get('ts'))} ({_cell(n.get('subject'))}): {_cell(n.get('text'))}" for n in notes]
@@ -88,12 +112,12 @@ def to_markdown(journal: str | Path) -> str:
     if not exercises:
         lines.append("(none)")
     for ex in exercises:
-        lines += [f"### {ex.get('name')} ({ex.get('ts')})", "", _cell(ex.get("summary")), ""]
+        lines += [f"### {_cell(ex.get('name'))} ({_cell(ex.get('ts'))})", "", _cell(ex.get("summary")), ""]
         if ex.get("markdown"):
-            lines += [str(ex["markdown"]), ""]
+            lines += [_exercise_markdown(str(ex["markdown"])), ""]
         if ex.get("screenshot"):
             shot = Path(str(ex["screenshot"]))
-            lines += [f"Screenshot: [{shot.name}]({_link(shot, path)})", ""]
+            lines += [f"Screenshot: [{_cell(shot.name)}]({_destination(_link(shot, path))})", ""]
     lines += ["", "## Timeline", "", "| time | source | event |", "| --- | --- | --- |"]
     for event in events:
         where = "/".join(str(x) for x in (event.get("cloud"), event.get("source")) if x)
@@ -103,5 +127,5 @@ def to_markdown(journal: str | Path) -> str:
     recorded += [Path(str(e["screenshot"])) for e in exercises if e.get("screenshot")]
     shots = list(dict.fromkeys(recorded)) or sorted(path.parent.glob("*.svg"))
     lines += ["", "## Screenshots", ""]
-    lines += [f"- [{shot.name}]({_link(shot, path)})" for shot in shots] or ["(none)"]
+    lines += [f"- [{_cell(shot.name)}]({_destination(_link(shot, path))})" for shot in shots] or ["(none)"]
     return "\n".join(lines) + "\n"

@@ -52,8 +52,8 @@ def rich_escape(value: object) -> str:
     return _rich_escape(clean(value))
 
 
-def text(value: object, style: str = "") -> Text:
-    return Text(clean(value), style=style)
+def text(value: object, style: str = "", **kwargs: Any) -> Text:
+    return Text(clean(value), style=style, **kwargs)
 
 
 def cell(value: Any) -> Any:

@@ -101,9 +101,10 @@ def to_report(observations: list[Observation], generated_at: float | None = None
 def render_text(observations: list[Observation], thresholds: Any = None) -> Any:
     """A rich renderable: the triage row, one line per source, then the findings (hints first)."""
     from rich.console import Group
-    from rich.markup import escape
     from rich.table import Table
     from rich.text import Text
+
+    from tui.safetext import clean, text
 
     parts: list[Any] = []
     if not observations:
@@ -115,16 +116,16 @@ def render_text(observations: list[Observation], thresholds: Any = None) -> Any:
         for i, cell in enumerate(row.cells):
             if i:
                 line.append("  |  ", style="dim")
-            line.append(cell.label + " ", style="bold")
-            line.append(cell.text, style=styles_by_level.get(cell.level, ""))
+            line.append(clean(cell.label) + " ", style="bold")
+            line.append(clean(cell.text), style=styles_by_level.get(cell.level, ""))
         parts.append(line)
     src = Table(title="Sources", show_edge=False, expand=False)
     for col in ("source", "status", "took"):
         src.add_column(col)
     for obs in observations:
-        status = Text("ok", style="green") if obs.ok else Text(f"ERROR {obs.error}", style="bold red")
+        status = Text("ok", style="green") if obs.ok else text(f"ERROR {obs.error}", style="bold red")
         took = "" if obs.duration_s is None else f"{obs.duration_s:.2f}s"
-        src.add_row(obs.source, status, took)
+        src.add_row(text(obs.source), status, took)
     parts.append(src)
     findings = all_findings(observations)
     if findings:
@@ -133,8 +134,8 @@ def render_text(observations: list[Observation], thresholds: Any = None) -> Any:
             table.add_column(col, overflow="fold")
         styles = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
         for f in findings:
-            table.add_row(Text(f.severity.upper(), style=styles[f.severity]), f.kind, escape(f.subject),
-                          escape(f.summary), escape(f.next_step))
+            table.add_row(Text(f.severity.upper(), style=styles[f.severity]), text(f.kind), text(f.subject),
+                          text(f.summary), text(f.next_step))
         parts.append(table)
     elif observations:
         parts.append(Text("No findings.", style="green"))

@@ -7,9 +7,12 @@ ExerciseResult, written to the journal as an `exercise` event and shown in the e
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
+
+from tui.safetext import clean, markdown
 
 
 @dataclass(frozen=True)
@@ -43,8 +46,26 @@ def seconds(value: float | None) -> str:
 
 
 def md_cell(value: Any) -> str:
-    text = "" if value is None else str(value)
-    return text.replace("|", "\\|").replace("\n", " ")
+    """A value from outside, inert in Markdown text and table cells."""
+    return "" if value is None else markdown(value)
+
+
+def md_code(value: Any) -> str:
+    """A value from outside as an inline code span: controls made visible, a fence longer than any backtick run
+    in it (CommonMark), so the value cannot close the span."""
+    text = clean("" if value is None else value)
+    runs = [len(r) for r in re.findall("`+", text)]
+    fence = "`" * (max(runs, default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def md_block(lines: list[str]) -> list[str]:
+    """Lines (some from outside) as a fenced code block that none of them can close."""
+    cleaned = [clean(line) for line in lines]
+    runs = [len(r) for line in cleaned for r in re.findall("`{3,}", line)]
+    fence = "`" * max(3, max(runs, default=0) + 1)
+    return [fence, *cleaned, fence]
 
 
 def md_table(header: tuple[str, ...], rows: list[tuple[Any, ...]]) -> list[str]:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from tui.exercises import ExerciseResult, bars, iso, md_table, seconds, stamp
+from tui.exercises import ExerciseResult, bars, iso, md_block, md_cell, md_code, md_table, seconds, stamp
 from tui.models.instances import ActionEvent, Fault, Server
 from tui.rules.stuck import fault_origin, owner_of
 
@@ -215,7 +215,7 @@ class BootTrace:
         return f"boot of {label}: {chain}; {end}{total}{where}{fault} (polled every {self.interval:g} s)"
 
     def markdown(self) -> str:
-        lines = [f"Server `{self.server_id}` {self.name}, polled every **{self.interval:g} s** "
+        lines = [f"Server {md_code(self.server_id)} {md_cell(self.name)}, polled every **{self.interval:g} s** "
                  f"({self.polls} polls, slowest answer {self.slowest_poll_s * 1000:.0f} ms): a state shorter than "
                  "that can begin and end between two polls. *First seen* is the first poll that saw the state; "
                  "the state began at or before it.", ""]
@@ -231,25 +231,25 @@ class BootTrace:
         lines += md_table(("#", "state", "status", "first seen", "duration", "owner", "owner runs on",
                            "host", "polls"), rows)
         lines.append("")
-        lines += ["```", *self.bars(), "```", ""]
+        lines += [*md_block(self.bars()), ""]
         outcome = self.outcome or "not finished"
         total = f" after {self.total_s:.1f} s from the first poll" if self.total_s is not None else ""
         lines.append(f"**Outcome: {outcome}**{total}.")
         if self.fault is not None:
             origin = fault_origin(self.fault.message)
-            lines += ["", f"Fault (code {self.fault.code}): `{' '.join(self.fault.message.split())}`"
-                      + (f" - names {origin[0]}" if origin else "")]
+            lines += ["", f"Fault (code {md_cell(self.fault.code)}): {md_code(' '.join(self.fault.message.split()))}"
+                      + (f" - names {md_cell(origin[0])}" if origin else "")]
         for step in (s for s in self.steps if s.inferred):
-            lines += ["", f"`{step.label}` was not seen by any poll: nova-api creates every server in it and the "
-                      "first poll already saw the next state, so it ran between nova's `created` and that poll "
+            lines += ["", f"{md_code(step.label)} was not seen by any poll: nova-api creates every server in it and "
+                      "the first poll already saw the next state, so it ran between nova's `created` and that poll "
                       "(its duration is an upper bound; a changes-since listing cannot see a server between the "
                       "scheduler's pick and the compute's claim)."]
         inferred = {s.task_state for s in self.steps if s.inferred}
         for state in (m for m in self.missed() if m not in inferred):
-            lines += ["", f"`{state}` was not seen by any poll (shorter than {self.interval:g} s); nova's events "
-                      "below show when it ran."]
+            lines += ["", f"{md_code(state)} was not seen by any poll (shorter than {self.interval:g} s); nova's "
+                      "events below show when it ran."]
         if self.events:
-            lines += ["", f"Nova's own events for request `{self.request_id}` (nova's clock):", ""]
+            lines += ["", f"Nova's own events for request {md_code(self.request_id)} (nova's clock):", ""]
             rows = []
             for e in self.events:
                 dur = (e.finish_time - e.start_time).total_seconds() if e.finish_time and e.start_time else None
@@ -257,7 +257,7 @@ class BootTrace:
                              e.start_time.isoformat() if e.start_time else "-", seconds(dur), e.result or "running"))
             lines += md_table(("event", "component", "host", "start", "duration", "result"), rows)
         for note in self.notes:
-            lines += ["", note]
+            lines += ["", md_cell(note)]
         return "\n".join(lines)
 
     def result(self) -> ExerciseResult:

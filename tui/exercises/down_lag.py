@@ -21,7 +21,7 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any
 
-from tui.exercises import ExerciseResult, iso, md_table, stamp
+from tui.exercises import ExerciseResult, iso, md_cell, md_code, md_table, stamp
 from tui.exercises.boot_trace import BootTrace
 from tui.models.instances import Server
 
@@ -232,7 +232,8 @@ class DownLag:
              stamp(self.dashboard_seen_at), _rel(self.dashboard_seen_at, failure)),
             ("back up (first poll answering up again)", stamp(self.back_up_poll), _rel(self.back_up_poll, failure)),
         ]
-        lines = [f"`{self.binary}` on `{self.host}`; times relative to the **{basis}** ({stamp(failure)}).", ""]
+        lines = [f"{md_code(self.binary)} on {md_code(self.host)}; times relative to the **{basis}** "
+                 f"({stamp(failure)}).", ""]
         lines += md_table(("moment", "time (UTC)", "after failure"), rows)
         lines.append("")
         if self.down_at_start:
@@ -244,7 +245,8 @@ class DownLag:
             if self.marked_at is not None and self.lag_from_heartbeat_s is not None:
                 lines.append(f"From the last heartbeat: {self.lag_from_heartbeat_s:.1f} s.")
         elif not self.down_seen:
-            lines.append(f"The API never reported `down` during the trace ({self.stop_reason or 'not stopped'}).")
+            reason = md_cell(self.stop_reason or 'not stopped')
+            lines.append(f"The API never reported `down` during the trace ({reason}).")
         lines += ["", f"Timers in force: {self.timers_text()}."]
         ok = self.timers_consistent()
         if ok is False:
@@ -257,7 +259,7 @@ class DownLag:
         if self.forced_down:
             lines.append("The service was *forced down* (forced_down=true): that is immediate, not a timeout.")
         if self.servers:
-            lines += ["", f"Servers on {self.host} during the trace:", ""]
+            lines += ["", f"Servers on {md_cell(self.host)} during the trace:", ""]
             srows = []
             for t in self.servers.values():
                 fault = " ".join(t.fault.message.split()) if t.fault and t.fault.message else "-"
@@ -268,10 +270,10 @@ class DownLag:
                 lines += ["", "A server created during the trace stayed in BUILD without a host: nova shows the "
                           "host only once a nova-compute claims the build, and until then the task_state can stay "
                           "`scheduling` although the scheduler is done: a build cast to the dead compute (queue "
-                          f"compute.{self.host}) waits there until it returns. nova-scheduler's log names the host "
-                          "it chose."]
+                          f"compute.{md_cell(self.host)}) waits there until it returns. nova-scheduler's log names the "
+                          "host it chose."]
         for note in self.notes:
-            lines += ["", note]
+            lines += ["", md_cell(note)]
         return "\n".join(lines)
 
     def result(self) -> ExerciseResult:

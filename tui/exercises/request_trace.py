@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, tzinfo
 from typing import Any
 
-from tui.exercises import ExerciseResult, bars, md_table, seconds, stamp
+from tui.exercises import ExerciseResult, bars, md_block, md_cell, md_code, md_table, seconds, stamp
 from tui.exercises.boot_trace import EVENT_OWNERS
 from tui.models.instances import InstanceAction
 
@@ -255,19 +255,20 @@ class RequestTrace:
 
     def markdown(self) -> str:
         rows = self.timeline()
-        lines = [f"Request `{self.request_id}`" + (f", instance `{self.instance_id}`" if self.instance_id else "")
+        instance = f", instance {md_code(self.instance_id)}" if self.instance_id else ""
+        lines = [f"Request {md_code(self.request_id)}" + instance
                  + f"; {len(self.searched)} log source(s) searched read-only"
                  + (f", {len(self.errors)} failed" if self.errors else "") + ".", ""]
         if self.action is not None:
-            lines += [f"Nova action `{self.action.action}` started {self.action.start_time} "
-                      f"({len(self.action.events)} events)" + (f": {self.action.message}" if self.action.message
-                                                                else "") + ".", ""]
+            lines += [f"Nova action {md_code(self.action.action)} started {md_cell(self.action.start_time)} "
+                      f"({len(self.action.events)} events)"
+                      + (f": {md_cell(self.action.message)}" if self.action.message else "") + ".", ""]
         table = [(i, r.service, stamp(r.first.timestamp()), stamp(r.last.timestamp()), seconds(r.stage_s),
                   seconds(r.span_s), r.entries, ", ".join(r.evidence)) for i, r in enumerate(rows, 1)]
         lines += md_table(("#", "service", "first entry", "last entry", "stage (to next service)",
                            "own span", "entries", "evidence"), table)
         if rows:
-            lines += ["", "```", *bars([(r.service, r.first.timestamp(), r.last.timestamp()) for r in rows]), "```"]
+            lines += ["", *md_block(bars([(r.service, r.first.timestamp(), r.last.timestamp()) for r in rows]))]
         missing = self.missing()
         unsearched = set(self.unsearched())
         lines += ["", "Services on the request path (seed 003) that left **no trace**:", ""]
@@ -278,14 +279,13 @@ class RequestTrace:
             lines.append(f"- **{name}**: {ROLE[name]}{why}")
         if self.errors:
             lines += ["", "Sources that could not be read:", ""]
-            lines += [f"- `{src}`: {err}" for src, err in self.errors.items()]
+            lines += [f"- {md_code(src)}: {md_cell(err)}" for src, err in self.errors.items()]
         samples = [(r.service, r.sample) for r in rows if r.sample]
         if samples:
-            lines += ["", "First matching line per service:", "", "```"]
-            lines += [f"{svc}: {line[:300]}" for svc, line in samples]
-            lines.append("```")
+            lines += ["", "First matching line per service:", ""]
+            lines += md_block([f"{svc}: {line[:300]}" for svc, line in samples])
         for note in self.notes:
-            lines += ["", note]
+            lines += ["", md_cell(note)]
         return "\n".join(lines)
 
     def result(self) -> ExerciseResult:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 from typing import Any, ClassVar
 
-from rich.markup import escape
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -23,6 +22,7 @@ from textual.widgets import DataTable, Footer, ProgressBar, Static
 
 from tui.models.placement import AuditReport, ProviderAudit
 from tui.rules.allocations import audit_findings, phantom_lines
+from tui.safetext import escape
 from tui.screens.host import app_now, client_getter, findings_text
 from tui.widgets.breadcrumb import Breadcrumb
 from tui.widgets.keyed_table import KeyedTable

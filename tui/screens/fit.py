@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 from typing import Any, ClassVar
 
-from rich.markup import escape
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
@@ -20,6 +19,7 @@ from textual.widgets import Footer, Static
 
 from tui.models.placement import FitReport, HostFit, rc_sort_key
 from tui.rules.fit import summary_line
+from tui.safetext import escape
 from tui.screens.host import app_now, client_getter
 from tui.widgets.breadcrumb import Breadcrumb
 
@@ -90,7 +90,7 @@ class FitScreen(Screen[None]):
 
     def on_mount(self) -> None:
         title = " ".join((self.flavor, *self.traits))
-        self.query_one(VerticalScroll).border_title = f"fit {title}"
+        self.query_one(VerticalScroll).border_title = f"fit {escape(title)}"
         self.query_one(VerticalScroll).focus()
         self.action_reload()
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import ClassVar
 
-from rich.markup import escape
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
+
+from tui.safetext import escape
 
 INTRO = "[b]stacktop[/b] - the control plane at a glance. Read-only: it never changes the cloud."
 OUTRO = """Pane borders say how fresh their data is: [green]ok · every 10s[/green], [yellow]STALE 47s[/yellow],

@@ -21,7 +21,6 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 
-from rich.markup import escape
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
@@ -35,6 +34,7 @@ from tui.models.observation import Observation
 from tui.models.placement import ConsumerVerdict, HostDetail, ProviderAudit, rc_sort_key
 from tui.models.services import ServicesSnapshot
 from tui.rules.allocations import audit_findings, fmt_resources, phantom_lines
+from tui.safetext import escape
 from tui.widgets.breadcrumb import Breadcrumb
 from tui.widgets.keyed_table import KeyedTable
 from tui.widgets.services_pane import COLUMNS, _dt, build_rows
@@ -272,7 +272,7 @@ class HostScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one(Vertical).border_title = f"host {self.host}"
+        self.query_one(Vertical).border_title = f"host {escape(self.host)}"
         self.refresh_view()
         self.set_interval(1.0, self.refresh_view)
         if self.table is not None:

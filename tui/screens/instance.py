@@ -10,7 +10,6 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 
-from rich.markup import escape
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
@@ -21,6 +20,7 @@ from tui.breadcrumb import short_id
 from tui.models.instances import InstanceAction, InstanceDetail, InstancesSnapshot, PortInfo, Server, VolumeInfo
 from tui.rules.stuck import Answer, five_questions, with_task_since
 from tui.rules.task_states import DEFAULT_STUCK_SECONDS
+from tui.safetext import escape
 from tui.widgets.breadcrumb import Breadcrumb
 
 VERDICT = {"ok": "[green]ok[/]", "bad": "[bold red]!![/]", "unknown": "[yellow]??[/]", "n/a": "[dim]--[/]"}
@@ -139,7 +139,7 @@ class InstanceScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one(VerticalScroll).border_title = f"instance {self.server_id}"
+        self.query_one(VerticalScroll).border_title = f"instance {escape(self.server_id)}"
         self.query_one(VerticalScroll).focus()
         self.action_reload()
 

@@ -17,7 +17,6 @@ from typing import Any, ClassVar
 
 from rich.console import Group
 from rich.markdown import Markdown
-from rich.markup import escape
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -26,6 +25,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from tui.exercises import ExerciseResult, stamp
+from tui.safetext import escape, rich_escape
+from tui.safetext import text as safe_text
 from tui.widgets.breadcrumb import Breadcrumb
 
 Driver = Callable[[Callable[[Any], None], asyncio.Event], Awaitable[Any]]
@@ -71,7 +72,7 @@ class TraceScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one(VerticalScroll).border_title = self.title_text
+        self.query_one(VerticalScroll).border_title = escape(self.title_text)
         self.worker = self.run_worker(self._run(), group="trace", exclusive=True, exit_on_error=False)
         self.set_interval(1.0, self._redraw)
 
@@ -94,7 +95,7 @@ class TraceScreen(Screen[None]):
         try:
             body = self.render_fn(self.exercise, self._now())
         except Exception as exc:  # a rendering bug must not kill the measurement
-            body = Text(f"cannot draw: {type(exc).__name__}: {exc}")
+            body = safe_text(f"cannot draw: {type(exc).__name__}: {exc}")
         self.query_one("#trace-body", Static).update(body)
 
     async def _run(self) -> None:
@@ -151,21 +152,22 @@ class TraceScreen(Screen[None]):
 
 # ----------------------------------------------------------------------------------------- renderers (pure)
 def render_boot(trace: Any, now: float) -> Any:
-    head = f"[b]{escape(trace.summary())}[/b]"
+    head = f"[b]{rich_escape(trace.summary())}[/b]"
     if not trace.steps:
         who = trace.server_id or "the next new server"
-        return Text.from_markup(f"{head}\nwaiting for {escape(who)} (polling every {trace.interval:g} s)")
+        return Text.from_markup(f"{head}\nwaiting for {rich_escape(who)} (polling every {trace.interval:g} s)")
     current = trace.steps[-1]
     live = ""
     if not trace.done:
-        live = (f"\nnow: [b]{escape(current.label)}[/b] for {now - current.first_seen:.1f} s, owner "
-                f"[b]{escape(current.owner)}[/b]" + (f" on {escape(current.owner_host)}" if current.owner_host else ""))
+        live = (f"\nnow: [b]{rich_escape(current.label)}[/b] for {now - current.first_seen:.1f} s, owner "
+                f"[b]{rich_escape(current.owner)}[/b]"
+                + (f" on {rich_escape(current.owner_host)}" if current.owner_host else ""))
     return Group(Text.from_markup(head + live), Markdown(trace.markdown()))
 
 
 def render_down(lag: Any, now: float) -> Any:
     beat = lag.last_heartbeat
-    live = [f"[b]{escape(lag.summary())}[/b]"]
+    live = [f"[b]{rich_escape(lag.summary())}[/b]"]
     if beat is not None and not lag.down_seen:
         live.append(f"last heartbeat {stamp(beat)}: {now - beat:.1f} s ago; nova flips it down after "
                     f"{lag.service_down_time:g} s without one")
@@ -175,7 +177,7 @@ def render_down(lag: Any, now: float) -> Any:
 
 
 def render_request(trace: Any, now: float) -> Any:
-    return Group(Text.from_markup(f"[b]{escape(trace.summary())}[/b]"), Markdown(trace.markdown()))
+    return Group(Text.from_markup(f"[b]{rich_escape(trace.summary())}[/b]"), Markdown(trace.markdown()))
 
 
 # ------------------------------------------------------------------------------------- command handlers

@@ -34,6 +34,8 @@ def parser() -> argparse.ArgumentParser:
                     help="loop the demo storyline (--no-storyline: nothing happens but churn)")
     ap.add_argument("--queue-growth", action=argparse.BooleanOptionalAction, default=True,
                     help="notification queues grow 0.4 msg/s (--no-queue-growth: constant, for the idle benchmark)")
+    ap.add_argument("--hostile", action=argparse.BooleanOptionalAction, default=False,
+                    help="hosts, servers, volumes, queues and faults with hostile names (markup, terminal controls)")
     ap.add_argument("--warm", action=argparse.BooleanOptionalAction, default=False,
                     help="pre-render every server's JSON before serving")
     return ap
@@ -45,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
                       speed=args.speed, seed=args.seed, manual=args.manual, start=args.start,
                       service_down_time=args.service_down_time, agent_down_time=args.agent_down_time,
                       period=args.period, storyline=args.storyline,
-                      queue_growth=args.queue_growth)
+                      queue_growth=args.queue_growth, hostile=args.hostile)
     if args.warm:
         demo.warm()
     done = threading.Event()

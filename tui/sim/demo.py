@@ -203,18 +203,19 @@ def start_demo(*, instances: int = 200, hosts: int = 8, queues: int = 300, churn
                speed: float = 1.0, seed: int = 0, manual: bool = False, start: float | None = None,
                service_down_time: float = 60.0, agent_down_time: float = 75.0,
                period: float = story.DEFAULT_PERIOD, storyline: bool = True, queue_growth: bool = True,
-               steady: bool = False) -> Demo:
+               steady: bool = False, hostile: bool = False) -> Demo:
     """Start the simulated cloud on 127.0.0.1 (ephemeral ports) and return the running Demo.
 
     speed != 1 runs sim time faster than the wall clock (timestamps run ahead: compare against demo.now());
     manual=True freezes sim time until demo.advance(). churn is boots (and as many deletes) per minute;
     steady=True lets those deletes take stuck and ERROR servers too, so the server count stays put for hours.
+    hostile=True: tenant strings that try to steer or break a terminal UI (tui.sim.hostile).
     """
     clock = SimClock(start, speed=speed, manual=manual)
     engine = Engine(clock, instances=instances, hosts=hosts, queues=queues, churn=churn, seed=seed,
                     service_down_time=service_down_time, agent_down_time=agent_down_time, period=period,
                     storyline=storyline, queue_growth=queue_growth,
-                    steady=steady)
+                    steady=steady, hostile=hostile)
     demo = Demo(engine, tmpdir=Path(tempfile.mkdtemp(prefix="stacktop-demo-")))
     with _active_lock:
         _active.append(demo)

@@ -15,6 +15,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from tui.sim import hostile as hostile_names
 from tui.sim import story
 from tui.sim.clock import SimClock
 from tui.sim.model import (
@@ -65,8 +66,10 @@ class Engine:
                  churn: float = 6.0, seed: int = 0, service_down_time: float = 60.0,
                  agent_down_time: float = 75.0, period: float = story.DEFAULT_PERIOD,
                  storyline: bool = True, queue_growth: bool = True,
-                 steady: bool = False) -> None:
-        """queue_growth=False: the notification queues (no consumer) hold a constant count instead of
+                 steady: bool = False, hostile: bool = False) -> None:
+        """hostile=True: some hosts, servers, volumes, queues, a disabled reason and the ERROR faults carry the
+        names of tui.sim.hostile (markup, terminal controls, zero-width and RTL characters, 255 characters).
+        queue_growth=False: the notification queues (no consumer) hold a constant count instead of
         growing 0.4 messages/s, so with churn=0 and no storyline nothing visible changes (the idle benchmark)."""
         if hosts < 1:
             raise ValueError("hosts must be >= 1")
@@ -83,6 +86,8 @@ class Engine:
         # users clean those up, so the server count stays put over hours (bench/soak.py); by default only
         # ACTIVE/SHUTOFF ones are deleted and stuck builds pile up, a few hundred over 4 hours at 10x speed
         self.steady = steady
+        self.hostile = hostile
+        self._hostile_count = 0
         self.t = clock.start
         self._heap: list[tuple[float, int, Callable[..., None], tuple[Any, ...]]] = []
         self._seq = itertools.count()
@@ -157,6 +162,8 @@ class Engine:
         self.hosts: list[Host] = []
         for i in range(n_hosts):
             name = f"compute-{i + 1:0{width}d}"
+            if self.hostile and i % 2 == 1:
+                name += hostile_names.HOST_SUFFIXES[(i // 2) % len(hostile_names.HOST_SUFFIXES)]
             svc = self._service("nova-compute", name, "nova", t0)
             agent = self._agent("Open vSwitch agent", "neutron-openvswitch-agent", name, t0)
             host = Host(name, i, self._uuid(), f"10.0.{i // 250}.{i % 250 + 10}", svc, agent)
@@ -175,6 +182,8 @@ class Engine:
         if n_hosts >= 4:
             maint = self.hosts[3].service
             maint.status, maint.disabled_reason = "disabled", "maintenance: DIMM replacement (CHG-4821)"
+            if self.hostile:
+                maint.disabled_reason = hostile_names.DISABLED_REASON
             maint.status_changed = t0 - 7200
             self.providers[self.hosts[3].hypervisor_id].traits.append("COMPUTE_STATUS_DISABLED")
         self.host_by_name = {h.name: h for h in self.hosts}
@@ -198,6 +207,11 @@ class Engine:
         for k in range(min(5, len(self.instances))):
             self._historic_migration(k)
         self._build_queues(n_queues)
+        if self.hostile:
+            for i, bad in enumerate(hostile_names.NAMES):  # messages waiting, nobody consuming: worth attention
+                q = self._queue(f"notifications.{bad}", t0, durable=True, consumers=0)
+                q.ready = 10 + i
+                q.prev = (0, q.ready, 0)
 
     def _service(self, binary: str, host: str, zone: str, t0: float) -> Service:
         interval = 10.0
@@ -227,12 +241,22 @@ class Engine:
         self._order_index = None
         return inst
 
+    def _name(self, plain: str, which: int | None = None) -> str:
+        """plain, or with hostile=True a hostile name (every third server; `which` picks one for the story)."""
+        if not self.hostile:
+            return plain
+        if which is not None:
+            return f"{plain}-{hostile_names.name(which)}"
+        self._hostile_count += 1
+        return hostile_names.name(self._hostile_count // 3) if self._hostile_count % 3 == 0 else plain
+
     def _initial_instance(self, host: Host, created: float) -> None:
         rng = self.rng
         project = rng.choice(self.projects)
         prefix = _NAME_PREFIXES[self._next_seq % len(_NAME_PREFIXES)]
         inst = Instance(
-            id=self._uuid(), seq=self._next_seq, name=f"{prefix}-{self._next_seq:05d}", project_id=project,
+            id=self._uuid(), seq=self._next_seq, name=self._name(f"{prefix}-{self._next_seq:05d}"),
+            project_id=project,
             user_id=self.users[project], flavor=rng.choice(_COMMON_FLAVORS),
             image_id=self.images["cirros-0.6.2" if self._next_seq % 3 else "ubuntu-24.04"],
             created=created, updated=created + rng.uniform(5, 60), host=host.name,
@@ -274,8 +298,8 @@ class Engine:
         return port
 
     def _make_volume(self, inst: Instance, t: float, *, boot: bool) -> Volume:
-        vol = Volume(self._uuid(), "" if boot else f"{inst.name}-data", 20 if boot else 100, inst.project_id,
-                     inst.user_id, created=t, updated=t, status="in-use", bootable=boot,
+        vol = Volume(self._uuid(), "" if boot else self._name(f"{inst.name}-data"), 20 if boot else 100,
+                     inst.project_id, inst.user_id, created=t, updated=t, status="in-use", bootable=boot,
                      backend_host=f"{STORAGE_BACKENDS[inst.seq % 2]}#ceph")
         vol.attachments.append({
             "id": vol.id, "attachment_id": self._uuid(), "volume_id": vol.id, "server_id": inst.id,
@@ -416,7 +440,8 @@ class Engine:
         if fail == "novalidhost" or not self.hosts:  # buried in cell0, then saved: updated_at is set
             inst.pending = None
             inst.status, inst.vm_state, inst.task_state = "ERROR", "error", None
-            inst.fault = {"code": 500, "created": t, "message": "No valid host was found. ",
+            message = hostile_names.FAULT if self.hostile else "No valid host was found. "
+            inst.fault = {"code": 500, "created": t, "message": message,
                           "details": NOVALIDHOST_TRACE}
             self._event(inst, "conductor_schedule_and_build_instances", start, "Error", CONTROLLERS[0],
                         traceback=NOVALIDHOST_TRACE, details="No valid host was found. ")
@@ -644,7 +669,7 @@ class Engine:
         self.at(t0 + self.period, self._loop_start, k + 1)
 
     def _story_novalidhost_boot(self) -> None:
-        inst = self.boot(f"bigdata-{self.story_state['loop']:03d}", self.projects[0], "x.huge",
+        inst = self.boot(self._name(f"bigdata-{self.story_state['loop']:03d}", 0), self.projects[0], "x.huge",
                          fail="novalidhost", durations=(2.0, 1.0, 1.0, 1.0))
         self.specials.add(inst.id)
         self.story_state["novalidhost"] = inst.id
@@ -652,8 +677,9 @@ class Engine:
 
     def _story_stuck_boot(self) -> None:
         victim = self.story_state["victim"]
-        inst = self.boot(f"web-{self.story_state['loop']:03d}-canary", self.projects[1 % len(self.projects)],
-                         "m1.medium", host=victim, durations=(1.5, 1.5, 1.0, 120.0))
+        inst = self.boot(self._name(f"web-{self.story_state['loop']:03d}-canary", 4),
+                         self.projects[1 % len(self.projects)], "m1.medium", host=victim,
+                         durations=(1.5, 1.5, 1.0, 120.0))
         self.specials.add(inst.id)
         self.story_state["stuck"] = inst.id
         self._log("stuck_boot", server=inst.id, server_name=inst.name, host=victim)

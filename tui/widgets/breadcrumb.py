@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from rich.markup import escape
 from textual.widgets import Static
 
 from tui import breadcrumb
+from tui.safetext import escape
 
 
 class Breadcrumb(Static):

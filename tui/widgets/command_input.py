@@ -9,6 +9,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.widgets import Input
 
 from tui import commands
+from tui.safetext import escape
 
 
 class CommandInput(Input):
@@ -68,13 +69,14 @@ class StacktopCommands(Provider):
         return lambda: app.run_command(command.name)
 
     def _clouds(self) -> list[tuple[str, str, Any]]:
-        """(`:cloud NAME`, help, run) for each cloud of a several-cloud session."""
+        """(`:cloud NAME`, help, run) for each cloud of a several-cloud session, as Textual markup (the palette
+        parses prompts and help as markup; cloud names come from the config)."""
         app: Any = self.app
         names = list(getattr(app, "clouds", {}) or {})
         if len(names) < 2:
             return []
-        return [(f":cloud {name}", f"switch to cloud {name}", lambda name=name: app.run_command(f"cloud {name}"))
-                for name in names]
+        return [(f":cloud {escape(name)}", f"switch to cloud {escape(name)}",
+                 lambda name=name: app.run_command(f"cloud {name}")) for name in names]
 
     async def discover(self) -> Hits:
         for command in commands.COMMANDS:

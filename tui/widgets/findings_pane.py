@@ -21,6 +21,7 @@ from rich.text import Text
 
 from tui.models.finding import SEVERITY_ORDER, Finding
 from tui.models.observation import Observation
+from tui.safetext import text as safe_text
 from tui.widgets.observed import AllObserved, keys_first, latest_observations
 from tui.widgets.source_pane import SourcePane
 
@@ -53,7 +54,7 @@ def finding_rows(findings: Iterable[Finding], first_seen: dict[Key, float] | Non
     for f in dedupe(findings):
         seen = None if first_seen is None or now is None else first_seen.get(f.key)
         since = "" if seen is None else datetime.fromtimestamp(seen).strftime("%H:%M:%S")
-        kind = Text(f.kind, style="bold") if f.kind.startswith("triage.") else f.kind
+        kind = safe_text(f.kind, style="bold") if f.kind.startswith("triage.") else f.kind
         rows.append((row_key(f), (Text(f.severity.upper(), style=SEVERITY_STYLE[f.severity]), since, kind,
                                   f.subject, f.summary, f.next_step)))
     return rows

@@ -12,12 +12,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from rich.markup import escape
 from rich.text import Text
 from textual.app import ComposeResult
 
 from tui.models.finding import SEVERITY_ORDER, Finding
 from tui.models.observation import Observation
+from tui.safetext import escape
+from tui.safetext import text as safe_text
 from tui.widgets.source_pane import SourcePane
 
 if TYPE_CHECKING:  # models and rules are imported where used: ~20 ms of CPU before the first paint otherwise
@@ -43,9 +44,9 @@ def _fc(node: GaleraNode) -> Text | str:
     share = node.flow_control_paused_share
     text = "?" if share is None else f"{share:.0%}"
     if node.flow_control_active:
-        return Text(f"ACTIVE {text}", style="bold yellow")
+        return safe_text(f"ACTIVE {text}", style="bold yellow")
     if share is not None and share > 0.1:
-        return Text(text, style="yellow")
+        return safe_text(text, style="yellow")
     return text
 
 
@@ -53,22 +54,22 @@ def node_cells(node: GaleraNode, expected: int | None, severity: str | None) -> 
     from tui.models.galera import NON_PRIMARY_CONF_ID
 
     name = f"{node.node_name} {node.address}" if node.node_name else node.address
-    name_cell = Text(name, style=SEVERITY_STYLE[severity]) if severity else Text(name)
+    name_cell = safe_text(name, style=SEVERITY_STYLE[severity]) if severity else safe_text(name)
     if not node.reachable:
         error = node.error or "no answer"
         reach = Text("login refused" if node.auth_error else "NO", style="yellow" if node.auth_error else "bold red")
-        return (name_cell, reach, "", "", Text(error, style="red"), "", "", "", "")
+        return (name_cell, reach, "", "", safe_text(error, style="red"), "", "", "", "")
     size = f"{_q(node.cluster_size)}/{expected}" if expected else _q(node.cluster_size)
     if expected and node.cluster_size is not None and node.cluster_size < expected:
-        size_cell: Any = Text(size, style="bold red" if node.cluster_size * 2 <= expected else "yellow")
+        size_cell: Any = safe_text(size, style="bold red" if node.cluster_size * 2 <= expected else "yellow")
     else:
         size_cell = size
     status: Any = _q(node.cluster_status)
     if node.cluster_status not in (None, "Primary"):
-        status = Text(status, style="bold red")
+        status = safe_text(status, style="bold red")
     state: Any = _q(node.state_comment)
     if node.state_comment not in (None, "Synced"):
-        state = Text(state, style="bold red" if node.quorum_lost else "yellow")
+        state = safe_text(state, style="bold red" if node.quorum_lost else "yellow")
     ready: Any = "?" if node.ready is None else ("ON" if node.ready else Text("OFF", style="bold red"))
     conf = "-1" if node.conf_id == NON_PRIMARY_CONF_ID else _q(node.conf_id)
     queues = f"{_q(node.recv_queue)}/{_q(node.send_queue)}"

@@ -15,13 +15,13 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from rich.markup import escape
-from rich.text import Text
 from textual.app import ComposeResult
 
 from tui.freshness import coarse_age
 from tui.models.finding import Finding
 from tui.models.observation import Observation
+from tui.safetext import escape
+from tui.safetext import text as safe_text
 from tui.widgets.source_pane import SourcePane
 
 if TYPE_CHECKING:  # models and rules are imported where used: ~20 ms of CPU before the first paint otherwise
@@ -85,9 +85,9 @@ def instance_rows(snapshot: InstancesSnapshot, findings: Iterable[Finding] = (),
         sev = severity.get(s.id)
         # the mark also makes the cell differ (Rich Text equality ignores the style, so would the table diff)
         mark = {"critical": "!! ", "warning": "! "}.get(sev or "", "")
-        name = Text(mark + (s.name or "(no name)"), style=SEVERITY_STYLE[sev] if sev else "")
-        status = Text(s.status, style=STATUS_STYLE.get(s.status, ""))
-        task = Text(s.task_state or "", style=SEVERITY_STYLE[sev] if sev else "")
+        name = safe_text(mark + (s.name or "(no name)"), style=SEVERITY_STYLE[sev] if sev else "")
+        status = safe_text(s.status, style=STATUS_STYLE.get(s.status, ""))
+        task = safe_text(s.task_state or "", style=SEVERITY_STYLE[sev] if sev else "")
         rows.append((s.id, (name, s.short_id, s.project_id[:8], status, task, in_state_label(s, now),
                             s.host or "", owner_label(s))))
     return rows

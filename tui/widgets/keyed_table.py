@@ -16,6 +16,7 @@ from textual.widget import Widget
 from textual.widgets import DataTable
 from textual.widgets._data_table import RowKey
 
+from tui.safetext import cell, clean
 from tui.tablediff import Row, RowFilter, diff_rows, sort_rows
 
 _COMPONENTS = tuple(sorted(DataTable.COMPONENT_CLASSES))
@@ -23,6 +24,9 @@ _COMPONENTS = tuple(sorted(DataTable.COMPONENT_CLASSES))
 
 class KeyedTable(DataTable):
     """DataTable fed with complete row lists; applies only the difference.
+
+    Every cell goes through tui.safetext.cell on its way in: a `str` is shown as text, never parsed as markup,
+    and controls are made visible (cells hold names, faults and reasons from the cloud).
 
     Re-ordering writes the row order the way DataTable.sort does (textual is pinned to 8.2.x for this).
     """
@@ -174,9 +178,9 @@ class KeyedTable(DataTable):
                 if index in self._highlight:
                     self._flash(key, column_keys[index], value)
                 else:
-                    self.update_cell(key, column_keys[index], value)
+                    self.update_cell(key, column_keys[index], cell(value))
             for key, cells in diff.add:
-                self.add_row(*cells, key=key)
+                self.add_row(*map(cell, cells), key=key)
             for key, cells in wanted:
                 self._shown[key] = tuple(cells)
             if diff.order is not None:
@@ -190,7 +194,7 @@ class KeyedTable(DataTable):
     def _flash(self, key: str, column: Any, value: Any) -> None:
         self.flashes += 1
         self.recent_flashes.append((key, str(getattr(column, "value", column))))
-        plain = value.plain if isinstance(value, Text) else str(value)
+        plain = clean(value.plain if isinstance(value, Text) else str(value))
         style = value.style if isinstance(value, Text) else ""
         self.update_cell(key, column, Text(plain, style=f"{style} reverse".strip()))
 
@@ -199,7 +203,7 @@ class KeyedTable(DataTable):
             if current is not None and key in self._shown:
                 index = list(self.columns).index(column)
                 if current[index] == value:
-                    self.update_cell(key, column, value)
+                    self.update_cell(key, column, cell(value))
 
         self.set_timer(self.FLASH_SECONDS, restore)
 

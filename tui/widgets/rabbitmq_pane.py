@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from rich.markup import escape
-from rich.text import Text
 from textual.app import ComposeResult
 
 from tui.models.finding import Finding
 from tui.models.observation import Observation
+from tui.safetext import escape
+from tui.safetext import text as safe_text
 from tui.widgets.source_pane import SourcePane
 
 if TYPE_CHECKING:  # models and rules are imported where used: ~20 ms of CPU before the first paint otherwise
@@ -95,10 +95,10 @@ def queue_rows(snapshot: RabbitSnapshot, findings: Iterable[Finding] = (), *, sh
         subject = queue_subject(q)
         label = subject if many_vhosts else q.name
         sev = severity.get(subject)
-        name = Text(label, style=SEVERITY_STYLE[sev]) if sev else Text(label)
+        name = safe_text(label, style=SEVERITY_STYLE[sev]) if sev else safe_text(label)
         consumers = _num(q.consumers)
         if q.no_consumer_with_messages:
-            consumers_cell: Any = Text(consumers, style="bold red" if sev == "critical" else "yellow")
+            consumers_cell: Any = safe_text(consumers, style="bold red" if sev == "critical" else "yellow")
         else:
             consumers_cell = consumers
         rows.append((f"{q.vhost}\x1f{q.name}", (name, _class_label(q), _num(q.messages), consumers_cell,

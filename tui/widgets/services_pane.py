@@ -13,13 +13,14 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from rich.markup import escape
 from rich.text import Text
 from textual.app import ComposeResult
 
 from tui.config import Thresholds
 from tui.freshness import coarse_age, human_age
 from tui.models.observation import Observation
+from tui.safetext import escape
+from tui.safetext import text as safe_text
 from tui.widgets.source_pane import SourcePane
 
 if TYPE_CHECKING:  # models and rules are imported where used: ~20 ms of CPU before the first paint otherwise
@@ -70,7 +71,7 @@ def status_text(row: ServiceRow) -> Text:
     if row.status == "enabled":
         return Text("enabled")
     auto = (row.disabled_reason or "").upper().startswith("AUTO:")
-    return Text(row.status + (" (driver)" if auto else ""), style="magenta" if auto else "cyan")
+    return safe_text(row.status + (" (driver)" if auto else ""), style="magenta" if auto else "cyan")
 
 
 def row_cells(row: ServiceRow, live: Liveness) -> tuple[Any, ...]:
@@ -92,11 +93,11 @@ def header_cells(section: SectionRead, counted: list[tuple[ServiceRow, Liveness]
         parts.append(f"{down} down")
     if late:
         parts.append(f"{late} late")
-    summary = Text(", ".join(parts), style="bold red" if down else "yellow" if late else "")
+    summary = safe_text(", ".join(parts), style="bold red" if down else "yellow" if late else "")
     note: Any = ""
     if section.error:
         when = f" (rows from {section.read_at:%H:%M:%S})" if section.read_at and section.rows else ""
-        note = Text(f"{section.error}{when}", style="red")
+        note = safe_text(f"{section.error}{when}", style="red")
     elif section.read_at is None:
         note = Text("not read yet", style="dim")
     return (title, "", summary, "", "", "", note)

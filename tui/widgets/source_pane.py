@@ -10,13 +10,13 @@ from __future__ import annotations
 import time
 from typing import Any, ClassVar
 
-from rich.markup import escape
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
 from tui.freshness import freshness
 from tui.models.observation import Observation
+from tui.safetext import escape
 from tui.widgets.keyed_table import KeyedTable
 from tui.widgets.observed import Observed, keys_first, superseded
 

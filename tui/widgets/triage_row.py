@@ -16,6 +16,7 @@ from textual.widgets import Static
 
 from tui.config import Thresholds
 from tui.models.observation import Observation
+from tui.safetext import clean
 from tui.widgets.observed import AllObserved, keys_first, latest_observations
 from tui.widgets.source_pane import SourcePane
 
@@ -31,13 +32,13 @@ def render_summary(summary: TriageSummary) -> Text:
     same = {c.text for c in summary.cells}
     if len(same) == 1 and summary.worst == "unknown":  # nothing to tell apart: say it once
         text.append("triage ", style="bold")
-        text.append(f"{same.pop()}: catalog, services, RabbitMQ, Galera", style="dim")
+        text.append(f"{clean(same.pop())}: catalog, services, RabbitMQ, Galera", style="dim")
         return text
     for i, cell in enumerate(summary.cells):
         if i:
             text.append(SEPARATOR, style="dim")
-        text.append(cell.label + " ", style="bold")
-        text.append(cell.text, style=LEVEL_STYLE.get(cell.level, ""))
+        text.append(clean(cell.label) + " ", style="bold")
+        text.append(clean(cell.text), style=LEVEL_STYLE.get(cell.level, ""))
     return text
 
 
