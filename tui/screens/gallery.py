@@ -30,8 +30,8 @@ SIZE = (160, 48)
 STEP = 5.0  # sim seconds between two polls of every source while walking the storyline
 
 
-def make_demo() -> Demo:
-    return start_demo(manual=True, seed=SEED, start=START)
+def make_demo(*, hostile: bool = False) -> Demo:
+    return start_demo(manual=True, seed=SEED, start=START, hostile=hostile)
 
 
 class GalleryApp(StacktopApp):

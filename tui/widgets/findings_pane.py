@@ -29,7 +29,12 @@ SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
 TOAST_FORGET_S = 300.0
 TOASTS_KEPT = 50  # the toasts remembered on the pane (tests, the curious): a dashboard runs all day
 TOAST_GATHER_S = 1.0  # new criticals arriving within this long make one toast
+SUBJECT_WIDTH = 64  # a subject is a name from outside: a 255-character one must not push the summary off screen
 Key = tuple[str, str]
+
+
+def shorten(value: str, width: int) -> str:
+    return value if len(value) <= width else value[:width - 1] + "…"
 
 
 def row_key(f: Finding) -> str:
@@ -56,7 +61,7 @@ def finding_rows(findings: Iterable[Finding], first_seen: dict[Key, float] | Non
         since = "" if seen is None else datetime.fromtimestamp(seen).strftime("%H:%M:%S")
         kind = safe_text(f.kind, style="bold") if f.kind.startswith("triage.") else f.kind
         rows.append((row_key(f), (Text(f.severity.upper(), style=SEVERITY_STYLE[f.severity]), since, kind,
-                                  f.subject, f.summary, f.next_step)))
+                                  shorten(f.subject, SUBJECT_WIDTH), f.summary, f.next_step)))
     return rows
 
 
