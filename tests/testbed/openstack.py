@@ -304,10 +304,11 @@ def server_on(conn: Conn, host: str | None = "compute-01", *, wait: bool = True,
 
 
 @contextlib.contextmanager
-def error_server(conn: Conn, *, flavor: str = "x.huge", timeout: float = 90.0) -> Iterator[Any]:
+def error_server(conn: Conn, *, flavor: str = "x.huge", timeout: float = 90.0,
+                 name: str | None = None) -> Iterator[Any]:
     """Boot a server with a flavor no host can take (x.huge: more disk than any host): yields it in ERROR,
     with fault.message 'No valid host was found. ...'; deleted on exit."""
-    srv = create_server(conn, flavor=flavor)
+    srv = create_server(conn, flavor=flavor, name=name)
     try:
         yield wait_server_status(conn, srv.id, {"ERROR"}, timeout)
     finally:
@@ -430,10 +431,11 @@ def wait_volume_status(conn: Conn, volume_id: str, status: str, timeout: float =
 
 
 @contextlib.contextmanager
-def attached_volume(conn: Conn, server: Any, *, size: int = 1, timeout: float = 90.0) -> Iterator[Any]:
+def attached_volume(conn: Conn, server: Any, *, size: int = 1, timeout: float = 90.0,
+                    name: str | None = None) -> Iterator[Any]:
     """Create a volume (fake cinder backend), attach it to `server`, yield it in-use; detach and delete on
     exit (skipping the detach when the server is already gone)."""
-    vol = conn.block_storage.create_volume(size=size, name=f"stacktop-test-{secrets.token_hex(3)}")
+    vol = conn.block_storage.create_volume(size=size, name=name or f"stacktop-test-{secrets.token_hex(3)}")
     try:
         wait_volume_status(conn, vol.id, "available", timeout)
         conn.compute.create_volume_attachment(server, volume=vol)

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from tests.testbed.render import rendered
 from tui.safetext import has_unsafe
 from tui.screens.gallery import SCENES, GalleryApp, Tour, make_demo
 from tui.sim import hostile
@@ -29,24 +30,6 @@ def utc(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     yield
     monkeypatch.undo()
     time.tzset()
-
-
-def rendered(app: Any) -> str:
-    """The screen as the driver would write it, asserting every segment is inert: no control character in
-    the text, no hyperlink, no click action."""
-    lines = []
-    for strip in app.screen._compositor.render_strips():
-        line = []
-        for segment in strip:
-            assert not has_unsafe(segment.text), f"control character reaches the terminal: {segment.text!r}"
-            style = segment.style
-            if style is not None:
-                assert not style.link, f"a hyperlink on {segment.text!r}: {style.link}"
-                meta = style.meta
-                assert "@click" not in meta, f"a click action on {segment.text!r}: {meta}"
-            line.append(segment.text)
-        lines.append("".join(line))
-    return "\n".join(lines)
 
 
 async def run_scene(name: str, extra: Any = None) -> str:
