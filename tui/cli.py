@@ -116,6 +116,17 @@ def _with_cloud(config: Config, cloud: str | None) -> Config:
     return replace(config, openstack=replace(config.openstack, cloud=cloud))
 
 
+def _load_config(path: str | None, cloud: str | None = None) -> Config:
+    """The config (--cloud applied), its warnings written to stderr one line each (they are not fatal)."""
+    from tui.safetext import clean
+
+    config = _with_cloud(load_config(path), cloud)
+    for line in config.warnings:
+        sys.stderr.write(clean(line) + "\n")
+        logging.getLogger("stacktop.config").warning("%s", line)
+    return config
+
+
 def _log_to_file() -> None:
     state = Path(os.environ.get("XDG_STATE_HOME", "~/.local/state")).expanduser() / "stacktop"
     try:
@@ -155,7 +166,7 @@ def _snapshot(args: argparse.Namespace) -> int:
         demo = _start_demo(_demo_options(args))
         config = demo.config()
     else:
-        config = _with_cloud(load_config(args.config), args.cloud)
+        config = _load_config(args.config, args.cloud)
     connector = demo.galera_connector if demo is not None and hasattr(demo, "galera_connector") else None
     try:
         observations = asyncio.run(collect_once(build_collectors(config, galera_connector=connector)))
@@ -177,7 +188,7 @@ def _dashboard(args: argparse.Namespace) -> int:
         demo = _start_demo(_demo_options(args), clouds=True)
         config = demo.config()
     else:
-        config = _with_cloud(load_config(args.config), args.cloud)
+        config = _load_config(args.config, args.cloud)
     _log_to_file()
     from tui import gcpolicy
 
@@ -233,7 +244,7 @@ def _replay(args: argparse.Namespace) -> int:
         sys.stderr.write(f"{path}: no recorded snapshots to replay (journal schema 1, or no source was polled)"
                          " - record a session with this version of stacktop\n")
         return EXIT_UNKNOWN
-    config = load_config(getattr(args, "config", None))
+    config = _load_config(getattr(args, "config", None))
     _log_to_file()
     from tui.screens.replay import ReplayApp
 
