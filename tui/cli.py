@@ -14,6 +14,7 @@ from typing import Any
 
 from tui import __version__
 from tui.config import Config, ConfigError, load_config
+from tui.recorder import JournalError
 from tui.snapshot import EXIT_UNKNOWN
 
 
@@ -224,7 +225,8 @@ def _export(args: argparse.Namespace) -> int:
     if not path.is_file():
         sys.stderr.write(f"{path}: no such journal - give a file from [recorder] dir\n")
         return EXIT_UNKNOWN
-    report = to_markdown(path)
+    contents = _read_journal(path)
+    report = to_markdown(path, contents.events)
     if args.output:
         Path(args.output).write_text(report, encoding="utf-8")
     else:
@@ -239,7 +241,10 @@ def _replay(args: argparse.Namespace) -> int:
     if not path.is_file():
         sys.stderr.write(f"{path}: no such journal - give a file from [recorder] dir\n")
         return EXIT_UNKNOWN
-    player = Player.from_journal(path, speed=args.replay_speed)
+    from tui.replay import Timeline
+
+    contents = _read_journal(path)
+    player = Player(Timeline(contents.events), speed=args.replay_speed)
     if not player.collectors:
         sys.stderr.write(f"{path}: no recorded snapshots to replay (journal schema 1, or no source was polled)"
                          " - record a session with this version of stacktop\n")
@@ -250,6 +255,17 @@ def _replay(args: argparse.Namespace) -> int:
 
     ReplayApp(config, player, name=path.name).run()
     return 0
+
+
+def _read_journal(path: Path):  # type: ignore[no-untyped-def]
+    """load_journal, with its one warning line (skipped lines) on stderr; JournalError when unreadable."""
+    from tui.recorder import load_journal
+
+    contents = load_journal(path)
+    warning = contents.warning(path)
+    if warning:
+        sys.stderr.write(warning + "\n")
+    return contents
 
 
 def _recorder(config: Config):  # type: ignore[no-untyped-def]
@@ -279,6 +295,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _replay(args)
         return _dashboard(args)
     except ConfigError as exc:
+        sys.stderr.write(f"{exc}\n")
+        return EXIT_UNKNOWN
+    except JournalError as exc:
         sys.stderr.write(f"{exc}\n")
         return EXIT_UNKNOWN
     except KeyboardInterrupt:

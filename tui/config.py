@@ -380,14 +380,14 @@ def file_kind(mode: int) -> str:
     return "not a regular file"
 
 
-def read_regular_file(path: Path, limit: int = 16 * 1024 * 1024) -> bytes:
+def read_regular_file(path: Path, limit: int | None = 16 * 1024 * 1024) -> bytes:
     """The bytes of a regular file (os.stat first: a FIFO or device is refused before open, never read),
-    at most `limit` of them."""
+    at most `limit` of them (None: all)."""
     st = os.stat(path)
     if not stat.S_ISREG(st.st_mode):
         raise NotRegularFile(file_kind(st.st_mode))
     with open(path, "rb") as handle:
-        return handle.read(limit)
+        return handle.read(-1 if limit is None else limit)
 
 
 def _log_sources(r: _Reader, raw: Any) -> tuple[LogSource, ...]:
