@@ -19,6 +19,7 @@ line is written. The file rotates at `max_bytes` (journal.jsonl -> journal.jsonl
 from __future__ import annotations
 
 import json
+import logging
 import queue
 import threading
 from collections.abc import Iterable, Mapping
@@ -29,6 +30,7 @@ from typing import Any
 
 from tui.jsonable import to_jsonable
 from tui.models.observation import Observation
+from tui.redact import redact_userinfo
 from tui.safetext import clean
 
 SCHEMA_VERSION = 2  # 2: snapshot events
@@ -100,7 +102,7 @@ class ChangeTracker:
 
 
 class Redactor:
-    """Replaces every known secret (and its URL-quoted form) in a serialized line."""
+    """Replaces every known secret (and its URL-quoted and JSON forms) and every URL password in a line."""
 
     def __init__(self, secrets: Iterable[str | None]) -> None:
         from urllib.parse import quote
@@ -113,7 +115,18 @@ class Redactor:
         for needle in self._needles:
             if needle in text:
                 text = text.replace(needle, "***")
-        return text
+        return redact_userinfo(text)
+
+
+class RedactingFormatter(logging.Formatter):
+    """The log file's formatter: each formatted record (message and traceback) through a Redactor."""
+
+    def __init__(self, fmt: str, *, secrets: Iterable[str | None] = ()) -> None:
+        super().__init__(fmt)
+        self.redact = Redactor(secrets)
+
+    def format(self, record: logging.LogRecord) -> str:
+        return self.redact(super().format(record))
 
 
 class Journal:
