@@ -128,15 +128,39 @@ def _load_config(path: str | None, cloud: str | None = None) -> Config:
     return config
 
 
-def _log_to_file() -> None:
-    state = Path(os.environ.get("XDG_STATE_HOME", "~/.local/state")).expanduser() / "stacktop"
+def log_path() -> Path:
+    """Where the dashboard and replay log: $XDG_STATE_HOME/stacktop/stacktop.log."""
+    return Path(os.environ.get("XDG_STATE_HOME", "~/.local/state")).expanduser() / "stacktop" / "stacktop.log"
+
+
+def _log_to_file(secrets: Sequence[str | None] = ()) -> Path | None:
+    """Log to log_path() through the journal's redaction (known passwords, URL user:password@); returns the
+    path, or None when it cannot be written (then nothing is logged)."""
+    from tui.recorder import RedactingFormatter
+
+    path = log_path()
     try:
-        state.mkdir(parents=True, exist_ok=True)
-        handler: logging.Handler = logging.FileHandler(state / "stacktop.log")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handler: logging.Handler = logging.FileHandler(path)
     except OSError:
-        handler = logging.NullHandler()
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        handler, path = logging.NullHandler(), None  # type: ignore[assignment]
+    handler.setFormatter(RedactingFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s", secrets=secrets))
     logging.basicConfig(level=logging.INFO, handlers=[handler], force=True)
+    return path
+
+
+EXIT_CRASH = 1  # the dashboard or replay stopped on an unhandled error (the traceback is in the log file)
+
+
+def _exit_code(app: Any, log: Path | None) -> int:
+    """0 after a quit; after a crash, EXIT_CRASH and one line on stderr saying where the traceback is."""
+    if not app.return_code and app._exception is None:
+        return 0
+    error = app._exception
+    what = f" ({type(error).__name__})" if error is not None else ""
+    where = f"the traceback is in {log}" if log is not None else "no log file could be written"
+    sys.stderr.write(f"stacktop: stopped on an unexpected error{what} - {where}\n")
+    return EXIT_CRASH
 
 
 class _NoDemo:
@@ -175,7 +199,10 @@ def _snapshot(args: argparse.Namespace) -> int:
         if demo is not None:
             demo.stop()
     if args.json:
-        sys.stdout.write(json.dumps(to_report(observations, thresholds=config.thresholds), indent=2) + "\n")
+        from tui.recorder import Redactor
+
+        report = json.dumps(to_report(observations, thresholds=config.thresholds), indent=2)
+        sys.stdout.write(Redactor(config.secrets())(report) + "\n")
     else:
         from rich.console import Console
 
@@ -190,17 +217,17 @@ def _dashboard(args: argparse.Namespace) -> int:
         config = demo.config()
     else:
         config = _load_config(args.config, args.cloud)
-    _log_to_file()
+    log = _log_to_file(config.secrets())
     from tui import gcpolicy
 
     gcpolicy.hold_until_first_frame()  # the app gives the collections back after its first frame
     try:
-        return _run_app(args, config, demo)
+        return _run_app(args, config, demo, log)
     finally:
         gcpolicy.end_hold()  # the app never painted (an error): collections back all the same
 
 
-def _run_app(args: argparse.Namespace, config: Config, demo: Any) -> int:
+def _run_app(args: argparse.Namespace, config: Config, demo: Any, log: Path | None) -> int:
     from tui.app import StacktopApp
 
     kwargs: dict = {}
@@ -210,12 +237,13 @@ def _run_app(args: argparse.Namespace, config: Config, demo: Any) -> int:
         kwargs["clock"] = lambda: demo.now().timestamp()  # sim time: ages and rules follow the storyline
         kwargs["galera_connector"] = demo.galera_connector
         kwargs["galera_connectors"] = getattr(demo, "galera_connectors", None)
+    app = StacktopApp(config, recorder=_recorder(config), **kwargs)
     try:
-        StacktopApp(config, recorder=_recorder(config), **kwargs).run()
+        app.run()
     finally:
         if demo is not None:
             demo.stop()
-    return 0
+    return _exit_code(app, log)
 
 
 def _export(args: argparse.Namespace) -> int:
@@ -250,11 +278,12 @@ def _replay(args: argparse.Namespace) -> int:
                          " - record a session with this version of stacktop\n")
         return EXIT_UNKNOWN
     config = _load_config(getattr(args, "config", None))
-    _log_to_file()
+    log = _log_to_file(config.secrets())
     from tui.screens.replay import ReplayApp
 
-    ReplayApp(config, player, name=path.name).run()
-    return 0
+    app = ReplayApp(config, player, name=path.name)
+    app.run()
+    return _exit_code(app, log)
 
 
 def _read_journal(path: Path):  # type: ignore[no-untyped-def]
