@@ -67,6 +67,7 @@ from tui.models.instances import (
     VolumeInfo,
     in_attention,
 )
+from tui.openstack.paging import segment
 from tui.rules.stuck import instance_findings, threshold_for
 from tui.rules.task_states import BUILD_STATES, DEFAULT_STUCK_SECONDS, KNOWN_TASK_STATES
 
@@ -729,7 +730,8 @@ class InstancesCollector(BaseCollector):
             if not vid:
                 continue
             try:
-                vol = client.get_json("volume", f"/volumes/{vid}", action=f"showing volume {vid}").get("volume", {})
+                vol = client.get_json("volume", f"/volumes/{segment(vid)}",
+                                      action=f"showing volume {vid}").get("volume", {})
                 volumes.append(parse_volume(vol, server_id, delete))
             except SourceError as exc:
                 volumes.append(VolumeInfo(id=vid, status=f"unreadable: {exc}", delete_on_termination=delete))
