@@ -535,6 +535,12 @@ def connect(cfg: OpenStackConfig) -> OpenStackClient:
                 tls["cacert"] = str(Path(cfg.cacert).expanduser())
             region = osc.get_one(cloud=cfg.cloud, api_timeout=cfg.timeout, **tls)
         except Exception as exc:
+            if type(exc).__name__ == "ConfigException" and cfg.clouds_file:
+                from tui.openstack.cloudsyaml import yaml_problem
+
+                problem = yaml_problem(Path(cfg.clouds_file).expanduser())
+                if problem is not None:
+                    raise SourceError(f"{clean(problem)} - fix that line of [openstack] clouds_file") from None
             if type(exc).__name__ == "ConfigException" and cfg.cloud:
                 known = ", ".join(sorted(osc.get_cloud_names())) or "none"
                 files = cfg.clouds_file or "clouds.yaml (./, ~/.config/openstack/, /etc/openstack/)"
