@@ -175,6 +175,19 @@ class StacktopApp(App[None]):
         self._key_at = 0.0  # monotonic time of the last key received
         self._key_done_at = 0.0  # ... and of the refresh after the last key went through
 
+    def _fatal_error(self) -> None:
+        """An unhandled exception (Textual then exits with return_code 1): its traceback goes to the log file,
+        without Textual's locals (they may hold a password) and not to the terminal; the command line then
+        prints one line saying where the log is (tui.cli)."""
+        import logging
+
+        error = self._exception
+        logging.getLogger("stacktop").critical(
+            "the dashboard stopped on an unhandled error", exc_info=(type(error), error, error.__traceback__)
+            if error is not None else True)
+        self.bell()
+        self._close_messages_no_wait()
+
     def _display(self, screen: Screen[Any], renderable: Any) -> None:
         """Every frame Textual hands to the terminal goes through here (also headless, where nothing is
         written): counted, so tests can tell that a still cloud leaves the terminal alone (`frames`)."""

@@ -14,6 +14,7 @@ from typing import Any
 
 from tui import __version__
 from tui.config import Config, ConfigError, load_config
+from tui.recorder import JournalError
 from tui.snapshot import EXIT_UNKNOWN
 
 
@@ -119,15 +120,50 @@ def _with_cloud(config: Config, cloud: str | None) -> Config:
     return replace(config, openstack=replace(config.openstack, cloud=cloud))
 
 
-def _log_to_file() -> None:
-    state = Path(os.environ.get("XDG_STATE_HOME", "~/.local/state")).expanduser() / "stacktop"
+def _load_config(path: str | None, cloud: str | None = None) -> Config:
+    """The config (--cloud applied), its warnings written to stderr one line each (they are not fatal)."""
+    from tui.safetext import clean
+
+    config = _with_cloud(load_config(path), cloud)
+    for line in config.warnings:
+        sys.stderr.write(clean(line) + "\n")
+        logging.getLogger("stacktop.config").warning("%s", line)
+    return config
+
+
+def log_path() -> Path:
+    """Where the dashboard and replay log: $XDG_STATE_HOME/stacktop/stacktop.log."""
+    return Path(os.environ.get("XDG_STATE_HOME", "~/.local/state")).expanduser() / "stacktop" / "stacktop.log"
+
+
+def _log_to_file(secrets: Sequence[str | None] = ()) -> Path | None:
+    """Log to log_path() through the journal's redaction (known passwords, URL user:password@); returns the
+    path, or None when it cannot be written (then nothing is logged)."""
+    from tui.recorder import RedactingFormatter
+
+    path = log_path()
     try:
-        state.mkdir(parents=True, exist_ok=True)
-        handler: logging.Handler = logging.FileHandler(state / "stacktop.log")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handler: logging.Handler = logging.FileHandler(path)
     except OSError:
-        handler = logging.NullHandler()
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        handler, path = logging.NullHandler(), None  # type: ignore[assignment]
+    handler.setFormatter(RedactingFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s", secrets=secrets))
     logging.basicConfig(level=logging.INFO, handlers=[handler], force=True)
+    return path
+
+
+EXIT_CRASH = 1  # the dashboard or replay stopped on an unhandled error (the traceback is in the log file)
+
+
+def _exit_code(app: Any, log: Path | None) -> int:
+    """0 after a quit; after a crash, EXIT_CRASH and one line on stderr saying where the traceback is."""
+    if not app.return_code and app._exception is None:
+        return 0
+    error = app._exception
+    what = f" ({type(error).__name__})" if error is not None else ""
+    where = f"the traceback is in {log}" if log is not None else "no log file could be written"
+    sys.stderr.write(f"stacktop: stopped on an unexpected error{what} - {where}\n")
+    return EXIT_CRASH
 
 
 class _NoDemo:
@@ -158,7 +194,7 @@ def _snapshot(args: argparse.Namespace) -> int:
         demo = _start_demo(_demo_options(args))
         config = demo.config()
     else:
-        config = _with_cloud(load_config(args.config), args.cloud)
+        config = _load_config(args.config, args.cloud)
     connector = demo.galera_connector if demo is not None and hasattr(demo, "galera_connector") else None
     try:
         observations = asyncio.run(collect_once(build_collectors(config, galera_connector=connector)))
@@ -166,7 +202,10 @@ def _snapshot(args: argparse.Namespace) -> int:
         if demo is not None:
             demo.stop()
     if args.json:
-        sys.stdout.write(json.dumps(to_report(observations, thresholds=config.thresholds), indent=2) + "\n")
+        from tui.recorder import Redactor
+
+        report = json.dumps(to_report(observations, thresholds=config.thresholds), indent=2)
+        sys.stdout.write(Redactor(config.secrets())(report) + "\n")
     else:
         from rich.console import Console
 
@@ -180,18 +219,18 @@ def _dashboard(args: argparse.Namespace) -> int:
         demo = _start_demo(_demo_options(args), clouds=True)
         config = demo.config()
     else:
-        config = _with_cloud(load_config(args.config), args.cloud)
-    _log_to_file()
+        config = _load_config(args.config, args.cloud)
+    log = _log_to_file(config.secrets())
     from tui import gcpolicy
 
     gcpolicy.hold_until_first_frame()  # the app gives the collections back after its first frame
     try:
-        return _run_app(args, config, demo)
+        return _run_app(args, config, demo, log)
     finally:
         gcpolicy.end_hold()  # the app never painted (an error): collections back all the same
 
 
-def _run_app(args: argparse.Namespace, config: Config, demo: Any) -> int:
+def _run_app(args: argparse.Namespace, config: Config, demo: Any, log: Path | None) -> int:
     from tui.app import StacktopApp
 
     kwargs: dict = {}
@@ -201,12 +240,13 @@ def _run_app(args: argparse.Namespace, config: Config, demo: Any) -> int:
         kwargs["clock"] = lambda: demo.now().timestamp()  # sim time: ages and rules follow the storyline
         kwargs["galera_connector"] = demo.galera_connector
         kwargs["galera_connectors"] = getattr(demo, "galera_connectors", None)
+    app = StacktopApp(config, recorder=_recorder(config), **kwargs)
     try:
-        StacktopApp(config, recorder=_recorder(config), **kwargs).run()
+        app.run()
     finally:
         if demo is not None:
             demo.stop()
-    return 0
+    return _exit_code(app, log)
 
 
 def _export(args: argparse.Namespace) -> int:
@@ -216,7 +256,8 @@ def _export(args: argparse.Namespace) -> int:
     if not path.is_file():
         sys.stderr.write(f"{path}: no such journal - give a file from [recorder] dir\n")
         return EXIT_UNKNOWN
-    report = to_markdown(path)
+    contents = _read_journal(path)
+    report = to_markdown(path, contents.events)
     if args.output:
         Path(args.output).write_text(report, encoding="utf-8")
     else:
@@ -231,17 +272,32 @@ def _replay(args: argparse.Namespace) -> int:
     if not path.is_file():
         sys.stderr.write(f"{path}: no such journal - give a file from [recorder] dir\n")
         return EXIT_UNKNOWN
-    player = Player.from_journal(path, speed=args.replay_speed)
+    from tui.replay import Timeline
+
+    contents = _read_journal(path)
+    player = Player(Timeline(contents.events), speed=args.replay_speed)
     if not player.collectors:
         sys.stderr.write(f"{path}: no recorded snapshots to replay (journal schema 1, or no source was polled)"
                          " - record a session with this version of stacktop\n")
         return EXIT_UNKNOWN
-    config = load_config(getattr(args, "config", None))
-    _log_to_file()
+    config = _load_config(getattr(args, "config", None))
+    log = _log_to_file(config.secrets())
     from tui.screens.replay import ReplayApp
 
-    ReplayApp(config, player, name=path.name).run()
-    return 0
+    app = ReplayApp(config, player, name=path.name)
+    app.run()
+    return _exit_code(app, log)
+
+
+def _read_journal(path: Path):  # type: ignore[no-untyped-def]
+    """load_journal, with its one warning line (skipped lines) on stderr; JournalError when unreadable."""
+    from tui.recorder import load_journal
+
+    contents = load_journal(path)
+    warning = contents.warning(path)
+    if warning:
+        sys.stderr.write(warning + "\n")
+    return contents
 
 
 def _recorder(config: Config):  # type: ignore[no-untyped-def]
@@ -271,6 +327,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _replay(args)
         return _dashboard(args)
     except ConfigError as exc:
+        sys.stderr.write(f"{exc}\n")
+        return EXIT_UNKNOWN
+    except JournalError as exc:
         sys.stderr.write(f"{exc}\n")
         return EXIT_UNKNOWN
     except KeyboardInterrupt:

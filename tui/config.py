@@ -9,6 +9,7 @@ when the file is not readable by group or others.
 from __future__ import annotations
 
 import difflib
+import math
 import os
 import stat
 import tomllib
@@ -25,8 +26,10 @@ class ConfigError(Exception):
     """A config problem: str() is the one line shown to the user."""
 
     def __init__(self, file: str, key: str, problem: str, fix: str) -> None:
+        from tui.safetext import clean  # keys and values come from the file: controls shown escaped, one line
+
         self.file, self.key, self.problem, self.fix = file, key, problem, fix
-        super().__init__(f"{file}: {key}: {problem} - {fix}")
+        super().__init__(clean(f"{file}: {key}: {problem} - {fix}"))
 
 
 @dataclass(frozen=True)
@@ -154,6 +157,7 @@ class Config:
     ui: UIConfig = field(default_factory=UIConfig)
     clouds: tuple[CloudConfig, ...] = ()
     demo: bool = False
+    warnings: tuple[str, ...] = ()  # config lines worth a look but not fatal, `FILE: key: problem - fix`
 
     def all_clouds(self) -> tuple[CloudConfig, ...]:
         """Every cloud, in file order; the single-cloud form is one cloud named after its clouds.yaml entry."""
@@ -210,6 +214,7 @@ class _Reader:
         self.file = file
         self.mode = mode
         self.env = env
+        self.warnings: list[str] = []  # not fatal: one line each on stderr (Config.warnings)
 
     def err(self, key: str, problem: str, fix: str) -> ConfigError:
         return ConfigError(self.file, key, problem, fix)
@@ -237,12 +242,24 @@ class _Reader:
 
     def number(self, sec: dict[str, Any], section: str, key: str, default: float, *, minimum: float = 0.0,
                maximum: float | None = None) -> float:
+        """A finite number in its bounds: _BOUNDS for the known keys (inclusive, with a unit), else above
+        `minimum` and at most `maximum` (or _CEILING). NaN, inf and absurd values never reach a timer."""
         value = sec.get(key, default)
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise self.err(f"{section}.{key}", f"must be a number, got {_typename(value)}",
                            f"write a number, e.g. {key} = {default:g}")
-        if value <= minimum or (maximum is not None and value > maximum):
-            rng = f"between {minimum:g} (excluded) and {maximum:g}" if maximum is not None else f"> {minimum:g}"
+        bounds = _bounds(section, key)
+        if bounds is not None:
+            low, high, unit = bounds
+            if not (math.isfinite(value) and low <= value <= high):
+                raise self.err(f"{section}.{key}", f"must be between {low:g} and {high:g}{unit}, got {value}",
+                               f"e.g. {key} = {default:g}")
+            return float(value)
+        high = _CEILING if maximum is None else maximum
+        if not math.isfinite(value) or value <= minimum or value > high:
+            rng = f"between {minimum:g} (excluded) and {high:g}" if maximum is not None else f"> {minimum:g}"
+            if maximum is None and math.isfinite(value) and value > minimum:
+                rng = f"at most {high:g}"
             raise self.err(f"{section}.{key}", f"must be {rng}, got {value}", f"e.g. {key} = {default:g}")
         return float(value)
 
@@ -270,8 +287,14 @@ class _Reader:
         return tuple(value)
 
     def url(self, sec: dict[str, Any], section: str, key: str, schemes: tuple[str, ...]) -> str | None:
+        """A URL of one of `schemes`, without user:password@ (a password there would be logged and shown)."""
         value = self.string(sec, section, key, None)
-        if value is not None and not value.startswith(tuple(f"{s}://" for s in schemes)):
+        if value is None:
+            return None
+        if url_has_userinfo(value):
+            raise self.err(f"{section}.{key}", "contains credentials (user:password@)",
+                           f"drop them from the URL; set [{section}] user and password_env or password_file")
+        if not value.startswith(tuple(f"{s}://" for s in schemes)):
             raise self.err(f"{section}.{key}", f"'{value}' is not a {'/'.join(schemes)} URL",
                            f"write it as {schemes[0]}://host:port")
         return value
@@ -298,11 +321,73 @@ class _Reader:
                                f"export {value}=... before starting stacktop")
             return Secret(self.env[value], f"${value}")
         path = Path(value).expanduser()
+        fix = "point it at a readable file holding only the password"
         try:
-            return Secret(path.read_text().rstrip("\r\n"), str(path))
+            raw = read_regular_file(path)
+        except NotRegularFile as exc:
+            raise self.err(f"{section}.password_file", f"{path} is {exc.kind}, not a regular file", fix) from None
         except OSError as exc:
-            raise self.err(f"{section}.password_file", f"cannot read {path}: {exc.strerror}",
-                           "point it at a readable file holding only the password") from None
+            raise self.err(f"{section}.password_file", f"cannot read {path}: {exc.strerror}", fix) from None
+        try:
+            return Secret(raw.decode("utf-8").rstrip("\r\n"), str(path))
+        except UnicodeDecodeError:
+            raise self.err(f"{section}.password_file", f"{path} is not UTF-8 text",
+                           "write the password as UTF-8 text in that file") from None
+
+
+_CEILING = 1e6  # a number key without bounds of its own: anything above is a typo (or 1e9)
+# (low, high, unit) of the known number keys, inclusive: seconds unless said otherwise
+_BOUNDS: dict[str, tuple[float, float, str]] = {
+    "interval": (1, 3600, " seconds"),
+    "timeout": (0.5, 600, " seconds"),
+    "trace_interval": (0.1, 60, " seconds"),
+    "inactive_cloud_interval": (1, 3600, " seconds"),
+    "service_down_time": (1, 86400, " seconds"),
+    "agent_down_time": (1, 86400, " seconds"),
+    "volume_service_down_time": (1, 86400, " seconds"),
+    "fleet_down_fraction": (0.01, 1, ""),
+}
+_STUCK_BOUNDS = (1.0, 7 * 86400.0, " seconds")
+
+
+def _bounds(section: str, key: str) -> tuple[float, float, str] | None:
+    if section == "thresholds.stuck":
+        return _STUCK_BOUNDS
+    return _BOUNDS.get(key)
+
+
+def url_has_userinfo(url: str) -> bool:
+    """True when the URL's authority holds `user@` or `user:password@`."""
+    rest = url.split("://", 1)[1] if "://" in url else url
+    authority = rest.split("/", 1)[0].split("?", 1)[0].split("#", 1)[0]
+    return "@" in authority
+
+
+class NotRegularFile(OSError):
+    """A path that is a FIFO, a device, a socket or a directory: never opened (a FIFO would block)."""
+
+    def __init__(self, kind: str) -> None:
+        super().__init__(kind)
+        self.kind = kind
+
+
+def file_kind(mode: int) -> str:
+    for test, kind in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return kind
+    return "not a regular file"
+
+
+def read_regular_file(path: Path, limit: int | None = 16 * 1024 * 1024) -> bytes:
+    """The bytes of a regular file (os.stat first: a FIFO or device is refused before open, never read),
+    at most `limit` of them (None: all)."""
+    st = os.stat(path)
+    if not stat.S_ISREG(st.st_mode):
+        raise NotRegularFile(file_kind(st.st_mode))
+    with open(path, "rb") as handle:
+        return handle.read(-1 if limit is None else limit)
 
 
 def _log_sources(r: _Reader, raw: Any) -> tuple[LogSource, ...]:
@@ -353,7 +438,10 @@ def load_config(cli_path: str | None = None, env: dict[str, str] | None = None) 
     name = str(path)
     try:
         st = path.stat()
-        raw = path.read_bytes()
+        raw = read_regular_file(path)
+    except NotRegularFile as exc:
+        raise ConfigError(name, "(file)", f"is {exc.kind}, not a regular file",
+                          "point --config / $STACKTOP_CONFIG at a TOML file") from None
     except FileNotFoundError:
         raise ConfigError(name, "(file)", "does not exist",
                           "create it from config.example.toml or fix --config / $STACKTOP_CONFIG") from None
@@ -402,16 +490,16 @@ def _rabbitmq(r: _Reader, data: dict[str, Any], label: str) -> RabbitMQConfig:
         insecure=r.boolean(rq, label, "insecure", False),
     )
     r.tls_pair(label, rabbitmq.cacert, rabbitmq.insecure, "the management API's certificate")
-    if rabbitmq.amqp_url and "@" in rabbitmq.amqp_url.split("://", 1)[1].split("/", 1)[0]:
-        raise r.err(f"{label}.amqp_url", "contains credentials",
-                    f"drop user:password@ from the URL; stacktop uses [{label}] user and password_env")
     return rabbitmq
 
 
 def _galera(r: _Reader, data: dict[str, Any], label: str) -> GaleraConfig:
     ga = r.table(data, "galera", label)
     nodes = r.str_list(ga, label, "nodes")
-    for node in nodes:
+    for i, node in enumerate(nodes):
+        if "@" in node:  # user:password@host:port: never echoed
+            raise r.err(f"{label}.nodes[{i}]", "contains credentials (user:password@)",
+                        f"write host:port only; set [{label}] user and password_env or password_file")
         host, _, port = node.rpartition(":")
         if not host or not port.isdigit() or not 0 < int(port) < 65536:
             raise r.err(f"{label}.nodes", f"'{node}' is not host:port", 'write e.g. nodes = ["db1:3306"]')
@@ -431,6 +519,11 @@ def _galera(r: _Reader, data: dict[str, Any], label: str) -> GaleraConfig:
         insecure=r.boolean(ga, label, "insecure", False),
     )
     r.tls_pair(label, galera.cacert, galera.insecure, "the nodes' certificates")
+    if expected is not None and nodes and expected < len(nodes):
+        # a warning, not an error: the cluster may really be shrinking (a node being retired is still
+        # listed); at run time a bigger cluster is the info finding galera.size_mismatch
+        r.warnings.append(f"{r.file}: {label}.expected_size: {expected} is less than the {len(nodes)} nodes "
+                          f"listed - raise it to {len(nodes)}, or drop the retired nodes from {label}.nodes")
     return galera
 
 
@@ -506,4 +599,5 @@ def parse_config(data: dict[str, Any], *, file: str, mode: int | None, env: dict
     ui = r.table(data, "ui")
     ui_config = UIConfig(inactive_cloud_interval=r.number(ui, "ui", "inactive_cloud_interval", 60.0))
     return Config(path=None if mode is None else file, openstack=openstack, rabbitmq=rabbitmq, galera=galera,
-                  thresholds=thresholds, recorder=recorder, ui=ui_config, clouds=clouds)
+                  thresholds=thresholds, recorder=recorder, ui=ui_config, clouds=clouds,
+                  warnings=tuple(r.warnings))

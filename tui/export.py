@@ -42,7 +42,7 @@ def _describe(event: dict[str, Any]) -> str:
     kind = event.get("type")
     if kind == "finding_raised":
         f = event.get("finding", {})
-        return f"{f.get('severity', '?').upper()} {f.get('kind')} {f.get('subject')}: {f.get('summary')}"
+        return f"{str(f.get('severity', '?')).upper()} {f.get('kind')} {f.get('subject')}: {f.get('summary')}"
     if kind == "finding_cleared":
         return f"cleared {event.get('kind')} {event.get('subject')}"
     if kind == "source_failed":
@@ -87,9 +87,10 @@ def findings_table(events: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     return done + list(open_.values())
 
 
-def to_markdown(journal: str | Path) -> str:
+def to_markdown(journal: str | Path, events: list[dict[str, Any]] | None = None) -> str:
+    """The report of a journal; events: its entries when already read (tui.recorder.load_journal)."""
     path = Path(journal)
-    events = read_journal(path)
+    events = read_journal(path) if events is None else events
     lines = [f"# stacktop review: {_cell(path.name)}", ""]
     snapshots = sum(1 for e in events if e.get("type") == "snapshot")
     events = [e for e in events if e.get("type") != "snapshot"]  # for `stacktop replay`, not for reading

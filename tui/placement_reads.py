@@ -39,7 +39,7 @@ from tui.models.placement import (
     parse_usages,
 )
 from tui.openstack.errors import NotFound
-from tui.openstack.paging import next_marker, query
+from tui.openstack.paging import next_marker, query, segment
 from tui.rules.allocations import audit_provider, needs_second_look
 from tui.rules.fit import candidate_providers, explain, flavor_request, required_param
 
@@ -146,9 +146,9 @@ async def second_look(client: Any, consumers: Sequence[str], *, compute_mv: str,
     if not consumers:
         return {}
     servers, allocs = await asyncio.gather(
-        client.aget_json_many("compute", [f"/servers/{c}" for c in consumers], microversion=compute_mv,
+        client.aget_json_many("compute", [f"/servers/{segment(c)}" for c in consumers], microversion=compute_mv,
                               concurrency=concurrency),
-        client.aget_json_many("placement", [f"/allocations/{c}" for c in consumers], microversion=placement_mv,
+        client.aget_json_many("placement", [f"/allocations/{segment(c)}" for c in consumers], microversion=placement_mv,
                               concurrency=concurrency))
     return {c: consumer_info(c, s, a) for c, s, a in zip(consumers, servers, allocs, strict=True)}
 
@@ -175,7 +175,7 @@ async def read_providers(client: Any, providers: Sequence[Provider], parts: Sequ
                          concurrency: int = CONCURRENCY, progress: Progress | None = None, phase: str = "providers"
                          ) -> tuple[list[Provider], dict[str, dict[str, str]]]:
     """Fill each provider's `parts` (inventories/usages/allocations/traits); errors by provider uuid."""
-    paths = [f"/resource_providers/{p.uuid}/{part}" for p in providers for part in parts]
+    paths = [f"/resource_providers/{segment(p.uuid)}/{part}" for p in providers for part in parts]
     answers = await _many(client, "placement", paths, microversion=placement_mv, concurrency=concurrency,
                           progress=progress, phase=phase)
     return await asyncio.to_thread(_assemble_providers, providers, parts, answers)

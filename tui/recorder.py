@@ -19,15 +19,19 @@ line is written. The file rotates at `max_bytes` (journal.jsonl -> journal.jsonl
 from __future__ import annotations
 
 import json
+import logging
 import queue
 import threading
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from tui.jsonable import to_jsonable
 from tui.models.observation import Observation
+from tui.redact import redact_userinfo
+from tui.safetext import clean
 
 SCHEMA_VERSION = 2  # 2: snapshot events
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
@@ -98,7 +102,7 @@ class ChangeTracker:
 
 
 class Redactor:
-    """Replaces every known secret (and its URL-quoted form) in a serialized line."""
+    """Replaces every known secret (and its URL-quoted and JSON forms) and every URL password in a line."""
 
     def __init__(self, secrets: Iterable[str | None]) -> None:
         from urllib.parse import quote
@@ -111,7 +115,18 @@ class Redactor:
         for needle in self._needles:
             if needle in text:
                 text = text.replace(needle, "***")
-        return text
+        return redact_userinfo(text)
+
+
+class RedactingFormatter(logging.Formatter):
+    """The log file's formatter: each formatted record (message and traceback) through a Redactor."""
+
+    def __init__(self, fmt: str, *, secrets: Iterable[str | None] = ()) -> None:
+        super().__init__(fmt)
+        self.redact = Redactor(secrets)
+
+    def format(self, record: logging.LogRecord) -> str:
+        return self.redact(super().format(record))
 
 
 class Journal:
@@ -206,17 +221,95 @@ class Journal:
         self._file.close()
 
 
-def read_journal(path: str | Path) -> list[dict[str, Any]]:
-    """Every event of a journal, oldest first; a torn last line (crash mid-write) is skipped."""
-    events = []
-    for line in Path(path).read_text(encoding="utf-8").splitlines():
+READABLE_SCHEMAS = (1, 2)  # the journal schemas this stacktop reads (export, replay)
+
+
+class JournalError(Exception):
+    """A journal that cannot be read at all: str() is the one line shown (`JOURNAL: problem - fix`)."""
+
+
+@dataclass(frozen=True)
+class JournalContents:
+    """The events of a journal that are journal entries, and how many lines were not (skipped)."""
+
+    events: list[dict[str, Any]]
+    skipped: int = 0
+
+    def warning(self, path: str | Path) -> str | None:
+        """The one stderr line about skipped lines, or None."""
+        if not self.skipped:
+            return None
+        lines = "1 line that is not a journal entry" if self.skipped == 1 else \
+            f"{self.skipped} lines that are not journal entries"
+        return clean(f"{path}: skipped {lines}")
+
+
+def _entry(line: bytes) -> dict[str, Any] | None:
+    """One journal line as an event, or None: not UTF-8, not JSON, not an object, no `type`, or fields of
+    the wrong shape (the readers then never meet a finding that is a number, a source that is a list...)."""
+    try:
+        event = json.loads(line.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    if not isinstance(event, dict) or not isinstance(event.get("type"), str):
+        return None
+    version = event.get("schema_version")
+    if version is not None and (isinstance(version, bool) or not isinstance(version, int)):
+        return None
+    for key in ("ts", "source", "cloud", "subject", "kind", "name"):
+        if event.get(key) is not None and not isinstance(event[key], str):
+            return None
+    if "finding" in event and not isinstance(event["finding"], dict):
+        return None
+    found = event.get("findings")
+    if found is not None and not (isinstance(found, list) and all(isinstance(f, dict) for f in found)):
+        return None
+    if event.get("delta") is not None and not isinstance(event["delta"], dict):
+        return None
+    if event.get("at") is not None and (isinstance(event["at"], bool) or not isinstance(event["at"], (int, float))):
+        return None
+    return event
+
+
+def load_journal(path: str | Path, *, strict: bool = True) -> JournalContents:
+    """A journal's entries, oldest first, and the count of lines skipped (binary, not JSON, not an entry; a
+    torn last line after a crash is one of them). strict: JournalError when an entry has a schema this
+    stacktop does not read, or when lines were there and none was an entry."""
+    path = Path(path)
+    try:
+        from tui.config import NotRegularFile, read_regular_file
+
+        raw = read_regular_file(path, limit=None)
+    except NotRegularFile as exc:
+        raise JournalError(clean(f"{path}: is {exc.kind}, not a journal - give a file from [recorder] dir")) \
+            from None
+    except OSError as exc:
+        raise JournalError(clean(f"{path}: cannot be read: {exc.strerror} - check the path and permissions")) \
+            from None
+    events: list[dict[str, Any]] = []
+    skipped = 0
+    for line in raw.split(b"\n"):
         if not line.strip():
             continue
-        try:
-            events.append(json.loads(line))
-        except json.JSONDecodeError:
+        event = _entry(line)
+        if event is None:
+            skipped += 1
             continue
-    return events
+        if strict and event.get("schema_version", 1) not in READABLE_SCHEMAS:
+            readable = ", ".join(str(v) for v in READABLE_SCHEMAS)
+            raise JournalError(clean(f"{path}: journal schema {event['schema_version']} - this stacktop reads "
+                                     f"schemas {readable}; use the stacktop version that recorded it"))
+        events.append(event)
+    if strict and skipped and not events:
+        lines = "its line is" if skipped == 1 else f"all {skipped} lines are"
+        raise JournalError(clean(f"{path}: not a stacktop journal ({lines} not journal entries) - give a "
+                                 "file from [recorder] dir"))
+    return JournalContents(events, skipped)
+
+
+def read_journal(path: str | Path) -> list[dict[str, Any]]:
+    """Every entry of a journal, oldest first; lines that are not entries (a torn last line) are skipped."""
+    return load_journal(path, strict=False).events
 
 
 class Recorder:

@@ -479,7 +479,11 @@ class ReplayCollector(BaseCollector):
         self._findings: tuple[int, tuple[Finding, ...]] = (0, ())
 
     async def collect(self) -> Any:
-        state = self.timeline.state_at(self.name, self.clock.now())
+        try:
+            state = self.timeline.state_at(self.name, self.clock.now())
+        except Exception as exc:  # a hand-edited or damaged journal: this source's pane says so, replay goes on
+            raise SourceError(f"replay: the recorded snapshot of {self.name} cannot be read "
+                              f"({type(exc).__name__}) - the journal is damaged at this point") from None
         if state is None:
             raise SourceError(f"replay: {self.name} was not recorded yet at this point of the journal")
         if state.error is not None:

@@ -86,7 +86,7 @@ BAD: list[tuple[str, str, int, str]] = [
     ("interval not a number", '[openstack]\ninterval = "fast"\n', 0o600,
      "openstack.interval: must be a number, got a string - write a number, e.g. interval = 10"),
     ("negative interval", "[rabbitmq]\ninterval = -1\n", 0o600,
-     "rabbitmq.interval: must be > 0, got -1 - e.g. interval = 15"),
+     "rabbitmq.interval: must be between 1 and 3600 seconds, got -1 - e.g. interval = 15"),
     ("plain password world-readable", '[rabbitmq]\npassword = "x"\n', 0o644,
      "rabbitmq.password: plain password in a file readable by group or others - chmod 600 {file} "
      "or use password_env"),
@@ -103,12 +103,12 @@ BAD: list[tuple[str, str, int, str]] = [
     ("bad url", '[rabbitmq]\nmanagement_url = "ctl1:15672"\n', 0o600,
      "rabbitmq.management_url: 'ctl1:15672' is not a http/https URL - write it as http://host:port"),
     ("credentials in amqp url", '[rabbitmq]\namqp_url = "amqp://guest:pw@ctl1:5672/"\n', 0o600,
-     "rabbitmq.amqp_url: contains credentials - drop user:password@ from the URL; stacktop uses [rabbitmq] "
-     "user and password_env"),
+     "rabbitmq.amqp_url: contains credentials (user:password@) - drop them from the URL; set [rabbitmq] user "
+     "and password_env or password_file"),
     ("unknown task state", "[thresholds.stuck]\nspawnin = 10\n", 0o600,
      "thresholds.stuck.spawnin: unknown task_state - did you mean 'spawning'?"),
     ("fraction above 1", "[thresholds]\nfleet_down_fraction = 2\n", 0o600,
-     "thresholds.fleet_down_fraction: must be between 0 (excluded) and 1, got 2 - e.g. fleet_down_fraction = 0.5"),
+     "thresholds.fleet_down_fraction: must be between 0.01 and 1, got 2 - e.g. fleet_down_fraction = 0.5"),
     ("section not a table", 'openstack = "prod"\n', 0o600,
      "openstack: must be a table, got a string - write it as [openstack]"),
     ("expected_size zero", '[galera]\nnodes = ["a:1"]\nexpected_size = 0\n', 0o600,

@@ -100,7 +100,7 @@ BAD: list[tuple[str, str, str]] = [
     ("unknown ui key", "[ui]\ninactive_interval = 5\n",
      "ui.inactive_interval: unknown key - did you mean 'inactive_cloud_interval'?"),
     ("ui interval not positive", "[ui]\ninactive_cloud_interval = 0\n",
-     "ui.inactive_cloud_interval: must be > 0, got 0 - e.g. inactive_cloud_interval = 60"),
+     "ui.inactive_cloud_interval: must be between 1 and 3600 seconds, got 0 - e.g. inactive_cloud_interval = 60"),
     ("plain password of a cloud world-readable", '[[clouds]]\nname = "a"\n[clouds.galera]\npassword = "x"\n',
      "clouds[a].galera.password: plain password in a file readable by group or others - chmod 600 {file} or use "
      "password_env"),

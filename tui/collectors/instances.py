@@ -67,8 +67,10 @@ from tui.models.instances import (
     VolumeInfo,
     in_attention,
 )
+from tui.openstack.paging import segment
 from tui.rules.stuck import instance_findings, threshold_for
 from tui.rules.task_states import BUILD_STATES, DEFAULT_STUCK_SECONDS, KNOWN_TASK_STATES
+from tui.safetext import clean
 
 RESYNC_S = 600.0
 BUILD_LIST_S = 30.0  # how often a changes-since poll also lists status=BUILD (module docstring)
@@ -120,6 +122,19 @@ def _dicts(value: Any) -> list[Mapping[str, Any]]:
 
 def _opt_str(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
+
+
+def malformed(what: str, exc: Exception) -> SourceError:
+    """A payload of the wrong shape met by the parsing (a field of the wrong type, missing, not an object),
+    as a source error an on-call engineer can read instead of Python's own words."""
+    if isinstance(exc, KeyError):
+        detail = f"field {clean(exc.args[0] if exc.args else '?')!r} missing"
+    elif isinstance(exc, AttributeError):
+        detail = "an entry that is not an object"
+    else:
+        detail = "a field of the wrong type or value"
+    return SourceError(f"nova: {what}: unexpected answer ({detail}) - a malformed answer from nova-api or a "
+                       "proxy in front of it")
 
 
 def _server_row(row: Any) -> Mapping[str, Any]:
@@ -417,6 +432,12 @@ class InstancesCollector(BaseCollector):
 
     # -- one poll
     async def collect(self) -> InstancesSnapshot:
+        try:
+            return await self._collect()
+        except (TypeError, KeyError, AttributeError, IndexError, ValueError) as exc:
+            raise malformed("servers", exc) from None
+
+    async def _collect(self) -> InstancesSnapshot:
         if self.attention_first and self._cursor is None and not len(self.index):
             self.attention_first = False  # once: the next poll lists every server
             try:
@@ -504,7 +525,8 @@ class InstancesCollector(BaseCollector):
                 raise SourceError("GET compute /servers/detail: the answer has no 'servers' list")
             size = len(page)
             count[1] += size
-            count[2] = max([count[2], *(r.get("updated") or "" for r in page)])
+            count[2] = max([count[2], *(u for r in page if isinstance(r, Mapping)
+                                        and isinstance(u := r.get("updated"), str))])
             marker = next_marker(body, "servers_links")
             del body
             page.reverse()
@@ -692,7 +714,10 @@ class InstancesCollector(BaseCollector):
     async def instance_detail(self, server_id: str) -> InstanceDetail:
         """Everything the instance screen shows, read now (one worker thread). Parts that fail say why in
         InstanceDetail.errors; a server that cannot be read at all raises SourceError (NotFound if gone)."""
-        return await asyncio.to_thread(self._detail_blocking, server_id)
+        try:
+            return await asyncio.to_thread(self._detail_blocking, server_id)
+        except (TypeError, KeyError, AttributeError, IndexError, ValueError) as exc:
+            raise malformed(f"server {server_id}", exc) from None
 
     def _detail_blocking(self, server_id: str) -> InstanceDetail:
         client = self.client()
@@ -729,7 +754,8 @@ class InstancesCollector(BaseCollector):
             if not vid:
                 continue
             try:
-                vol = client.get_json("volume", f"/volumes/{vid}", action=f"showing volume {vid}").get("volume", {})
+                vol = client.get_json("volume", f"/volumes/{segment(vid)}",
+                                      action=f"showing volume {vid}").get("volume", {})
                 volumes.append(parse_volume(vol, server_id, delete))
             except SourceError as exc:
                 volumes.append(VolumeInfo(id=vid, status=f"unreadable: {exc}", delete_on_termination=delete))

@@ -43,6 +43,7 @@ from tui.models.services import (
     ServiceRow,
     ServicesSnapshot,
 )
+from tui.redact import redact_userinfo
 from tui.rules.liveness import REQUIRED_TYPES, services_findings
 
 # catalog service type -> canonical type (os-service-types aliases that matter here), best first
@@ -131,9 +132,12 @@ def endpoint_checks(answers: Iterable[dict[str, Any]]) -> tuple[EndpointCheck, .
         status = a.get("status")
         late = bool(a.get("late"))
         ok = late or (status is not None and int(status) < 500)
-        out.append(EndpointCheck(service_type=canon, url=str(a.get("url")), name=str(a.get("name") or ""),
+        error = a.get("error")
+        out.append(EndpointCheck(service_type=canon, url=redact_userinfo(str(a.get("url"))),
+                                 name=str(a.get("name") or ""),
                                  interface=str(a.get("interface") or "public"), region=_str(a.get("region")),
-                                 ok=ok, status=None if status is None else int(status), error=a.get("error"),
+                                 ok=ok, status=None if status is None else int(status),
+                                 error=None if error is None else redact_userinfo(str(error)),
                                  elapsed_s=a.get("seconds"), late=late))
     return tuple(out)
 

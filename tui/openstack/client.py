@@ -26,9 +26,19 @@ from typing import Any
 
 from tui.collectors.base import SourceError
 from tui.config import OpenStackConfig
-from tui.openstack.errors import Where, check_list, describe, http_error, is_timeout, not_json, to_source_error
-from tui.openstack.paging import iso_param, next_marker, query, resources_param, version_tuple
+from tui.openstack.errors import (
+    NotFound,
+    Where,
+    check_list,
+    describe,
+    http_error,
+    is_timeout,
+    not_json,
+    to_source_error,
+)
+from tui.openstack.paging import iso_param, next_marker, query, resources_param, segment, version_tuple
 from tui.readonly import guard_keystoneauth_session
+from tui.safetext import clean
 
 COMPUTE_MICROVERSION = "2.96"  # wanted; negotiated down to the server's max, never below the minimum
 COMPUTE_MIN_MICROVERSION = "2.53"  # UUID ids for services/hypervisors, with_servers; nova Pike
@@ -282,19 +292,23 @@ class OpenStackClient:
 
     def server(self, server_id: str) -> dict[str, Any]:
         """GET /servers/{id} (with `fault` when ERROR). NotFound when it is gone."""
-        body = self.get_json("compute", f"/servers/{server_id}", microversion=self.compute_microversion(),
-                             action=f"showing server {server_id}")
+        try:
+            body = self.get_json("compute", f"/servers/{segment(server_id)}",
+                                 microversion=self.compute_microversion(), action=f"showing server {server_id}")
+        except NotFound:  # what was typed, not the URL it made
+            raise NotFound(f"no server '{clean(server_id)}' in nova - give a server id, an id prefix or a name "
+                           "from the instances pane") from None
         return dict(body.get("server", {}))
 
     def instance_actions(self, server_id: str) -> list[dict[str, Any]]:
         """GET /servers/{id}/os-instance-actions, latest first."""
-        body = self.get_json("compute", f"/servers/{server_id}/os-instance-actions",
+        body = self.get_json("compute", f"/servers/{segment(server_id)}/os-instance-actions",
                              microversion=self.compute_microversion(), action=f"actions of {server_id}")
         return list(body.get("instanceActions", []))
 
     def instance_action(self, server_id: str, request_id: str) -> dict[str, Any]:
         """GET /servers/{id}/os-instance-actions/{request_id}: the action with its `events`."""
-        body = self.get_json("compute", f"/servers/{server_id}/os-instance-actions/{request_id}",
+        body = self.get_json("compute", f"/servers/{segment(server_id)}/os-instance-actions/{segment(request_id)}",
                              microversion=self.compute_microversion(), action=f"action {request_id}")
         return dict(body.get("instanceAction", {}))
 
@@ -308,7 +322,7 @@ class OpenStackClient:
                           params, microversion=self.compute_microversion(), action="listing hypervisors")
 
     def hypervisor(self, hypervisor_id: str, *, with_servers: bool = True) -> dict[str, Any]:
-        body = self.get_json("compute", query(f"/os-hypervisors/{hypervisor_id}",
+        body = self.get_json("compute", query(f"/os-hypervisors/{segment(hypervisor_id)}",
                                               {"with_servers": True} if with_servers else None),
                              microversion=self.compute_microversion(), action=f"hypervisor {hypervisor_id}")
         return dict(body.get("hypervisor", {}))
@@ -363,24 +377,26 @@ class OpenStackClient:
 
     def provider_inventories(self, uuid: str) -> dict[str, dict[str, Any]]:
         """{resource class: {total, reserved, min_unit, max_unit, step_size, allocation_ratio}}."""
-        return dict(self._placement(f"/resource_providers/{uuid}/inventories", f"inventories of {uuid}")
+        return dict(self._placement(f"/resource_providers/{segment(uuid)}/inventories", f"inventories of {uuid}")
                     .get("inventories", {}))
 
     def provider_usages(self, uuid: str) -> dict[str, int]:
-        return dict(self._placement(f"/resource_providers/{uuid}/usages", f"usages of {uuid}").get("usages", {}))
+        usages = self._placement(f"/resource_providers/{segment(uuid)}/usages", f"usages of {uuid}")
+        return dict(usages.get("usages", {}))
 
     def provider_allocations(self, uuid: str) -> dict[str, dict[str, Any]]:
         """{consumer uuid: {resources: {rc: n}, consumer_generation}}."""
-        return dict(self._placement(f"/resource_providers/{uuid}/allocations", f"allocations on {uuid}")
+        return dict(self._placement(f"/resource_providers/{segment(uuid)}/allocations", f"allocations on {uuid}")
                     .get("allocations", {}))
 
     def provider_traits(self, uuid: str) -> list[str]:
-        return list(self._placement(f"/resource_providers/{uuid}/traits", f"traits of {uuid}").get("traits", []))
+        traits = self._placement(f"/resource_providers/{segment(uuid)}/traits", f"traits of {uuid}")
+        return list(traits.get("traits", []))
 
     def consumer_allocations(self, consumer: str) -> dict[str, Any]:
         """GET /allocations/{consumer}: {allocations: {rp: {generation, resources}}, project_id, user_id,
         consumer_generation, consumer_type (>= 1.38)}; {allocations: {}} for an unknown consumer."""
-        return self._placement(f"/allocations/{consumer}", f"allocations of consumer {consumer}")
+        return self._placement(f"/allocations/{segment(consumer)}", f"allocations of consumer {consumer}")
 
     def allocation_candidates(self, resources: Mapping[str, int] | str, *, required: Iterable[str] = (),
                               limit: int | None = None) -> dict[str, Any]:
@@ -519,6 +535,12 @@ def connect(cfg: OpenStackConfig) -> OpenStackClient:
                 tls["cacert"] = str(Path(cfg.cacert).expanduser())
             region = osc.get_one(cloud=cfg.cloud, api_timeout=cfg.timeout, **tls)
         except Exception as exc:
+            if type(exc).__name__ == "ConfigException" and cfg.clouds_file:
+                from tui.openstack.cloudsyaml import yaml_problem
+
+                problem = yaml_problem(Path(cfg.clouds_file).expanduser())
+                if problem is not None:
+                    raise SourceError(f"{clean(problem)} - fix that line of [openstack] clouds_file") from None
             if type(exc).__name__ == "ConfigException" and cfg.cloud:
                 known = ", ".join(sorted(osc.get_cloud_names())) or "none"
                 files = cfg.clouds_file or "clouds.yaml (./, ~/.config/openstack/, /etc/openstack/)"

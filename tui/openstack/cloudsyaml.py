@@ -103,6 +103,28 @@ def _yaml(text: str) -> Any:
         raise ValueError(str(exc)) from None
 
 
+def yaml_problem(path: Path) -> str | None:
+    """Why a clouds.yaml does not parse, with its line and column (openstacksdk skips such a file silently,
+    then says the cloud is not there); None when it parses, or is not a regular file that can be read."""
+    import stat
+
+    import yaml
+
+    try:
+        if not stat.S_ISREG(path.stat().st_mode):
+            return None
+        text = path.read_text(encoding="utf-8", errors="replace")
+        yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except OSError:
+        return None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        return f"{path} is not valid YAML{where}: {problem}"
+    return None
+
+
 def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
     """openstacksdk's merge_clouds: nested dicts merged, the rest replaced."""
     out = dict(base)

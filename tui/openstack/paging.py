@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import parse_qs, urlencode, urlsplit
+from urllib.parse import parse_qs, quote, urlencode, urlsplit
 
 
 def next_marker(body: Mapping[str, Any], links_key: str) -> str | None:
@@ -29,6 +29,18 @@ def iso_param(value: datetime | str) -> str:
     if value.tzinfo is None:
         value = value.replace(tzinfo=UTC)
     return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def segment(value: object) -> str:
+    """One path segment from outside (a server id or name typed after :server, a request id, a host):
+    percent-encoded whole, so `/`, `?` or `#` cannot change which resource is read. `.` and `..` are
+    refused (NotFound, no request): HTTP clients decode %2E back to a dot and servers resolve dot segments."""
+    text = str(value)
+    if text in ("", ".", ".."):
+        from tui.openstack.errors import NotFound
+
+        raise NotFound(f"'{text}' is not an id")
+    return quote(text, safe="")
 
 
 def query(path: str, params: Mapping[str, Any] | Iterable[tuple[str, Any]] | None) -> str:
