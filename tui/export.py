@@ -8,7 +8,7 @@ from typing import Any
 from urllib.parse import quote
 
 from tui.recorder import read_journal
-from tui.safetext import clean, markdown
+from tui.safetext import clean, markdown, no_html
 
 
 def _cell(value: Any) -> str:
@@ -28,7 +28,7 @@ def _exercise_markdown(text: str) -> str:
         elif not fence and stripped.startswith(("```", "~~~")):
             fence = stripped[:3]
         elif not fence:
-            line = line.replace("<", "&lt;").replace(">", "&gt;")
+            line = no_html(line)
         out.append(line)
     return "\n".join(out)
 

@@ -24,7 +24,9 @@ from rich.text import Text
 # Cc (C0, DEL, C1), zero-width and bidirectional formatting, line/paragraph separators, BOM.
 _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff"
                      "\ufff9-\ufffb]")
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
+_MD_SPECIAL = re.compile(r"([\\`*\[\]|])")  # code spans, emphasis, links and images, table cells
+_HTML_START = re.compile(r"<(?=[A-Za-z/!?])")  # what can open a raw HTML tag, comment or declaration
+_ENTITY = re.compile(r"&(?=#?\w+;)")
 
 
 def _visible(match: re.Match[str]) -> str:
@@ -66,6 +68,11 @@ def cell(value: Any) -> Any:
 
 
 def markdown(value: object) -> str:
-    """Inert in Markdown and in HTML: no link, image, emphasis, table break or tag survives."""
-    s = clean(value).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return _MD_SPECIAL.sub(r"\\\1", s)
+    """Inert in Markdown and in HTML: no link, image, code span, table break, tag or entity survives; the rest
+    stays as typed (`nova.service_down`, `<= 1.5 s`), so the raw report reads well too."""
+    return _MD_SPECIAL.sub(r"\\\1", no_html(value))
+
+
+def no_html(value: object) -> str:
+    """`clean`, and nothing that Markdown would pass through as a raw HTML tag or an entity."""
+    return _HTML_START.sub("&lt;", _ENTITY.sub("&amp;", clean(value)))

@@ -14,8 +14,8 @@ def run(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (("snapshot", "--instances", "5"), "stacktop: --instances/--hosts/--queues/--churn/--speed/--seed shape the "
-                                       "simulated cloud - add --demo"),
+    (("snapshot", "--instances", "5"), "stacktop: --instances/--hosts/--queues/--churn/--speed/--seed/--hostile "
+                                       "shape the simulated cloud - add --demo"),
     (("--demo", "--instances", "0"), "stacktop: argument --instances: must be at least 1, got 0 - see stacktop --help"),
     (("--bogus",), "stacktop: unrecognized arguments: --bogus - see stacktop --help"),
 ])
