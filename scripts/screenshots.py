@@ -19,13 +19,13 @@ sys.path.insert(0, str(ROOT))
 os.environ["TZ"] = "UTC"
 time.tzset()
 
-from tui.screens.gallery import SCENES, SIZE, GalleryApp, Tour, main_view, make_demo  # noqa: E402
+from tui.screens.gallery import SCENES, SIZE, GalleryApp, Tour, demo_for, main_view  # noqa: E402
 
 OUT = ROOT / "screenshots"
 
 
 async def take(name: str, scene, size: tuple[int, int]) -> None:  # type: ignore[no-untyped-def]
-    demo = make_demo()
+    demo = demo_for(name)
     try:
         app = GalleryApp(demo)
         async with app.run_test(size=size) as pilot:

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tui.screens.gallery import SCENES, SIZE, GalleryApp, Tour, main_view, make_demo
+from tui.screens.gallery import SCENES, SIZE, GalleryApp, Tour, demo_for, main_view
 
 
 @pytest.fixture
@@ -24,8 +24,8 @@ def utc(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     time.tzset()
 
 
-def compare(snap_compare, scene, size: tuple[int, int]) -> bool:  # type: ignore[no-untyped-def]
-    demo = make_demo()
+def compare(snap_compare, scene, size: tuple[int, int], name: str = "") -> bool:  # type: ignore[no-untyped-def]
+    demo = demo_for(name)
     try:
         app = GalleryApp(demo)
 
@@ -39,7 +39,7 @@ def compare(snap_compare, scene, size: tuple[int, int]) -> bool:  # type: ignore
 
 @pytest.mark.parametrize("name", list(SCENES))
 def test_gallery_view(name: str, snap_compare, utc) -> None:  # type: ignore[no-untyped-def]
-    assert compare(snap_compare, SCENES[name], SIZE)
+    assert compare(snap_compare, SCENES[name], SIZE, name)
 
 
 def test_gallery_main_view_80x24(snap_compare, utc) -> None:  # type: ignore[no-untyped-def]

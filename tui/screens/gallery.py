@@ -34,6 +34,11 @@ def make_demo(*, hostile: bool = False) -> Demo:
     return start_demo(manual=True, seed=SEED, start=START, hostile=hostile)
 
 
+def demo_for(scene_name: str) -> Demo:
+    """The demo a scene is shown on: the hostile-names scene's cloud speaks tui.sim.hostile."""
+    return make_demo(hostile=scene_name in HOSTILE_SCENES)
+
+
 class GalleryApp(StacktopApp):
     """The dashboard on the demo cloud; its sources poll only when the tour asks (Tour.poll)."""
 
@@ -205,6 +210,15 @@ async def boot_trace(tour: Tour) -> None:
     await tour.settle()
 
 
+async def hostile_names(tour: Tour) -> None:
+    """80 s on a cloud whose tenants name things to break a terminal UI: hosts, servers, queues, a disabled
+    reason and a fault carrying markup and terminal controls, shown as typed with the controls written out."""
+    await tour.walk(80)
+    await tour.command("queues")
+    await tour.pilot.press("a")
+    await tour.settle()
+
+
 Scene = Callable[[Tour], Awaitable[None]]
 # file name -> scene, in the README's order
 SCENES: dict[str, Scene] = {
@@ -214,4 +228,6 @@ SCENES: dict[str, Scene] = {
     "rabbitmq-zero-consumer.svg": rabbitmq_zero_consumer,
     "galera-no-quorum.svg": galera_no_quorum,
     "boot-trace.svg": boot_trace,
+    "hostile-names.svg": hostile_names,
 }
+HOSTILE_SCENES = {"hostile-names.svg"}
