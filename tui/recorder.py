@@ -9,7 +9,7 @@ What is recorded (each line has `schema_version`, `ts`, `type`):
 - note: a line the engineer typed, attached to an object or to the session;
 - exercise: a finished exercise's result (boot trace, compute-down lag, request trace);
 - snapshot (schema 2): a source's snapshot and findings whenever either changed, in full or as a patch against
-  the previous one (tui.replay.SnapshotEncoder), so `stacktop replay` can show the panes as they were.
+  the previous one (tui.journal_codec.SnapshotEncoder), so `stacktop replay` can show the panes as they were.
 
 Lines are written (and snapshots encoded) by a thread, never on the UI loop, and flushed one by one, so a
 crash loses at most the line being written. Known secrets (config passwords) are replaced by `***` before a
@@ -142,7 +142,7 @@ class Journal:
         self.max_bytes = max_bytes
         self.keep = keep
         self._queue: queue.Queue[str | Observation | tuple[str, Observation] | None] = queue.Queue()
-        self._snapshots: Any = None  # tui.replay.SnapshotEncoder, made by the writer thread
+        self._snapshots: Any = None  # tui.journal_codec.SnapshotEncoder, made by the writer thread
         self._file = self.path.open("a", encoding="utf-8")
         self._thread = threading.Thread(target=self._write_loop, name="stacktop-journal", daemon=True)
         self._thread.start()
@@ -169,7 +169,7 @@ class Journal:
 
     def _snapshot_line(self, obs: Observation, cloud: str | None = None) -> str | None:
         if self._snapshots is None:
-            from tui.replay import SnapshotEncoder
+            from tui.journal_codec import SnapshotEncoder
 
             self._snapshots = SnapshotEncoder()
         key = obs.source if cloud is None else f"{cloud}/{obs.source}"

@@ -9,12 +9,13 @@ from pathlib import Path
 from typing import Any
 
 from tui.collectors.registry import build_collectors
+from tui.journal_codec import Encoder, SnapshotEncoder, apply, decode, diff
 from tui.models.finding import Finding
 from tui.models.instances import Fault, HostHealth, InstancesSnapshot, PollInfo, Server
 from tui.models.observation import Observation
 from tui.models.services import KeystoneCheck, SectionRead, ServiceRow, ServicesSnapshot
 from tui.recorder import ChangeTracker, Journal, Recorder, read_journal
-from tui.replay import Encoder, Player, ReplayClock, SnapshotEncoder, Timeline, apply, decode, diff
+from tui.replay import Player, ReplayClock, Timeline
 from tui.runner import CollectorRunner
 from tui.sim import start_demo
 

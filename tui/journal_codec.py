@@ -1,0 +1,299 @@
+"""The journal's snapshot codec: how a poll's snapshot is written to the journal and read back.
+
+The recorder writes, per source, a `snapshot` event whenever a poll's snapshot or findings changed: the first
+one (and every FULL_EVERY-th, and the first after a rotation) in full, the others as a compact patch against
+the previous one (SnapshotEncoder; lists of objects are patched by identity: a server by id, a queue by
+vhost+name). Each event names the snapshot's class so replay can rebuild the frozen dataclass (decode()).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import importlib
+import types
+import typing
+from collections.abc import Iterable, Mapping
+from datetime import date, datetime
+from typing import Any
+
+from tui.models.finding import Finding
+
+FULL_EVERY = 200  # a full snapshot after this many patches of one source (bounds the cost of a seek)
+IDENTITY_KEYS: tuple[tuple[str, ...], ...] = (("id",), ("vhost", "name"), ("address",), ("section", "binary", "host"),
+                                              ("service_type", "url"), ("name",), ("key",), ("event",))
+
+
+# ------------------------------------------------------------------------------------------------ encoding
+class Encoder:
+    """to_jsonable for snapshots, remembering the JSON of each frozen dataclass instance it saw last time:
+    the instances collector reuses unchanged Server objects, so a 10,000-server snapshot costs one dict
+    lookup per unchanged server, and the diff sees the very same dict (an `is` test)."""
+
+    def __init__(self) -> None:
+        self._memo: dict[int, tuple[Any, Any]] = {}
+        self._next: dict[int, tuple[Any, Any]] = {}
+
+    def encode(self, value: Any) -> Any:
+        self._next = {}
+        try:
+            return self._enc(value)
+        finally:
+            self._memo, self._next = self._next, {}
+
+    def _enc(self, value: Any) -> Any:
+        if value is None or isinstance(value, (bool, int, float, str)):
+            return value
+        if isinstance(value, (datetime, date)):
+            return value.isoformat()
+        if isinstance(value, enum.Enum):
+            return self._enc(value.value)
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            key = id(value)
+            hit = self._memo.get(key) or self._next.get(key)
+            if hit is not None and hit[0] is value:
+                self._next[key] = hit
+                return hit[1]
+            out = {f.name: self._enc(getattr(value, f.name)) for f in dataclasses.fields(value)}
+            self._next[key] = (value, out)
+            return out
+        if isinstance(value, Mapping):
+            return {str(k): self._enc(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple, set, frozenset)):
+            return [self._enc(v) for v in value]
+        if hasattr(value, "to_dict") and callable(value.to_dict):
+            return self._enc(value.to_dict())
+        return str(value)
+
+
+def _identity(old: list[Any], new: list[Any]) -> tuple[str, ...] | None:
+    """The first IDENTITY_KEYS naming every element of both lists uniquely (None: patch the list whole)."""
+    if not old or not new or not all(isinstance(e, dict) for e in old) or not all(isinstance(e, dict) for e in new):
+        return None
+    for keys in IDENTITY_KEYS:
+        ok = True
+        for items in (old, new):
+            idents = [_ident(e, keys) for e in items]
+            if None in idents or len(set(idents)) != len(idents):
+                ok = False
+                break
+        if ok:
+            return keys
+    return None
+
+
+def _ident(e: Mapping[str, Any], keys: tuple[str, ...]) -> str | None:
+    if len(keys) == 1:
+        v = e.get(keys[0])
+        return None if v is None or v == "" or isinstance(v, (dict, list)) else str(v)
+    parts = []
+    for k in keys:
+        v = e.get(k)
+        if v is None or v == "" or isinstance(v, (dict, list)):
+            return None
+        parts.append(str(v))
+    return "\x1f".join(parts)
+
+
+def diff(old: Any, new: Any) -> dict[str, Any] | None:
+    """A patch turning old into new (None when equal). {"=": v} replaces; {"d": {k: patch}, "x": [gone]}
+    patches a dict; {"L": keys, "u": {id: patch}, "n": {id: v}, "o": [ids]} patches a list by identity
+    ("o", the new order, only when membership or order changed)."""
+    if old is new:
+        return None
+    if isinstance(old, dict) and isinstance(new, dict):
+        d: dict[str, Any] = {}
+        for k, v in new.items():
+            if k not in old:
+                d[k] = {"=": v}
+            else:
+                p = diff(old[k], v)
+                if p is not None:
+                    d[k] = p
+        gone = [k for k in old if k not in new]
+        if not d and not gone:
+            return None
+        patch: dict[str, Any] = {"d": d}
+        if gone:
+            patch["x"] = gone
+        return patch
+    if isinstance(old, list) and isinstance(new, list):
+        keys = _identity(old, new)
+        if keys is not None and len(new) > 4:
+            old_ids = [_ident(e, keys) for e in old]
+            by_id = dict(zip(old_ids, old, strict=True))
+            ids = [_ident(e, keys) for e in new]
+            upd: dict[str, Any] = {}
+            add: dict[str, Any] = {}
+            for ident, e in zip(ids, new, strict=True):
+                assert ident is not None
+                if ident in by_id:
+                    p = diff(by_id[ident], e)
+                    if p is not None:
+                        upd[ident] = p
+                else:
+                    add[ident] = e
+            same_order = ids == old_ids
+            if not upd and not add and same_order:
+                return None
+            lp: dict[str, Any] = {"L": list(keys), "u": upd, "n": add}
+            if not same_order:
+                lp["o"] = ids
+            return lp
+    if old == new:
+        return None
+    return {"=": new}
+
+
+def apply(old: Any, patch: Mapping[str, Any]) -> Any:
+    if "=" in patch:
+        return patch["="]
+    if "d" in patch:
+        base = dict(old) if isinstance(old, dict) else {}
+        for k in patch.get("x", ()):
+            base.pop(k, None)
+        for k, p in patch["d"].items():
+            base[k] = apply(base.get(k), p)
+        return base
+    if "L" in patch:
+        keys = tuple(patch["L"])
+        by_id = {_ident(e, keys): e for e in old or ()}
+        ids = patch.get("o") or list(by_id)
+        upd, add = patch.get("u", {}), patch.get("n", {})
+        return [add[i] if i in add else apply(by_id[i], upd[i]) if i in upd else by_id[i] for i in ids]
+    raise ValueError(f"not a snapshot patch: {sorted(patch)[:3]}")
+
+
+def class_name(value: Any) -> str | None:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        cls = type(value)
+        return f"{cls.__module__}:{cls.__qualname__}"
+    return None
+
+
+class SnapshotEncoder:
+    """Per source: the last JSON written, to emit full snapshots or patches. Used by the journal's writer
+    thread (the encoding of a big snapshot never runs on the UI loop)."""
+
+    def __init__(self, full_every: int = FULL_EVERY) -> None:
+        self.full_every = full_every
+        self._last: dict[str, tuple[Any, Any, int]] = {}  # source -> (json, findings json, patches since full)
+        self._encoders: dict[str, Encoder] = {}
+
+    def reset(self) -> None:
+        """The next snapshot of every source is written in full (after a rotation: each file stands alone)."""
+        self._last.clear()
+
+    def event(self, source: str, at: float | None, snapshot: Any, findings: Iterable[Finding]) -> dict[str, Any] | None:
+        """The `snapshot` event for this poll, or None when nothing changed since the last one written."""
+        encoder = self._encoders.setdefault(source, Encoder())
+        body = encoder.encode(snapshot)
+        found = [f.to_dict() for f in findings]
+        last = self._last.get(source)
+        event: dict[str, Any] = {"type": "snapshot", "source": source, "at": at, "class": class_name(snapshot)}
+        if last is None or last[2] >= self.full_every:
+            event["full"] = body
+            event["findings"] = found
+            self._last[source] = (body, found, 0)
+            return event
+        patch = diff(last[0], body)
+        if patch is None and found == last[1]:
+            return None
+        event["delta"] = patch
+        if found != last[1]:
+            event["findings"] = found
+        self._last[source] = (body, found, last[2] + 1)
+        return event
+
+
+# ------------------------------------------------------------------------------------------------ decoding
+def _hints(cls: type) -> dict[str, Any]:
+    try:
+        return typing.get_type_hints(cls)
+    except Exception:
+        return {f.name: Any for f in dataclasses.fields(cls)}
+
+
+def decode(tp: Any, value: Any) -> Any:
+    """Rebuild a value of type `tp` (frozen dataclasses, datetimes, tuples, mappings...) from its JSON."""
+    if value is None or tp is Any or tp is object:
+        return value
+    origin = typing.get_origin(tp)
+    args = typing.get_args(tp)
+    if origin in (typing.Union, types.UnionType):
+        options = [a for a in args if a is not type(None)]
+        for option in options:
+            if _fits(option, value):
+                return decode(option, value)
+        return value
+    if origin is typing.Literal:
+        return value
+    if origin in (tuple,):
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(decode(args[0], v) for v in value)
+        if args:
+            return tuple(decode(a, v) for a, v in zip(args, value, strict=False))
+        return tuple(value)
+    if origin in (list, set, frozenset) or (origin is not None and origin.__name__ in ("Sequence", "Iterable")):
+        inner = args[0] if args else Any
+        items = [decode(inner, v) for v in value]
+        return origin(items) if origin in (set, frozenset) else (items if origin is list else tuple(items))
+    if origin in (dict,) or (origin is not None and getattr(origin, "__name__", "") in ("Mapping", "MutableMapping")):
+        inner = args[1] if len(args) == 2 else Any
+        return {k: decode(inner, v) for k, v in value.items()}
+    if isinstance(tp, type):
+        if tp is datetime and isinstance(value, str):
+            return datetime.fromisoformat(value)
+        if tp is date and isinstance(value, str):
+            return date.fromisoformat(value)
+        if issubclass(tp, enum.Enum):
+            return tp(value)
+        if tp is float and isinstance(value, int):
+            return float(value)
+        if dataclasses.is_dataclass(tp) and isinstance(value, dict):
+            hints = _hints(tp)
+            kwargs = {f.name: decode(hints.get(f.name, Any), value[f.name])
+                      for f in dataclasses.fields(tp) if f.init and f.name in value}
+            return tp(**kwargs)
+    return value
+
+
+def _fits(tp: Any, value: Any) -> bool:
+    origin = typing.get_origin(tp) or tp
+    if origin is typing.Literal:
+        return value in typing.get_args(tp)
+    if origin is Any:
+        return True
+    if isinstance(value, dict):
+        return (isinstance(origin, type) and dataclasses.is_dataclass(origin)) or origin in (dict,) or \
+            getattr(origin, "__name__", "") in ("Mapping", "MutableMapping")
+    if isinstance(value, list):
+        return origin in (tuple, list, set, frozenset) or getattr(origin, "__name__", "") in ("Sequence", "Iterable")
+    if isinstance(value, str):
+        if origin in (datetime, date):
+            try:
+                (datetime if origin is datetime else date).fromisoformat(value)
+            except ValueError:
+                return False
+            return True
+        return origin is str or (isinstance(origin, type) and issubclass(origin, enum.Enum))
+    if isinstance(value, bool):
+        return origin is bool
+    if isinstance(value, (int, float)):
+        return origin in (int, float) and not (origin is int and isinstance(value, float))
+    return False
+
+
+def load_class(name: str | None) -> type | None:
+    if not name:
+        return None
+    module, _, qual = name.partition(":")
+    if not module.startswith("tui."):
+        return None  # only stacktop's own snapshot types are rebuilt
+    try:
+        obj: Any = importlib.import_module(module)
+        for part in qual.split("."):
+            obj = getattr(obj, part)
+    except (ImportError, AttributeError):
+        return None
+    return obj if isinstance(obj, type) else None
