@@ -35,6 +35,7 @@ from tui.safetext import clean, escape
 from tui.screens.help import HelpScreen
 from tui.widgets.breadcrumb import Breadcrumb
 from tui.widgets.command_input import CommandInput, StacktopCommands
+from tui.widgets.drilldown import DrillDown
 from tui.widgets.findings_pane import FindingsPane
 from tui.widgets.observed import AllObserved, Observed
 from tui.widgets.panes import PANE_ORDER, pane_class
@@ -696,6 +697,19 @@ class StacktopApp(App[None]):
             if source == pane.SOURCE:
                 self._activate(index)
                 return
+
+    def on_drill_down(self, message: DrillDown) -> None:
+        """A pane's `enter`: the host screen, or the instance screen (by id, id prefix or name)."""
+        message.stop()
+        if message.target == "host":
+            self.open_host(message.name)
+        else:
+            self.open_server(message.name)
+
+    def open_host(self, name: str) -> None:
+        from tui.screens.host import HostScreen
+
+        self.push_screen(HostScreen(name))
 
     def open_server(self, ref: str) -> None:
         """:server ID|NAME - by id, id prefix or exact name among the servers the instances source knows."""

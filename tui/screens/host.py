@@ -37,7 +37,7 @@ from tui.rules.allocations import audit_findings, fmt_resources, phantom_lines
 from tui.safetext import escape
 from tui.widgets.breadcrumb import Breadcrumb
 from tui.widgets.keyed_table import KeyedTable
-from tui.widgets.services_pane import COLUMNS, _dt, build_rows
+from tui.widgets.services_pane import COLUMNS, build_rows, utc_datetime
 
 SOURCE = "services"
 MAX_ROWS = 200  # per list on the screen (ports, servers, consumers): the rest is counted, not shown
@@ -289,10 +289,10 @@ class HostScreen(Screen[None]):
             self.query_one("#host-findings", Static).update("[dim]control-plane source: waiting (or not running)[/]")
             return
         clock = getattr(self.app, "clock", None)
-        now = _dt(clock() if callable(clock) else None) or _dt(obs.ok_at)
+        now = utc_datetime(clock() if callable(clock) else None) or utc_datetime(obs.ok_at)
         assert now is not None
         thresholds = getattr(getattr(self.app, "config", None), "thresholds", None) or Thresholds()
-        rows = build_rows(host_snapshot(obs.snapshot, self.host), thresholds, now, _dt(obs.ok_at))
+        rows = build_rows(host_snapshot(obs.snapshot, self.host), thresholds, now, utc_datetime(obs.ok_at))
         self.table.sync(rows)
         if obs is not self._shown:
             self._shown = obs

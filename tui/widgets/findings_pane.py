@@ -22,6 +22,7 @@ from rich.text import Text
 from tui.models.finding import SEVERITY_ORDER, Finding
 from tui.models.observation import Observation
 from tui.safetext import text as safe_text
+from tui.widgets.drilldown import DrillDown
 from tui.widgets.observed import AllObserved, keys_first, latest_observations
 from tui.widgets.source_pane import SourcePane
 
@@ -195,18 +196,8 @@ class FindingsPane(SourcePane):
 
         what, name = jump_target(f)
         app = self.app
-        if what == "host":
-            from tui.screens.host import HostScreen
-
-            app.push_screen(HostScreen(name))
-        elif what == "server":
-            open_server = getattr(app, "open_server", None)
-            if callable(open_server):
-                open_server(name)
-            else:
-                from tui.screens.instance import InstanceScreen
-
-                app.push_screen(InstanceScreen(name))
+        if what in ("host", "server"):
+            self.post_message(DrillDown(what, name))
         else:
             show_source = getattr(app, "show_source", None)
             if callable(show_source):

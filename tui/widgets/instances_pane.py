@@ -22,6 +22,7 @@ from tui.models.finding import Finding
 from tui.models.observation import Observation
 from tui.safetext import escape
 from tui.safetext import text as safe_text
+from tui.widgets.drilldown import DrillDown
 from tui.widgets.source_pane import SourcePane
 
 if TYPE_CHECKING:  # models and rules are imported where used: ~20 ms of CPU before the first paint otherwise
@@ -164,6 +165,4 @@ class InstancesPane(SourcePane):
         server_id = self.selected_server()
         if server_id is None:
             return
-        from tui.screens.instance import InstanceScreen
-
-        self.app.push_screen(InstanceScreen(server_id))
+        self.post_message(DrillDown("server", server_id))

@@ -21,6 +21,7 @@ from tui.freshness import coarse_age, human_age
 from tui.models.observation import Observation
 from tui.safetext import escape
 from tui.safetext import text as safe_text
+from tui.widgets.drilldown import DrillDown
 from tui.widgets.source_pane import SourcePane
 
 if TYPE_CHECKING:  # models and rules are imported where used: ~20 ms of CPU before the first paint otherwise
@@ -33,7 +34,7 @@ COLUMNS = ("binary", "host", "state", "heartbeat", "status", "zone", "reason")
 STATE_STYLE = {"down": "bold red", "late": "yellow", "up": "green"}
 
 
-def _dt(epoch: float | None) -> datetime | None:
+def utc_datetime(epoch: float | None) -> datetime | None:
     return None if epoch is None else datetime.fromtimestamp(epoch, UTC)
 
 
@@ -255,8 +256,8 @@ class ServicesPane(SourcePane):
         obs = self.observation
         if self.table is None or obs is None or not _is_snapshot(obs.snapshot):
             return
-        at = _dt(now) or datetime.now(UTC)
-        poll = min(_dt(obs.ok_at) or at, at)
+        at = utc_datetime(now) or datetime.now(UTC)
+        poll = min(utc_datetime(obs.ok_at) or at, at)
         cached = self._at_poll
         if cached is None or cached[0] is not obs.snapshot or cached[1] != poll:
             cached = self._at_poll = (obs.snapshot, poll, assess_at_poll(obs.snapshot, self._thresholds(), poll))
@@ -286,6 +287,4 @@ class ServicesPane(SourcePane):
         row = self.selected_row()
         if row is None:
             return
-        from tui.screens.host import HostScreen
-
-        self.app.push_screen(HostScreen(row.host.split("@")[0]))
+        self.post_message(DrillDown("host", row.host.split("@")[0]))
