@@ -51,7 +51,7 @@ class OpenStackConfig:
     timeout: float = 20.0
     cacert: str | None = None  # CA bundle for the cloud's TLS endpoints (overrides clouds.yaml's)
     insecure: bool = False  # TLS verification off: only when set explicitly; the header says INSECURE
-    max_body_mb: float = 32.0  # a larger answer is refused before it is decoded (tui.deadline)
+    max_body_mb: float = 16.0  # a larger answer is refused before it is decoded (tui.deadline)
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,7 @@ class RabbitMQConfig:
     timeout: float = 10.0
     cacert: str | None = None  # CA bundle for an https management_url (else the system's, or $SSL_CERT_FILE)
     insecure: bool = False  # TLS verification off for the management API: explicit only; the header says INSECURE
-    max_body_mb: float = 32.0  # a larger answer is refused before it is decoded (tui.deadline)
+    max_body_mb: float = 16.0  # a larger answer is refused before it is decoded (tui.deadline)
 
     @property
     def configured(self) -> bool:
@@ -401,7 +401,7 @@ def _openstack(r: _Reader, data: dict[str, Any], label: str, default_cloud: str 
         timeout=r.number(os_sec, label, "timeout", 20.0),
         cacert=r.string(os_sec, label, "cacert", None),
         insecure=r.boolean(os_sec, label, "insecure", False),
-        max_body_mb=r.bounded(os_sec, label, "max_body_mb", 32.0, 1.0, 4096.0, "MB"),
+        max_body_mb=r.bounded(os_sec, label, "max_body_mb", 16.0, 1.0, 4096.0, "MB"),
     )
     r.tls_pair(label, openstack.cacert, openstack.insecure, "the cloud's certificates")
     if openstack.clouds_file and not Path(openstack.clouds_file).expanduser().is_file():
@@ -423,7 +423,7 @@ def _rabbitmq(r: _Reader, data: dict[str, Any], label: str) -> RabbitMQConfig:
         timeout=r.number(rq, label, "timeout", 10.0),
         cacert=r.string(rq, label, "cacert", None),
         insecure=r.boolean(rq, label, "insecure", False),
-        max_body_mb=r.bounded(rq, label, "max_body_mb", 32.0, 1.0, 4096.0, "MB"),
+        max_body_mb=r.bounded(rq, label, "max_body_mb", 16.0, 1.0, 4096.0, "MB"),
     )
     r.tls_pair(label, rabbitmq.cacert, rabbitmq.insecure, "the management API's certificate")
     if rabbitmq.amqp_url and "@" in rabbitmq.amqp_url.split("://", 1)[1].split("/", 1)[0]:

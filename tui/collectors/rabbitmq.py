@@ -183,7 +183,7 @@ async def in_daemon_thread(fn: Callable[..., Any], *args: Any) -> Any:
 
 def _get_decoded(client: httpx.Client, path: str, params: dict[str, Any] | None,
                  last: tuple[bytes, Any] | None = None, seconds: float | None = None,
-                 max_body: int = 32 * deadline.MB) -> tuple[httpx.Response, Any, bool, bool]:
+                 max_body: int = 16 * deadline.MB) -> tuple[httpx.Response, Any, bool, bool]:
     """In a worker thread: one GET, and its body decoded as JSON (a queue page is ~100-700 KB: not on the UI
     loop). (response, data, whether the body was JSON, whether it is the `last` body: then its data is the last
     data, not decoded again). The GET has one overall deadline, `seconds` (connect, headers and body: a broker
@@ -245,7 +245,7 @@ class RabbitMQCollector(BaseCollector):
         full_every: int = FULL_EVERY,
         cacert: str | None = None,
         insecure: bool = False,
-        max_body_mb: float = 32.0,
+        max_body_mb: float = 16.0,
     ) -> None:
         base = management_url.rstrip("/")
         if base.endswith("/api"):

@@ -43,7 +43,7 @@ SERVICE_ADAPTERS = {"compute": "compute", "network": "network", "volume": "block
 class OpenStackClient:
     """Plain-dict reads of one cloud. Thread-safe for concurrent calls (one token, one session)."""
 
-    def __init__(self, conn: Any, *, where: Where, timeout: float, max_body_mb: float = 32.0) -> None:
+    def __init__(self, conn: Any, *, where: Where, timeout: float, max_body_mb: float = 16.0) -> None:
         self.conn = conn
         self.where = where
         self.timeout = timeout

@@ -86,7 +86,7 @@ def _expiry(value: Any) -> float:
 class LightClient(OpenStackClient):
     """OpenStackClient reads over a Keystone v3 token of our own (no openstacksdk). Thread-safe."""
 
-    def __init__(self, cloud: LightCloud, *, where: Where, timeout: float, max_body_mb: float = 32.0) -> None:
+    def __init__(self, cloud: LightCloud, *, where: Where, timeout: float, max_body_mb: float = 16.0) -> None:
         super().__init__(None, where=where, timeout=timeout, max_body_mb=max_body_mb)
         self.cloud = cloud
         self._http: dict[bool, Any] = {}  # https? -> httpx.Client
