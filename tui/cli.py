@@ -189,7 +189,7 @@ def _snapshot(args: argparse.Namespace) -> int:
     try:
         collectors = build_collectors(config, galera_connector=connector)
         left = max(0.5, deadline - (time.monotonic() - _STARTED) - 0.5)  # 0.5 s to print the report
-        observations = run_snapshot(collectors, left, named=deadline)
+        observations, lingering = run_snapshot(collectors, left, named=deadline)
     finally:
         if demo is not None:
             demo.stop()
@@ -204,10 +204,12 @@ def _snapshot(args: argparse.Namespace) -> int:
         sys.stderr.write(f"stacktop snapshot: {', '.join(late)} still not answered after the {deadline:g}s "
                          "deadline - see their errors above; raise --deadline or [snapshot] deadline if the "
                          "cloud is just slow\n")
+    code = exit_code(observations)
+    if lingering:  # worker threads still reading (given up on) would hold a normal exit: the answer is out
         sys.stdout.flush()
         sys.stderr.flush()
-        os._exit(EXIT_UNKNOWN)  # the late reads' worker threads would hold a normal exit
-    return exit_code(observations)
+        os._exit(code)
+    return code
 
 
 def _dashboard(args: argparse.Namespace) -> int:

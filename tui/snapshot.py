@@ -73,18 +73,22 @@ def late_sources(observations: list[Observation]) -> list[str]:
 
 
 def run_snapshot(collectors: list[Collector], deadline: float | None, named: float | None = None
-                 ) -> list[Observation]:
-    """collect_once on an event loop of its own. asyncio.run would wait, on the way out, for every worker
-    thread still reading; with late sources the loop is left as it is and the caller exits 3 at once."""
+                 ) -> tuple[list[Observation], bool]:
+    """collect_once on an event loop of its own: (observations, whether worker threads are still reading).
+    asyncio.run would wait, on the way out, for every worker thread: a read the runner gave up on (its timeout)
+    or a late source's would hold the answer until it ends. Here they get half a second; past that the loop is
+    left as it is and the caller exits without them."""
     loop = asyncio.new_event_loop()
     observations = loop.run_until_complete(collect_once(collectors, deadline, named=named))
-    if not late_sources(observations):
-        try:
-            loop.run_until_complete(loop.shutdown_asyncgens())
-            loop.run_until_complete(loop.shutdown_default_executor())
-        finally:
-            loop.close()
-    return observations
+    if late_sources(observations):
+        return observations, True
+    try:
+        loop.run_until_complete(loop.shutdown_asyncgens())
+        loop.run_until_complete(asyncio.wait_for(loop.shutdown_default_executor(), 0.5))
+    except TimeoutError:
+        return observations, True
+    loop.close()
+    return observations, False
 
 
 TRIAGE_SOURCES = ("services", "rabbitmq", "galera")

@@ -258,6 +258,7 @@ class RabbitMQCollector(BaseCollector):
         self.amqp_url = amqp_url
         self.interval = interval
         self.timeout = timeout
+        self.request_timeout = timeout  # one GET's overall deadline (prepare_oneshot raises only the poll's)
         self.trim_columns = trim_columns
         self.page_size = page_size
         self.confirm_delay_s = confirm_delay_s
@@ -335,7 +336,7 @@ class RabbitMQCollector(BaseCollector):
         if self._client is None:
             self._client = deadline.install_httpx(httpx.Client(
                 base_url=self.base_url, auth=(self.user, self._password), verify=self._verify(),
-                timeout=httpx.Timeout(self.timeout), headers={"Accept": "application/json"},
+                timeout=httpx.Timeout(self.request_timeout), headers={"Accept": "application/json"},
                 event_hooks={"request": [httpx_request_hook]}))  # the read-only guard (tui.readonly)
         return self._client
 
@@ -355,13 +356,13 @@ class RabbitMQCollector(BaseCollector):
         client = self._http()  # made here, on the loop: the concurrent fetches share one
         last = self._bodies.get(key) if key is not None else None
         # each request ends by the poll's deadline: a thread left reading after the runner gave up ends too
-        seconds = max(0.0, min(self.timeout, self._poll_deadline - time.monotonic())) if self._poll_deadline \
-            else self.timeout
+        seconds = max(0.0, min(self.request_timeout, self._poll_deadline - time.monotonic())) \
+            if self._poll_deadline else self.request_timeout
         try:
             resp, data, decoded, same = await in_daemon_thread(_get_decoded, client, path, params, last, seconds,
                                                                self.max_body)
         except httpx.TimeoutException:
-            raise SourceError(f"{where} did not answer {path} within {self.timeout:g}s - check [rabbitmq] "
+            raise SourceError(f"{where} did not answer {path} within {self.request_timeout:g}s - check [rabbitmq] "
                               "management_url (or raise [rabbitmq] timeout)") from None
         except httpx.HTTPError as exc:
             reason = _reason(exc)
