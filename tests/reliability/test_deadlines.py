@@ -100,8 +100,11 @@ def test_snapshot_answers_in_time_against_a_hostile_source(sim: Any, tmp_path: P
     assert code == 3, (code, err[-500:])
     assert "Traceback" not in out + err
     errors = _errors(out)
-    named = [part for part in AFFECTED[source] if WORDS[fault] in (errors.get(part) or "")]
-    assert named, f"{fault} on {source}: no error of {AFFECTED[source]} says '{WORDS[fault]}': {errors}"
+    # through httpx the bytes are counted: a trickle is told from a silent server (openstacksdk's requests path
+    # says "timed out" either way)
+    word = "came too slowly" if (source, fault) == ("rabbitmq", "trickle") else WORDS[fault]
+    named = [part for part in AFFECTED[source] if word in (errors.get(part) or "")]
+    assert named, f"{fault} on {source}: no error of {AFFECTED[source]} says '{word}': {errors}"
 
 
 def test_a_50_mb_body_costs_less_than_100_mb(sim: Any, tmp_path: Path) -> None:
