@@ -332,7 +332,8 @@ def _capped_send(send: Any, *, cap: int, key: str, timeout_key: str, default_tim
                 if not stream:
                     parts: list[bytes] = []
                     size = 0
-                    for chunk in resp.raw.stream(CHUNK, decode_content=True):
+                    # iter_content, as requests' own .content: a broken body raises requests' exceptions
+                    for chunk in resp.iter_content(CHUNK):
                         size += len(chunk)
                         if size > cap:
                             resp.close()
