@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import logging
+import math
 import os
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,8 @@ from tui import __version__
 from tui.config import Config, ConfigError, load_config
 from tui.recorder import JournalError
 from tui.snapshot import EXIT_UNKNOWN
+
+_STARTED = time.monotonic()  # `stacktop snapshot`'s deadline counts from here: a Nagios timeout covers it all
 
 
 class _Parser(argparse.ArgumentParser):
@@ -49,6 +52,9 @@ def build_parser() -> argparse.ArgumentParser:
                           description="Collect every configured source once. Exit: 0 OK, 1 WARNING, "
                           "2 CRITICAL, 3 UNKNOWN (a source could not be read, or a config error).")
     snap.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    snap.add_argument("--deadline", metavar="SECONDS", type=_deadline, default=None,
+                      help="answer within this, naming the sources still late (exit 3); default [snapshot] "
+                      "deadline, 30")
     exp = sub.add_parser("export", help="turn a recorded journal into a review-ready report")
     exp.add_argument("journal", help="a journal file (JSON lines) from [recorder] dir")
     exp.add_argument("--markdown", action="store_true", help="Markdown (the default and only format for now)")
@@ -81,6 +87,16 @@ def _positive_float(text: str) -> float:
         raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
     if value <= 0:
         raise argparse.ArgumentTypeError(f"must be above 0, got {value}")
+    return value
+
+
+def _deadline(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number of seconds") from None
+    if not math.isfinite(value) or not 1.0 <= value <= 3600.0:
+        raise argparse.ArgumentTypeError(f"must be between 1 and 3600 seconds, got {text}")
     return value
 
 
@@ -149,6 +165,7 @@ def _log_to_file(secrets: Sequence[str | None] = ()) -> Path | None:
         handler, path = logging.NullHandler(), None  # type: ignore[assignment]
     handler.setFormatter(RedactingFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s", secrets=secrets))
     logging.basicConfig(level=logging.INFO, handlers=[handler], force=True)
+    quiet_http_loggers()
     return path
 
 
@@ -164,6 +181,18 @@ def _exit_code(app: Any, log: Path | None) -> int:
     where = f"the traceback is in {log}" if log is not None else "no log file could be written"
     sys.stderr.write(f"stacktop: stopped on an unexpected error{what} - {where}\n")
     return EXIT_CRASH
+
+
+
+HTTP_LOGGERS = ("httpx", "httpcore", "keystoneauth", "urllib3", "openstack")
+
+
+def quiet_http_loggers() -> None:
+    """The HTTP libraries log every request URL at INFO (httpx: `HTTP Request: GET https://...`): the log is
+    for stacktop's own events, and a URL may carry a token, a project or a host name worth keeping out of it.
+    WARNING and above still reach the file."""
+    for name in HTTP_LOGGERS:
+        logging.getLogger(name).setLevel(logging.WARNING)
 
 
 class _NoDemo:
@@ -186,7 +215,7 @@ def _start_demo(options: dict | None = None, *, clouds: bool = False):  # type: 
 
 def _snapshot(args: argparse.Namespace) -> int:
     from tui.collectors.registry import build_collectors
-    from tui.snapshot import collect_once, exit_code, render_text, to_report
+    from tui.snapshot import exit_code, late_sources, render_text, run_snapshot, to_report
 
     logging.basicConfig(level=logging.CRITICAL, force=True)
     demo = None
@@ -196,8 +225,11 @@ def _snapshot(args: argparse.Namespace) -> int:
     else:
         config = _load_config(args.config, args.cloud)
     connector = demo.galera_connector if demo is not None and hasattr(demo, "galera_connector") else None
+    deadline = args.deadline if args.deadline is not None else config.snapshot.deadline
     try:
-        observations = asyncio.run(collect_once(build_collectors(config, galera_connector=connector)))
+        collectors = build_collectors(config, galera_connector=connector)
+        left = max(0.5, deadline - (time.monotonic() - _STARTED) - 0.5)  # 0.5 s to print the report
+        observations, lingering = run_snapshot(collectors, left, named=deadline)
     finally:
         if demo is not None:
             demo.stop()
@@ -210,7 +242,17 @@ def _snapshot(args: argparse.Namespace) -> int:
         from rich.console import Console
 
         Console().print(render_text(observations, thresholds=config.thresholds))
-    return exit_code(observations)
+    late = late_sources(observations)
+    if late:
+        sys.stderr.write(f"stacktop snapshot: {', '.join(late)} still not answered after the {deadline:g}s "
+                         "deadline - see their errors above; raise --deadline or [snapshot] deadline if the "
+                         "cloud is just slow\n")
+    code = exit_code(observations)
+    if lingering:  # worker threads still reading (given up on) would hold a normal exit: the answer is out
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    return code
 
 
 def _dashboard(args: argparse.Namespace) -> int:

@@ -53,6 +53,7 @@ class OpenStackConfig:
     timeout: float = 20.0
     cacert: str | None = None  # CA bundle for the cloud's TLS endpoints (overrides clouds.yaml's)
     insecure: bool = False  # TLS verification off: only when set explicitly; the header says INSECURE
+    max_body_mb: float = 16.0  # a larger answer is refused before it is decoded (tui.deadline)
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,7 @@ class RabbitMQConfig:
     timeout: float = 10.0
     cacert: str | None = None  # CA bundle for an https management_url (else the system's, or $SSL_CERT_FILE)
     insecure: bool = False  # TLS verification off for the management API: explicit only; the header says INSECURE
+    max_body_mb: float = 16.0  # a larger answer is refused before it is decoded (tui.deadline)
 
     @property
     def configured(self) -> bool:
@@ -129,6 +131,11 @@ class RecorderConfig:
 
 
 @dataclass(frozen=True)
+class SnapshotConfig:
+    deadline: float = 30.0  # `stacktop snapshot` answers within this, naming the sources still late
+
+
+@dataclass(frozen=True)
 class UIConfig:
     inactive_cloud_interval: float = 60.0  # seconds between polls of each source of a cloud not on screen
 
@@ -156,6 +163,7 @@ class Config:
     recorder: RecorderConfig = field(default_factory=RecorderConfig)
     ui: UIConfig = field(default_factory=UIConfig)
     clouds: tuple[CloudConfig, ...] = ()
+    snapshot: SnapshotConfig = field(default_factory=SnapshotConfig)
     demo: bool = False
     warnings: tuple[str, ...] = ()  # config lines worth a look but not fatal, `FILE: key: problem - fix`
 
@@ -183,10 +191,10 @@ class Config:
 
 
 _SECTIONS: dict[str, set[str]] = {
-    "openstack": {"cloud", "clouds_file", "interval", "timeout", "cacert", "insecure"},
+    "openstack": {"cloud", "clouds_file", "interval", "timeout", "cacert", "insecure", "max_body_mb"},
     "rabbitmq": {
         "management_url", "user", "password", "password_env", "password_file", "vhosts", "amqp_url",
-        "cli_command", "interval", "timeout", "cacert", "insecure",
+        "cli_command", "interval", "timeout", "cacert", "insecure", "max_body_mb",
     },
     "galera": {
         "nodes", "user", "password", "password_env", "password_file", "expected_size", "interval", "timeout",
@@ -197,6 +205,7 @@ _SECTIONS: dict[str, set[str]] = {
     },
     "recorder": {"dir", "trace_interval", "log_sources"},
     "ui": {"inactive_cloud_interval"},
+    "snapshot": {"deadline"},
     "clouds": set(),  # [[clouds]]: checked entry by entry (_CLOUD_KEYS)
 }
 _CLOUD_SECTIONS = ("openstack", "rabbitmq", "galera")
@@ -261,6 +270,18 @@ class _Reader:
             if maximum is None and math.isfinite(value) and value > minimum:
                 rng = f"at most {high:g}"
             raise self.err(f"{section}.{key}", f"must be {rng}, got {value}", f"e.g. {key} = {default:g}")
+        return float(value)
+
+    def bounded(self, sec: dict[str, Any], section: str, key: str, default: float, low: float, high: float,
+                unit: str) -> float:
+        """A finite number in [low, high] (NaN and inf refused), for the keys of issue #22."""
+        value = sec.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise self.err(f"{section}.{key}", f"must be a number, got {_typename(value)}",
+                           f"write a number, e.g. {key} = {default:g}")
+        if not math.isfinite(value) or not low <= value <= high:
+            raise self.err(f"{section}.{key}", f"must be between {low:g} and {high:g} {unit}, got {value}",
+                           f"e.g. {key} = {default:g}")
         return float(value)
 
     def boolean(self, sec: dict[str, Any], section: str, key: str, default: bool) -> bool:
@@ -467,6 +488,7 @@ def _openstack(r: _Reader, data: dict[str, Any], label: str, default_cloud: str 
         timeout=r.number(os_sec, label, "timeout", 20.0),
         cacert=r.string(os_sec, label, "cacert", None),
         insecure=r.boolean(os_sec, label, "insecure", False),
+        max_body_mb=r.bounded(os_sec, label, "max_body_mb", 16.0, 1.0, 4096.0, "MB"),
     )
     r.tls_pair(label, openstack.cacert, openstack.insecure, "the cloud's certificates")
     if openstack.clouds_file and not Path(openstack.clouds_file).expanduser().is_file():
@@ -488,6 +510,7 @@ def _rabbitmq(r: _Reader, data: dict[str, Any], label: str) -> RabbitMQConfig:
         timeout=r.number(rq, label, "timeout", 10.0),
         cacert=r.string(rq, label, "cacert", None),
         insecure=r.boolean(rq, label, "insecure", False),
+        max_body_mb=r.bounded(rq, label, "max_body_mb", 16.0, 1.0, 4096.0, "MB"),
     )
     r.tls_pair(label, rabbitmq.cacert, rabbitmq.insecure, "the management API's certificate")
     return rabbitmq
@@ -598,6 +621,8 @@ def parse_config(data: dict[str, Any], *, file: str, mode: int | None, env: dict
                               log_sources=_log_sources(r, rec.get("log_sources", [])))
     ui = r.table(data, "ui")
     ui_config = UIConfig(inactive_cloud_interval=r.number(ui, "ui", "inactive_cloud_interval", 60.0))
+    snap = r.table(data, "snapshot")
+    snapshot = SnapshotConfig(deadline=r.bounded(snap, "snapshot", "deadline", 30.0, 1.0, 3600.0, "seconds"))
     return Config(path=None if mode is None else file, openstack=openstack, rabbitmq=rabbitmq, galera=galera,
-                  thresholds=thresholds, recorder=recorder, ui=ui_config, clouds=clouds,
+                  thresholds=thresholds, recorder=recorder, ui=ui_config, clouds=clouds, snapshot=snapshot,
                   warnings=tuple(r.warnings))

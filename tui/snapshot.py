@@ -3,6 +3,11 @@
 Exit codes follow the Nagios/Icinga plugin convention: 0 OK, 1 WARNING, 2 CRITICAL (the worst finding),
 3 UNKNOWN (a source could not be read, or a config/usage error).
 
+Deadline: every read has its own (tui.deadline), and the whole collection has one more, `[snapshot] deadline`
+/ `--deadline` (30 s): a source still running then is reported late (its error starts with LATE), the report
+holds what came in, and the caller exits 3 without waiting for the late reads' threads (a Nagios check must
+always get its answer).
+
 The triage hints (tui.rules.triage: `triage.*` findings, source "triage", citing the findings they derive
 from) are part of the findings list, and so of the exit code. When a source the triage row reads is present
 (services, rabbitmq, galera), `data["triage"]` holds the row: {"cells": [{name, label, text, level, source,
@@ -25,17 +30,65 @@ from tui.runner import CollectorRunner
 EXIT_OK, EXIT_WARNING, EXIT_CRITICAL, EXIT_UNKNOWN = 0, 1, 2, 3
 
 
-async def collect_once(collectors: list[Collector]) -> list[Observation]:
-    """One attempt per collector, all at once, each under its own timeout."""
+LATE = "late:"
+
+
+async def collect_once(collectors: list[Collector], deadline: float | None = None, *,
+                       named: float | None = None) -> list[Observation]:
+    """One attempt per collector, all at once, each under its own timeout, all within `deadline` seconds
+    (None: no overall deadline). A collector still running at the deadline is cancelled and reported late
+    (its error names the deadline `named`, default `deadline`); then the collectors are not closed (a close
+    could wait on a read in flight)."""
     for collector in collectors:
         prepare = getattr(collector, "prepare_oneshot", None)
         if callable(prepare):
             prepare()
     runners = [CollectorRunner(c) for c in collectors]
-    try:
-        return list(await asyncio.gather(*(r.run_once() for r in runners)))
-    finally:
+    start = time.time()
+    tasks = [asyncio.ensure_future(r.run_once()) for r in runners]
+    if not tasks:
+        return []
+    _, pending = await asyncio.wait(tasks, timeout=deadline)
+    if not pending:
         await asyncio.gather(*(c.aclose() for c in collectors), return_exceptions=True)
+        return [t.result() for t in tasks]
+    for task in pending:
+        task.cancel()
+    await asyncio.wait(pending, timeout=1.0)
+    out = []
+    for runner, task in zip(runners, tasks, strict=True):
+        if task in pending or task.cancelled():
+            hint = getattr(runner.collector, "timeout_hint", None)
+            error = f"{LATE} no answer within the {named or deadline:g}s deadline of stacktop snapshot" + \
+                (f" - {hint}" if isinstance(hint, str) and hint else "")
+            out.append(Observation(source=runner.name, error=error, tried_at=start, duration_s=time.time() - start))
+        else:
+            out.append(task.result())
+    return out
+
+
+def late_sources(observations: list[Observation]) -> list[str]:
+    """The sources a snapshot reported late (still running at its deadline)."""
+    return [obs.source for obs in observations if (obs.error or "").startswith(LATE)]
+
+
+def run_snapshot(collectors: list[Collector], deadline: float | None, named: float | None = None
+                 ) -> tuple[list[Observation], bool]:
+    """collect_once on an event loop of its own: (observations, whether worker threads are still reading).
+    asyncio.run would wait, on the way out, for every worker thread: a read the runner gave up on (its timeout)
+    or a late source's would hold the answer until it ends. Here they get half a second; past that the loop is
+    left as it is and the caller exits without them."""
+    loop = asyncio.new_event_loop()
+    observations = loop.run_until_complete(collect_once(collectors, deadline, named=named))
+    if late_sources(observations):
+        return observations, True
+    try:
+        loop.run_until_complete(loop.shutdown_asyncgens())
+        loop.run_until_complete(asyncio.wait_for(loop.shutdown_default_executor(), 0.5))
+    except TimeoutError:
+        return observations, True
+    loop.close()
+    return observations, False
 
 
 TRIAGE_SOURCES = ("services", "rabbitmq", "galera")

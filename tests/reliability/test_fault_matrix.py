@@ -14,15 +14,17 @@ from typing import Any
 
 import pytest
 
-from tests.reliability.world import OWN_PARTS, World, assert_readable, degraded
-from tui.sim.faults import FAULTS, GALERA_FAULTS
+from tests.reliability.world import OPENSTACK_TIMEOUT, OWN_PARTS, RABBITMQ_TIMEOUT, World, assert_readable, degraded
+from tui.sim.faults import FAULTS, GALERA_FAULTS, TRICKLE_INTERVAL_S
 
 HTTP_FAULTS = [f for f in FAULTS if f != "tls"]
 
 
 def _names(sim: Any, source: str, fault: str) -> tuple[str, ...]:
     names = (f"127.0.0.1:{sim.port(source)}",)
-    return (*names, "timed out") if fault == "hang" else names
+    if fault == "huge":
+        return ("max_body_mb",)
+    return (*names, "timed out") if fault in ("hang", "trickle", "redirect") else names
 
 
 def _check_kept(source: str, before: dict[str, Any], during: dict[str, Any]) -> None:
@@ -42,6 +44,15 @@ def _check_kept(source: str, before: dict[str, Any], during: dict[str, Any]) -> 
         assert during["rabbitmq"].ok_at == before["rabbitmq"].ok_at
     if source == "keystone":  # the token is still valid: the listings go on, fresh
         assert svc_d.compute.read_at > svc_b.compute.read_at and not svc_d.compute.error
+
+
+async def _reader_left(sim: Any) -> None:
+    """Every read of a trickling answer ended by its own deadline (a source's timeout at most): none is left
+    in a worker thread after the runner gave up. The simulator notices a client gone at its next byte (0.5 s)."""
+    limit = time.monotonic() + max(OPENSTACK_TIMEOUT, RABBITMQ_TIMEOUT) + 2 + 2 * TRICKLE_INTERVAL_S
+    while sim.faults.trickling and time.monotonic() < limit:
+        await asyncio.sleep(0.1)
+    assert not sim.faults.trickling, f"{sim.faults.trickling} read(s) of a trickling answer outlived their deadline"
 
 
 # The OpenStack sources through both clients: openstacksdk's (`stacktop snapshot`, configs the light path does
@@ -66,6 +77,8 @@ async def test_http_fault(sim: Any, source: str, fault: str, client_kind: str,
                 server = next(iter(during["instances"].snapshot.servers))
                 detail = await world.collectors["instances"].instance_detail(server.id)
                 detail_errors = detail.errors
+            if fault in ("trickle", "redirect"):
+                await _reader_left(sim)
         finally:
             sim.faults.clear()
         bad = degraded(during)

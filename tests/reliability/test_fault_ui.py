@@ -45,6 +45,8 @@ CASES = {  # (the full fault x source matrix runs without a UI in test_fault_mat
     "keystone-hang": ("keystone", "hang", None, "services"),
     "neutron-500": ("neutron", "500", None, None),
     "galera-node-hang": ("galera", "hang", None, "galera"),
+    "nova-trickle": ("nova", "trickle", "instances", "instances"),  # one byte every 0.5 s: no read timeout fires
+    "rabbitmq-trickle": ("rabbitmq", "trickle", "rabbitmq", "rabbitmq"),
 }
 
 

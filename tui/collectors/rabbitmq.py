@@ -59,6 +59,7 @@ from urllib.parse import quote
 
 import httpx
 
+from tui import deadline
 from tui.collectors.base import BaseCollector, Collector, SourceError
 from tui.collectors.rabbitmq_amqp import AmqpError, LiveQueue, passive_check
 from tui.collectors.rabbitmq_payload import (
@@ -181,11 +182,24 @@ async def in_daemon_thread(fn: Callable[..., Any], *args: Any) -> Any:
 
 
 def _get_decoded(client: httpx.Client, path: str, params: dict[str, Any] | None,
-                 last: tuple[bytes, Any] | None = None) -> tuple[httpx.Response, Any, bool, bool]:
+                 last: tuple[bytes, Any] | None = None, seconds: float | None = None,
+                 max_body: int = 16 * deadline.MB) -> tuple[httpx.Response, Any, bool, bool]:
     """In a worker thread: one GET, and its body decoded as JSON (a queue page is ~100-700 KB: not on the UI
     loop). (response, data, whether the body was JSON, whether it is the `last` body: then its data is the last
-    data, not decoded again)."""
-    resp = client.get(path, params=params)
+    data, not decoded again). The GET has one overall deadline, `seconds` (connect, headers and body: a broker
+    that trickles its answer costs no more), and a body over `max_body` bytes is refused before decoding."""
+    with deadline.scope(seconds) as state:
+        request = client.build_request("GET", path, params=params)
+        try:
+            resp = client.send(request, stream=True)
+            try:
+                deadline.read_httpx(resp, cap=max_body, key="[rabbitmq] max_body_mb")
+            finally:
+                resp.close()
+        except httpx.TimeoutException:
+            if state.trickled and seconds is not None:
+                raise deadline.DeadlineExceeded(str(request.url), seconds, "[rabbitmq] timeout") from None
+            raise
     if last is not None and resp.content == last[0]:
         return resp, last[1], True, True
     try:
@@ -231,6 +245,7 @@ class RabbitMQCollector(BaseCollector):
         full_every: int = FULL_EVERY,
         cacert: str | None = None,
         insecure: bool = False,
+        max_body_mb: float = 16.0,
     ) -> None:
         base = management_url.rstrip("/")
         if base.endswith("/api"):
@@ -243,6 +258,7 @@ class RabbitMQCollector(BaseCollector):
         self.amqp_url = amqp_url
         self.interval = interval
         self.timeout = timeout
+        self.request_timeout = timeout  # one GET's overall deadline (prepare_oneshot raises only the poll's)
         self.trim_columns = trim_columns
         self.page_size = page_size
         self.confirm_delay_s = confirm_delay_s
@@ -259,6 +275,8 @@ class RabbitMQCollector(BaseCollector):
         self.cacert = cacert
         self.insecure = insecure
         self._client: httpx.Client | None = None
+        self.max_body = int(max_body_mb * deadline.MB)  # bytes: a larger answer is refused before decoding
+        self._poll_deadline = 0.0  # time.monotonic() by which this poll's requests end (collect())
         self._history: History = {}
         self._bytes = 0
         self._requests = 0
@@ -271,7 +289,7 @@ class RabbitMQCollector(BaseCollector):
             password = "guest" if rq.user == "guest" else ""
         return cls(rq.management_url, rq.user, password, vhosts=rq.vhosts, amqp_url=rq.amqp_url,
                    interval=rq.interval, timeout=rq.timeout, password_key=password_key(rq.password),
-                   cacert=rq.cacert, insecure=rq.insecure)
+                   cacert=rq.cacert, insecure=rq.insecure, max_body_mb=rq.max_body_mb)
 
     @property
     def timeout_hint(self) -> str:
@@ -316,10 +334,10 @@ class RabbitMQCollector(BaseCollector):
 
     def _http(self) -> httpx.Client:
         if self._client is None:
-            self._client = httpx.Client(
+            self._client = deadline.install_httpx(httpx.Client(
                 base_url=self.base_url, auth=(self.user, self._password), verify=self._verify(),
-                timeout=httpx.Timeout(self.timeout), headers={"Accept": "application/json"},
-                event_hooks={"request": [httpx_request_hook]})  # the read-only guard (tui.readonly)
+                timeout=httpx.Timeout(self.request_timeout), headers={"Accept": "application/json"},
+                event_hooks={"request": [httpx_request_hook]}))  # the read-only guard (tui.readonly)
         return self._client
 
     async def _get(self, path: str, params: dict[str, Any] | None = None, ok: tuple[int, ...] = (200,)) -> Any:
@@ -337,10 +355,14 @@ class RabbitMQCollector(BaseCollector):
         where = f"RabbitMQ management API at {self.base_url}"
         client = self._http()  # made here, on the loop: the concurrent fetches share one
         last = self._bodies.get(key) if key is not None else None
+        # each request ends by the poll's deadline: a thread left reading after the runner gave up ends too
+        seconds = max(0.0, min(self.request_timeout, self._poll_deadline - time.monotonic())) \
+            if self._poll_deadline else self.request_timeout
         try:
-            resp, data, decoded, same = await in_daemon_thread(_get_decoded, client, path, params, last)
+            resp, data, decoded, same = await in_daemon_thread(_get_decoded, client, path, params, last, seconds,
+                                                               self.max_body)
         except httpx.TimeoutException:
-            raise SourceError(f"{where} did not answer {path} within {self.timeout:g}s - check [rabbitmq] "
+            raise SourceError(f"{where} did not answer {path} within {self.request_timeout:g}s - check [rabbitmq] "
                               "management_url (or raise [rabbitmq] timeout)") from None
         except httpx.HTTPError as exc:
             reason = _reason(exc)
@@ -607,6 +629,7 @@ class RabbitMQCollector(BaseCollector):
     # -- protocol ---------------------------------------------------------------------------------------
 
     async def collect(self) -> RabbitSnapshot:
+        self._poll_deadline = time.monotonic() + self.timeout  # the runner's timeout for this poll
         snap = await self._sample()
         snap = await self._confirm_live(snap)
         if self.oneshot and snap.confirmation is None and any(is_suspect(q) for q in snap.queues):

@@ -24,6 +24,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from tui import deadline
 from tui.collectors.base import SourceError
 from tui.config import OpenStackConfig
 from tui.openstack.errors import (
@@ -52,10 +53,11 @@ SERVICE_ADAPTERS = {"compute": "compute", "network": "network", "volume": "block
 class OpenStackClient:
     """Plain-dict reads of one cloud. Thread-safe for concurrent calls (one token, one session)."""
 
-    def __init__(self, conn: Any, *, where: Where, timeout: float) -> None:
+    def __init__(self, conn: Any, *, where: Where, timeout: float, max_body_mb: float = 16.0) -> None:
         self.conn = conn
         self.where = where
         self.timeout = timeout
+        self.max_body = int(max_body_mb * 1024 * 1024)  # bytes: a larger answer is refused (tui.deadline)
         self.requests = 0  # GETs issued (for the collectors' own accounting)
         self._mv: dict[str, str] = {}
         self._lock = threading.Lock()
@@ -428,12 +430,12 @@ class OpenStackClient:
         with self._lock:
             self.requests += len(paths)
         answers = await get_many(endpoint, paths, {**headers, "X-Auth-Token": token}, concurrency=concurrency,
-                                 timeout=self.timeout, tls=tls)
+                                 timeout=self.timeout, tls=tls, max_body=self.max_body)
         if any(not isinstance(a, FetchError) and a.status == 401 for a in answers):
             token, endpoint, tls = await asyncio.to_thread(self._token_endpoint, service, True)
             redo = [i for i, a in enumerate(answers) if not isinstance(a, FetchError) and a.status == 401]
             again = await get_many(endpoint, [paths[i] for i in redo], {**headers, "X-Auth-Token": token},
-                                   concurrency=concurrency, timeout=self.timeout, tls=tls)
+                                   concurrency=concurrency, timeout=self.timeout, tls=tls, max_body=self.max_body)
             for i, a in zip(redo, again, strict=True):
                 answers[i] = a
         out: list[dict[str, Any] | SourceError] = []
@@ -549,6 +551,10 @@ def connect(cfg: OpenStackConfig) -> OpenStackClient:
             raise
         conn = openstack.connection.Connection(config=region)
         guard_keystoneauth_session(conn.session)  # every HTTP request of the SDK passes the read-only guard
+        # every request under one overall deadline (its timeout) and the body cap
+        deadline.guard_requests_session(conn.session.session, cap=int(cfg.max_body_mb * deadline.MB),
+                                        key="[openstack] max_body_mb", timeout_key="[openstack] timeout",
+                                        default_timeout=cfg.timeout)
     except SourceError:
         raise
     except Exception as exc:
@@ -557,7 +563,7 @@ def connect(cfg: OpenStackConfig) -> OpenStackClient:
     where.auth_url = auth.get("auth_url")
     if where.cloud is None:
         where.cloud = region.name
-    return OpenStackClient(conn, where=where, timeout=cfg.timeout)
+    return OpenStackClient(conn, where=where, timeout=cfg.timeout, max_body_mb=cfg.max_body_mb)
 
 
 def _quiet_library_loggers() -> None:

@@ -37,8 +37,9 @@ def _names(exc: BaseException) -> set[str]:
 
 
 def is_timeout(exc: BaseException) -> bool:
-    """No answer within the timeout (keystoneauth raises ConnectTimeout for connect and read timeouts)."""
-    return "ConnectTimeout" in _names(exc)
+    """No answer within the timeout (keystoneauth raises ConnectTimeout for connect and read timeouts; an
+    answer that came too slowly for its overall deadline is tui.deadline.DeadlineExceeded)."""
+    return bool({"ConnectTimeout", "DeadlineExceeded"} & _names(exc))
 
 
 def first_url(text: str) -> str | None:
@@ -71,6 +72,8 @@ def _short_reason(text: str) -> str:
 
 def describe(exc: BaseException, where: Where, *, action: str = "") -> str:
     """One line: what failed (URL/cloud), why, and the config key to fix."""
+    if isinstance(exc, SourceError):  # already one line (tui.deadline: too slow, too large)
+        return exc.message
     names = _names(exc)
     text = str(exc)
     what = f"{action}: " if action else ""

@@ -22,7 +22,9 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit
 
+from tui import deadline
 from tui.collectors.base import SourceError
+from tui.deadline import install_httpx
 from tui.openstack.client import OpenStackClient, dropped_connection
 from tui.openstack.cloudsyaml import LightCloud, LightUnsupported
 from tui.openstack.errors import Where, check_list, http_error, not_json, to_source_error
@@ -84,8 +86,8 @@ def _expiry(value: Any) -> float:
 class LightClient(OpenStackClient):
     """OpenStackClient reads over a Keystone v3 token of our own (no openstacksdk). Thread-safe."""
 
-    def __init__(self, cloud: LightCloud, *, where: Where, timeout: float) -> None:
-        super().__init__(None, where=where, timeout=timeout)
+    def __init__(self, cloud: LightCloud, *, where: Where, timeout: float, max_body_mb: float = 16.0) -> None:
+        super().__init__(None, where=where, timeout=timeout, max_body_mb=max_body_mb)
         self.cloud = cloud
         self._http: dict[bool, Any] = {}  # https? -> httpx.Client
         self._token: str | None = None
@@ -111,26 +113,37 @@ class LightClient(OpenStackClient):
                 verify: Any = self.cloud.verify if secure else ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
                 if isinstance(verify, str):
                     verify = ssl.create_default_context(cafile=verify)
-                client = self._http[secure] = httpx.Client(
+                client = self._http[secure] = install_httpx(httpx.Client(
                     verify=verify, timeout=self.timeout, follow_redirects=True, headers={"User-Agent": "stacktop"},
-                    event_hooks={"request": [_guard]})
+                    event_hooks={"request": [_guard]}))
         return client
 
     def _send(self, method: str, url: str, *, headers: dict[str, str], body: Any = None,
               timeout: float | None = None) -> Any:
-        """One request; transport failures raise the keystoneauth-named exceptions."""
+        """One request, its redirects and its body under one overall deadline (the timeout) and the body cap
+        (tui.deadline); transport failures raise the keystoneauth-named exceptions."""
         import httpx
 
         check_method(method, url)
         kwargs: dict[str, Any] = {"headers": headers}
         if body is not None:
             kwargs["json"] = body
-        if timeout is not None:
-            kwargs["timeout"] = timeout
+        seconds = self.timeout if timeout is None else timeout
+        kwargs["timeout"] = seconds
         for attempt in (1, 2):
+            state = None
             try:
-                return self._client(url).request(method, url, **kwargs)
+                with deadline.scope(seconds) as state:
+                    client = self._client(url)
+                    resp = client.send(client.build_request(method, url, **kwargs), stream=True)
+                    try:
+                        deadline.read_httpx(resp, cap=self.max_body, key="[openstack] max_body_mb")
+                    finally:
+                        resp.close()
+                    return resp
             except httpx.HTTPError as exc:
+                if isinstance(exc, httpx.TimeoutException) and state is not None and state.trickled:
+                    raise deadline.DeadlineExceeded(url, seconds, "[openstack] timeout") from None
                 error = _transport_error(exc, url)
                 # a GET on a keep-alive connection the server closed as it was reused: once more, on a new one
                 if method != "GET" or attempt == 2 or not dropped_connection(error):

@@ -148,4 +148,5 @@ def triage_client(cfg: OpenStackConfig, *, handover_after_s: float) -> TriageCli
     where = Where(cfg.cloud, cfg.clouds_file, cloud.auth_url)
     if where.cloud is None:
         where.cloud = cloud.name
-    return TriageClient(cfg, LightClient(cloud, where=where, timeout=cfg.timeout), handover_after_s=handover_after_s)
+    light = LightClient(cloud, where=where, timeout=cfg.timeout, max_body_mb=cfg.max_body_mb)
+    return TriageClient(cfg, light, handover_after_s=handover_after_s)

@@ -13,6 +13,12 @@ HTTP faults (FAULTS):
 - cut           200, Content-Length of the real answer but the connection closes half-way through the body;
 - content_type  200 text/html (a proxy's or a login page), not the API;
 - shape         200, valid JSON of the wrong shape (`{"unexpected": true}`: no list where a listing needs one);
+- trickle       the real answer (status line, headers, body) sent one byte every TRICKLE_INTERVAL_S (0.5 s): a
+                read timeout per socket operation never fires, only an overall deadline ends it;
+- huge          200 JSON, a body of HUGE_BYTES (50 MB) streamed chunked without a Content-Length: only a body
+                size cap that counts bytes as they come refuses it before it is all in memory;
+- redirect      307 to the same URL (marked `stacktop-hop=1`), whose answer then trickles: a redirect must
+                not escape the deadline;
 - tls           the endpoint serves a self-signed certificate nobody trusts (needs `TlsKit.serve` first: the
                 endpoint is https with a certificate from the kit's CA, which the client trusts; the fault swaps
                 in an untrusted one, clearing it swaps the trusted one back).
@@ -43,7 +49,11 @@ from typing import Any
 
 from tui.sim.http import DROPPED, Listener, Request, Response, _Loop
 
-FAULTS = ("refused", "hang", "401", "403", "500", "malformed", "truncated", "cut", "content_type", "shape", "tls")
+FAULTS = ("refused", "hang", "401", "403", "500", "malformed", "truncated", "cut", "content_type", "shape", "tls",
+          "trickle", "huge", "redirect")
+TRICKLE_INTERVAL_S = 0.5
+HUGE_BYTES = 50 * 1024 * 1024
+HOP_MARK = "stacktop-hop=1"
 SERVICES = {"keystone": "identity", "nova": "compute", "neutron": "network", "cinder": "volume",
             "placement": "placement", "rabbitmq": "rabbitmq", "glance": "image"}
 GALERA_FAULTS = ("refused", "hang", "auth", "denied", "not_ready", "lost", "malformed")
@@ -87,6 +97,7 @@ class Faults:
         self._lock = threading.Lock()
         self._active: dict[str, _Active] = {}
         self.tls: dict[str, TlsKit] = {}
+        self.trickling = 0  # connections being answered by `trickle` / `redirect` now (the client has not left)
         for listener in demo.listeners.values():
             listener.fault = self._hook
 
@@ -139,6 +150,15 @@ class Faults:
             while self.active(listener.name) == "hang" and not listener.refusing and time.monotonic() < deadline:
                 await asyncio.sleep(0.05)
             return DROPPED
+        if kind == "redirect" and HOP_MARK not in target:
+            location = f"{listener.base}{target}{'&' if '?' in target else '?'}{HOP_MARK}"
+            return Response(307, b"", headers=[("Location", location)])
+        if kind in ("trickle", "redirect"):
+            await self._trickle(listener, req, target, writer)
+            return DROPPED
+        if kind == "huge":
+            await self._huge(listener, req, target, writer)
+            return DROPPED
         if kind in ("401", "403", "500"):
             status = int(kind)
             return Response(status, _error_body(listener.name, status))
@@ -162,6 +182,47 @@ class Faults:
             writer.write(head + half)
             await writer.drain()
         return DROPPED
+
+
+    async def _trickle(self, listener: Listener, req: Request, target: str, writer: asyncio.StreamWriter) -> None:
+        """The real answer, one byte every TRICKLE_INTERVAL_S, until sent, the client leaves or the fault ends."""
+        real = listener.app(req)
+        kind = self.active(listener.name)
+        listener.stats.record(listener.name, req.method, target, real.status, len(real.body), 0.0)
+        head = [f"HTTP/1.1 {real.status} OK", f"Content-Type: {real.content_type}",
+                f"Content-Length: {len(real.body)}", "Connection: close"]
+        head += [f"{k}: {v}" for k, v in real.headers]
+        payload = ("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + real.body
+        with self._lock:
+            self.trickling += 1
+        try:
+            with contextlib.suppress(ConnectionError, OSError):
+                for i in range(len(payload)):
+                    if self.active(listener.name) != kind or listener.refusing or writer.is_closing():
+                        return
+                    writer.write(payload[i:i + 1])
+                    await writer.drain()
+                    await asyncio.sleep(TRICKLE_INTERVAL_S)
+        finally:
+            with self._lock:
+                self.trickling -= 1
+
+    async def _huge(self, listener: Listener, req: Request, target: str, writer: asyncio.StreamWriter) -> None:
+        """HUGE_BYTES of JSON whitespace then an object, chunked, no Content-Length; ends when the client leaves."""
+        listener.stats.record(listener.name, req.method, target, 200, HUGE_BYTES, 0.0)
+        chunk = b" " * 65536
+        frame = b"%x\r\n%s\r\n" % (len(chunk), chunk)
+        with contextlib.suppress(ConnectionError, OSError):
+            writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n"
+                         b"Connection: close\r\n\r\n")
+            for _ in range(HUGE_BYTES // len(chunk)):
+                if self.active(listener.name) != "huge" or listener.refusing or writer.is_closing():
+                    return
+                writer.write(frame)
+                await writer.drain()
+            tail = b"{}"
+            writer.write(b"%x\r\n%s\r\n0\r\n\r\n" % (len(tail), tail))
+            await writer.drain()
 
 
 def _restart(listener: Listener, ctx: ssl.SSLContext | None) -> None:
