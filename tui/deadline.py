@@ -28,7 +28,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from tui.collectors.base import SourceError
+from tui.errors import SourceError
 
 MB = 1024 * 1024
 CHUNK = 64 * 1024

@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from types import MappingProxyType
 from typing import Any
 
-from tui.collectors.base import SourceError
+from tui.errors import SourceError
 from tui.models.placement import (
     AgentInfo,
     AuditReport,

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
-from tui.collectors.base import SourceError
+from tui.errors import SourceError
 
 TOKEN_PATH_SUFFIX = "/v3/auth/tokens"
 

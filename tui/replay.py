@@ -18,7 +18,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from tui.collectors.base import BaseCollector, SourceError
+from tui.collectors.base import BaseCollector
+from tui.errors import SourceError
 from tui.journal_codec import apply, decode, load_class
 from tui.models.finding import Finding
 

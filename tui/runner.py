@@ -13,7 +13,8 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from tui.collectors.base import Collector, SourceError
+from tui.collectors.base import Collector
+from tui.errors import SourceError
 from tui.models.finding import Finding
 from tui.models.observation import Observation
 

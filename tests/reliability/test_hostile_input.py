@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from tui.collectors import galera_parse, rabbitmq_payload
 from tui.collectors import instances as inst
 from tui.collectors import services as svc
-from tui.collectors.base import SourceError
+from tui.errors import SourceError
 from tui.openstack import errors as oserrors
 from tui.openstack import paging
 from tui.openstack.services_reads import parse_http_date

@@ -17,9 +17,9 @@ import pytest
 
 from tests.reliability.conftest import Sim
 from tests.reliability.world import OWN_PARTS, World, assert_readable, degraded
-from tui.collectors.base import SourceError
 from tui.collectors.rabbitmq import RabbitMQCollector
 from tui.config import RabbitMQConfig
+from tui.errors import SourceError
 from tui.openstack.client import connect
 from tui.sim.faults import TlsKit
 

@@ -150,7 +150,7 @@ async def test_row_says_stale_when_a_source_fails() -> None:
 
         async def collect(self) -> Any:
             if self.fail:
-                from tui.collectors.base import SourceError
+                from tui.errors import SourceError
 
                 raise SourceError("RabbitMQ management API at http://rmq:15672: connection refused")
             return await super().collect()

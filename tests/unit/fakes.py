@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from tui.collectors.base import BaseCollector, SourceError
+from tui.collectors.base import BaseCollector
+from tui.errors import SourceError
 from tui.models.finding import Finding
 
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tui.collectors.base import SourceError
 from tui.config import OpenStackConfig
+from tui.errors import SourceError
 from tui.openstack.client import connect
 
 BAD = "clouds:\n  x:\n    auth:\n      auth_url: http://h:5000/v3\n     username: admin\n"

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from tui.collectors.base import SourceError
 from tui.collectors.instances import InstancesCollector
 from tui.config import OpenStackConfig
+from tui.errors import SourceError
 from tui.runner import CollectorRunner
 
 

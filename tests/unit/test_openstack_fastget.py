@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from tui.collectors.base import SourceError
+from tui.errors import SourceError
 from tui.openstack import NotFound, connect
 from tui.openstack.fastget import Answer, FetchError, get_many
 from tui.sim import start_demo

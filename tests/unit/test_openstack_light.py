@@ -15,10 +15,10 @@ import pytest
 import yaml
 
 from tests.fresh_python import fresh_python
-from tui.collectors.base import SourceError
 from tui.collectors.instances import InstancesCollector
 from tui.collectors.services import ServicesCollector
 from tui.config import OpenStackConfig, Thresholds
+from tui.errors import SourceError
 from tui.openstack import client as client_mod
 from tui.openstack.client import OpenStackClient, connect
 from tui.openstack.cloudsyaml import LightUnsupported, load_cloud

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from tui.collectors.rabbitmq import apply_history, password_key
+from tui.collectors.rabbitmq import password_key
 from tui.collectors.rabbitmq_payload import parse_alarms, parse_cluster_status, parse_node, parse_queue, parse_time
 from tui.config import Secret
 from tui.models.rabbitmq import QueueInfo
+from tui.rules.queues import apply_history
 
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 

@@ -12,7 +12,7 @@ from datetime import timedelta
 
 import pytest
 
-from tui.collectors.base import SourceError
+from tui.errors import SourceError
 from tui.openstack import connect
 from tui.sim import start_demo
 

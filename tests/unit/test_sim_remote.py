@@ -6,7 +6,7 @@ import pymysql
 import pytest
 
 from tests.fresh_python import fresh_python
-from tui.collectors.base import SourceError
+from tui.errors import SourceError
 from tui.openstack import connect
 from tui.sim import spawn_demo
 

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from tui.collectors.base import SourceError
 from tui.collectors.instances import InstancesCollector
+from tui.errors import SourceError
 from tui.openstack.client import connect
 from tui.openstack.errors import NotFound
 from tui.openstack.paging import segment

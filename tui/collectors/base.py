@@ -1,7 +1,7 @@
 """The collector protocol every source implements.
 
 A collector reads one source and returns an immutable snapshot; it never touches the UI. Blocking clients
-(openstacksdk, pymysql, pika) run in asyncio.to_thread. Failures of the source raise SourceError with one
+(openstacksdk, pymysql, pika) run in asyncio.to_thread. Failures of the source raise tui.errors.SourceError with one
 short human line naming what failed and the config key to fix.
 """
 
@@ -11,17 +11,6 @@ from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
 from tui.models.finding import Finding
-
-
-class SourceError(Exception):
-    """A source could not be read. str(err) is one line fit for a pane border and a log."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
-
-    def __str__(self) -> str:
-        return self.message
 
 
 @runtime_checkable

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from tui.collectors.base import BaseCollector, Collector, SourceError
+from tui.collectors.base import BaseCollector, Collector
 from tui.collectors.galera_parse import flow_control_sent, node_fields, rows_to_dict
 from tui.collectors.galera_sql import (
     STATUS_SQL,
@@ -46,6 +46,7 @@ from tui.collectors.galera_sql import (
     tls_context,
 )
 from tui.config import Config
+from tui.errors import SourceError
 from tui.models.finding import Finding
 from tui.models.galera import GaleraNode, GaleraSnapshot
 from tui.rules.quorum import DEFAULT_THRESHOLDS, GaleraThresholds, disagreement, galera_findings

@@ -49,8 +49,9 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from tui.collectors.base import BaseCollector, Collector, SourceError
+from tui.collectors.base import BaseCollector, Collector
 from tui.config import Config, OpenStackConfig
+from tui.errors import SourceError
 from tui.models.finding import Finding
 from tui.models.instances import (
     ActionEvent,

@@ -60,7 +60,7 @@ from urllib.parse import quote
 import httpx
 
 from tui import deadline
-from tui.collectors.base import BaseCollector, Collector, SourceError
+from tui.collectors.base import BaseCollector, Collector
 from tui.collectors.rabbitmq_amqp import AmqpError, LiveQueue, passive_check
 from tui.collectors.rabbitmq_payload import (
     LIGHT_QUEUE_COLUMNS,
@@ -73,10 +73,11 @@ from tui.collectors.rabbitmq_payload import (
     parse_queues_reusing,
 )
 from tui.config import Config, RabbitMQConfig, Secret
+from tui.errors import SourceError
 from tui.models.finding import Finding
 from tui.models.rabbitmq import Alarm, NodeInfo, QueueInfo, RabbitSnapshot
 from tui.readonly import httpx_request_hook
-from tui.rules.queues import MIN_POLLS, classify_queue, is_suspect, rabbitmq_findings
+from tui.rules.queues import MIN_POLLS, History, apply_history, classify_queue, is_suspect, rabbitmq_findings
 
 PAGE_SIZE = 500
 FULL_EVERY = 4  # every 4th poll lists every queue with statistics; the others are light (module docstring)
@@ -85,9 +86,6 @@ MAX_EMPTY_WATCH = 50  # empty queues last seen with no consumer, re-checked on l
 REGEX_BUDGET = 1500  # characters of name regex per request (the broker's request line is limited)
 MAX_LIVE_CHECKS = 200
 CONFIRM_DELAY_S = 6.0
-
-History = dict[tuple[str, str], tuple[datetime, int]]
-
 
 def password_key(secret: Secret) -> str:
     """Which config key holds the password, for error lines (never the password itself)."""
@@ -98,32 +96,6 @@ def password_key(secret: Secret) -> str:
     if secret.origin == "none":
         return "[rabbitmq] password_env (no password is configured)"
     return "[rabbitmq] password_file"
-
-
-def apply_history(history: History, queues: Iterable[QueueInfo], now: datetime) -> tuple[History, list[QueueInfo]]:
-    """Advance the per-queue "messages but no consumer" streaks by one poll.
-
-    Suspect -> streak +1 (since kept); numbers unknown this poll -> streak kept as is (not counted);
-    anything else, or a queue that vanished -> streak dropped.
-    """
-    new: History = {}
-    out = []
-    for q in queues:  # 2,000 queues a poll: a key built and a streak looked up only where one can be
-        streak = None
-        if q.no_consumer_with_messages:  # is_suspect(q), without a call per queue
-            key = q.key
-            prev = history.get(key)
-            since, polls = prev if prev else (now, 0)
-            streak = new[key] = (since, polls + 1)
-        elif q.messages is None or q.consumers is None:
-            key = q.key
-            prev = history.get(key)
-            if prev:
-                streak = new[key] = prev
-        if streak is not None:
-            q = dataclasses.replace(q, stuck_since=streak[0], stuck_polls=streak[1])
-        out.append(q)
-    return new, out
 
 
 def apply_live(queues: Iterable[QueueInfo], live: dict[tuple[str, str], LiveQueue]) -> list[QueueInfo]:

@@ -21,13 +21,13 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
-from tui.collectors.base import BaseCollector, SourceError
-from tui.collectors.rabbitmq import History, apply_history
+from tui.collectors.base import BaseCollector
 from tui.collectors.rabbitmq_payload import parse_cluster_status, parse_queues
 from tui.config import RabbitMQConfig
+from tui.errors import SourceError
 from tui.models.finding import Finding
 from tui.models.rabbitmq import QueueInfo, RabbitSnapshot
-from tui.rules.queues import MIN_POLLS, is_suspect, rabbitmq_findings
+from tui.rules.queues import MIN_POLLS, History, apply_history, is_suspect, rabbitmq_findings
 
 QUEUE_FIELDS = ("name", "messages", "messages_ready", "messages_unacknowledged", "consumers", "arguments")
 MAX_PARALLEL = 2  # each call is an Erlang VM: do not start one per vhost at once

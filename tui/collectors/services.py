@@ -33,8 +33,9 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import Any
 
-from tui.collectors.base import BaseCollector, Collector, SourceError
+from tui.collectors.base import BaseCollector, Collector
 from tui.config import Config, OpenStackConfig, Thresholds
+from tui.errors import SourceError
 from tui.models.finding import Finding
 from tui.models.services import (
     EndpointCheck,

@@ -23,8 +23,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from tui.collectors.base import SourceError
 from tui.config import LogSource
+from tui.errors import SourceError
 from tui.exercises.boot_trace import BootTrace
 from tui.exercises.down_lag import DownLag, ServiceSample
 from tui.exercises.request_trace import RequestTrace, instance_ids, match_lines

@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from tui import deadline
-from tui.collectors.base import SourceError
 from tui.config import OpenStackConfig
+from tui.errors import SourceError
 from tui.openstack.errors import (
     NotFound,
     Where,

@@ -9,7 +9,7 @@ import json
 import re
 from typing import Any
 
-from tui.collectors.base import SourceError
+from tui.errors import SourceError
 
 _URL = re.compile(r"(https?://[^\s]+?)(?=:\s|\s|$)")
 

@@ -23,8 +23,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from tui import deadline
-from tui.collectors.base import SourceError
 from tui.deadline import install_httpx
+from tui.errors import SourceError
 from tui.openstack.client import OpenStackClient, dropped_connection
 from tui.openstack.cloudsyaml import LightCloud, LightUnsupported
 from tui.openstack.errors import Where, check_list, http_error, not_json, to_source_error

@@ -14,6 +14,7 @@ declare sees a consumer, or no messages, or no queue at all, the management numb
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from collections.abc import Iterable
@@ -328,3 +329,33 @@ def queue_sort_key(q: QueueInfo) -> tuple[int, int, str, str]:
     """Pane order: known zero-consumer queues first, fullest first, then by name."""
     zero = 0 if q.consumers == 0 else 1
     return (zero, -(q.messages or 0), q.vhost, q.name)
+
+
+# ---------------------------------------------------------------------------------------------- the 2-poll rule
+History = dict[tuple[str, str], tuple[datetime, int]]  # (vhost, queue) -> (suspect since, polls in a row)
+
+
+def apply_history(history: History, queues: Iterable[QueueInfo], now: datetime) -> tuple[History, list[QueueInfo]]:
+    """Advance the per-queue "messages but no consumer" streaks by one poll.
+
+    Suspect -> streak +1 (since kept); numbers unknown this poll -> streak kept as is (not counted);
+    anything else, or a queue that vanished -> streak dropped.
+    """
+    new: History = {}
+    out = []
+    for q in queues:  # 2,000 queues a poll: a key built and a streak looked up only where one can be
+        streak = None
+        if q.no_consumer_with_messages:  # is_suspect(q), without a call per queue
+            key = q.key
+            prev = history.get(key)
+            since, polls = prev if prev else (now, 0)
+            streak = new[key] = (since, polls + 1)
+        elif q.messages is None or q.consumers is None:
+            key = q.key
+            prev = history.get(key)
+            if prev:
+                streak = new[key] = prev
+        if streak is not None:
+            q = dataclasses.replace(q, stuck_since=streak[0], stuck_polls=streak[1])
+        out.append(q)
+    return new, out

@@ -19,7 +19,7 @@ from tests.integration.galera.scenarios import (
     poll_until,
     reader_password_changed,
 )
-from tui.collectors.base import SourceError
+from tui.errors import SourceError
 from tui.jsonable import to_jsonable
 from tui.rules.quorum import NO_QUORUM_VERDICT, verdict
 

@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 import pytest
 
 from tests.integration.rabbitmq.conftest import poll_until
-from tui.collectors.base import SourceError
 from tui.collectors.rabbitmq_cli import RabbitMQCliCollector
+from tui.errors import SourceError
 from tui.snapshot import collect_once
 
 pytestmark = pytest.mark.integration

@@ -13,8 +13,8 @@ import pytest
 
 from tests.integration.rabbitmq.conftest import Amqp, poll_until
 from tests.testbed.rabbitmq import Broker, temporary_vhost
-from tui.collectors.base import SourceError
 from tui.collectors.rabbitmq import RabbitMQCollector
+from tui.errors import SourceError
 from tui.models.finding import Finding
 from tui.models.rabbitmq import RabbitSnapshot
 from tui.runner import CollectorRunner

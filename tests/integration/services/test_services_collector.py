@@ -27,7 +27,7 @@ from tests.integration.services.conftest import (
 )
 from tests.testbed.openstack import OpenStackCloud, kill_service, service_killed, service_pid
 from tests.testbed.poller import Poll, Poller
-from tui.collectors.base import SourceError
+from tui.errors import SourceError
 from tui.rules.liveness import assess, down_time_for
 
 pytestmark = pytest.mark.integration
