@@ -64,12 +64,13 @@ def measure(demo: Any, fn: Any) -> tuple[Any, float, float, int, int]:
 def bench_steady(demo: Any, cycles: int, naive_cycles: int, instances: int) -> list[Result]:
     from tui.collectors.instances import InstancesCollector
     from tui.collectors.services import ServicesCollector
-    from tui.openstack import close_shared
+    from tui.openstack import OpenStackSession
 
     clock = SimTime(demo)
     cfg = demo.config()
-    services = ServicesCollector(cfg.openstack, cfg.thresholds, clock=clock.now)
-    inst = InstancesCollector(cfg.openstack, stuck=cfg.thresholds.stuck, clock=clock.now)
+    session = OpenStackSession(cfg.openstack)  # the cloud's session, shared by both sources as in the app
+    services = ServicesCollector(cfg.openstack, cfg.thresholds, clock=clock.now, session=session)
+    inst = InstancesCollector(cfg.openstack, stuck=cfg.thresholds.stuck, clock=clock.now, session=session)
     loop = asyncio.new_event_loop()
 
     async def both() -> tuple[Any, Any]:
@@ -115,7 +116,7 @@ def bench_steady(demo: Any, cycles: int, naive_cycles: int, instances: int) -> l
         loop.run_until_complete(services.aclose())
         loop.run_until_complete(inst.aclose())
         loop.close()
-        close_shared()
+        session.close()
     churn_pct = (median(churn) or 0) / max(1, instances) * 100
     note = (f"churn per {INTERVAL:g} s cycle: median {median(churn):.0f} servers changed/added/deleted "
             f"({churn_pct:.1f} % of {instances:,}); {cycles} stacktop cycles, {naive_cycles} naive cycles, "

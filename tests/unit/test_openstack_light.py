@@ -23,6 +23,7 @@ from tui.openstack import client as client_mod
 from tui.openstack.client import OpenStackClient, connect
 from tui.openstack.cloudsyaml import LightUnsupported, load_cloud
 from tui.openstack.light import LightClient
+from tui.openstack.session import LIGHT_HANDOVER_S, OpenStackSession
 from tui.openstack.triage import TriageClient, triage_client
 from tui.readonly import WriteRefused
 from tui.runner import CollectorRunner
@@ -141,10 +142,8 @@ def test_configs_the_light_path_does_not_handle_go_to_openstacksdk(demo: Demo, t
         load_cloud(cfg)
     assert triage_client(cfg, handover_after_s=NEVER) is None
     sdk = object()
-    monkeypatch.setattr(client_mod, "_shared", {})
-    monkeypatch.setattr(client_mod, "_light_first", [NEVER])
     monkeypatch.setattr(client_mod, "connect", lambda c: sdk if c is cfg else None)
-    assert client_mod.shared_client(cfg) is sdk, "the dashboard's shared client is openstacksdk's"
+    assert OpenStackSession(cfg, light_first=NEVER).client() is sdk, "the dashboard's client is openstacksdk's"
 
 
 def test_what_the_light_client_cannot_answer_openstacksdk_answers_at_once(demo: Demo,
@@ -290,18 +289,18 @@ def test_the_dashboard_stays_on_the_light_client(demo: Demo, monkeypatch: pytest
     """The dashboard's shared client never hands over on its own: every steady poll goes through httpx."""
     from tui.collectors.registry import build_collectors
 
-    monkeypatch.setattr(client_mod, "_shared", {})
-    monkeypatch.setattr(client_mod, "_light_first", [None])
-    build_collectors(demo.config(), dashboard=True)
-    assert client_mod._light_first[0] == client_mod.LIGHT_HANDOVER_S == float("inf")
-    shared = client_mod.shared_client(demo.config().openstack)
+    cols = {c.name: c for c in build_collectors(demo.config(), dashboard=True)}
+    session = cols["services"].session
+    assert session is cols["instances"].session, "one session per cloud"
+    assert session.light_first == LIGHT_HANDOVER_S == float("inf")
+    shared = session.client()
     try:
         assert isinstance(shared, TriageClient) and shared._timer is None, "no handover is scheduled"
         for _ in range(3):
             assert shared.compute_services() and shared.network_agents() and shared.volume_services()
         assert shared.backend == "light"
     finally:
-        client_mod.close_shared()
+        session.close()
 
 
 def test_steady_polls_never_import_openstacksdk(demo: Demo) -> None:
@@ -312,14 +311,14 @@ def test_steady_polls_never_import_openstacksdk(demo: Demo) -> None:
         "import asyncio, sys\n"
         "from tui.collectors.registry import build_collectors\n"
         "from tui.config import Config, OpenStackConfig\n"
-        "from tui.openstack import shared_client\n"
+
         f"config = Config(openstack=OpenStackConfig(cloud={cfg.cloud!r}, clouds_file={cfg.clouds_file!r}))\n"
         "cols = [c for c in build_collectors(config, dashboard=True) if c.name in ('services', 'instances')]\n"
         "async def main():\n"
         "    for _ in range(3):\n"
         "        for c in cols:\n"
         "            await c.collect()\n"
-        "    client = shared_client(config.openstack)\n"
+        "    client = cols[0].session.client()\n"
         "    mv = client.placement_microversion()\n"
         "    got = await client.aio.aget_json_many('placement', ['/resource_providers'], microversion=mv)\n"
         "    assert isinstance(got[0], dict) and got[0]['resource_providers'], got\n"

@@ -4,7 +4,7 @@ The services source's steady poll is 5 requests (Keystone probe, three listings,
 the instances source's 1 (changes-since) and, every build_list_s, 1 more (status=BUILD: builds changes-since
 cannot see). The services source leaves its endpoint check's turn to the cycle without that listing, and its
 turn skips the types whose listing answered (compute, network, block-storage). Against the simulated cloud on a
-manual clock, both collectors sharing one client as in the app, in the benchmark's order."""
+manual clock, both collectors sharing one session as in the app, in the benchmark's order."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import pytest
 
 from tui.collectors.instances import InstancesCollector
 from tui.collectors.services import ServicesCollector
-from tui.openstack import connect
+from tui.openstack import OpenStackSession, connect
 from tui.sim import start_demo
 from tui.sim.demo import Demo
 from tui.sim.faults import Faults
@@ -34,8 +34,9 @@ def demo() -> Iterator[Demo]:
 def collectors(demo: Demo) -> tuple[ServicesCollector, InstancesCollector]:
     cfg = demo.config()
     client = connect(cfg.openstack)
-    services = ServicesCollector(cfg.openstack, cfg.thresholds, client_factory=lambda: client, clock=demo.now)
-    instances = InstancesCollector(cfg.openstack, client_factory=lambda: client, clock=demo.now)
+    session = OpenStackSession(cfg.openstack, client_factory=lambda: client)  # one per cloud, as in the app
+    services = ServicesCollector(cfg.openstack, cfg.thresholds, session=session, clock=demo.now)
+    instances = InstancesCollector(cfg.openstack, session=session, clock=demo.now)
     return services, instances
 
 
@@ -82,8 +83,7 @@ async def test_every_steady_cycle_is_at_most_six_requests_and_every_endpoint_sti
         assert set(checked) == unproven, checked
         assert min(checked.values()) >= 2, checked
     finally:
-        await services.aclose()
-        await instances.aclose()
+        services.session.close()
 
 
 async def test_a_failing_endpoint_is_rechecked_on_every_poll_even_the_build_cycle(demo: Demo) -> None:
@@ -109,8 +109,7 @@ async def test_a_failing_endpoint_is_rechecked_on_every_poll_even_the_build_cycl
         s_snap, _, _ = await cycle(demo, services, instances)
         assert {c.service_type: c for c in s_snap.catalog}["placement"].ok  # the recovery is seen at once
     finally:
-        await services.aclose()
-        await instances.aclose()
+        services.session.close()
 
 
 async def services_alone(demo: Demo, polls: int, before_each: Any = None) -> list[int]:
@@ -130,8 +129,7 @@ async def services_alone(demo: Demo, polls: int, before_each: Any = None) -> lis
             checks.append(len(endpoint_checks(served(demo))))
         return checks
     finally:
-        await services.aclose()
-        await instances.aclose()
+        services.session.close()
 
 
 async def test_the_turn_does_not_wait_for_an_instances_source_that_stopped_polling(demo: Demo) -> None:
@@ -145,7 +143,5 @@ async def test_the_turn_does_not_wait_for_an_instances_source_that_stopped_polli
 async def test_the_turn_is_never_left_two_polls_in_a_row(demo: Demo) -> None:
     """Whatever the timing of the two sources (here: the BUILD listing planned at the services poll's time every
     poll), the services source checks an endpoint at least every other poll."""
-    from tui.openstack.services_reads import plan_build_list
-
-    checks = await services_alone(demo, 6, lambda services: plan_build_list(services.client(), demo.now()))
+    checks = await services_alone(demo, 6, lambda services: services.session.plan_build_list(demo.now()))
     assert checks == [0, 1, 0, 1, 0, 1], checks

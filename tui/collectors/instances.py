@@ -47,7 +47,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui.collectors.base import BaseCollector, Collector
 from tui.config import Config, OpenStackConfig
@@ -72,6 +72,9 @@ from tui.openstack.paging import segment
 from tui.rules.stuck import instance_findings, threshold_for
 from tui.rules.task_states import BUILD_STATES, DEFAULT_STUCK_SECONDS, KNOWN_TASK_STATES
 from tui.safetext import clean
+
+if TYPE_CHECKING:
+    from tui.openstack.session import OpenStackSession
 
 RESYNC_S = 600.0
 BUILD_LIST_S = 30.0  # how often a changes-since poll also lists status=BUILD (module docstring)
@@ -360,7 +363,8 @@ class ServerIndex:
 
 # ---- the collector ------------------------------------------------------------------------------------------
 class InstancesCollector(BaseCollector):
-    """client_factory returns a tui.openstack OpenStackClient (shared_client(config.openstack) by default)."""
+    """session: the cloud's OpenStackSession (shared with the services source; the registry builds it); else
+    one of its own, whose client comes from client_factory (a tui.openstack OpenStackClient) or the config."""
 
     name = "instances"
 
@@ -369,6 +373,7 @@ class InstancesCollector(BaseCollector):
         openstack: OpenStackConfig | None = None,
         *,
         client_factory: Callable[[], Any] | None = None,
+        session: OpenStackSession | None = None,
         interval: float | None = None,
         timeout: float | None = None,
         stuck: Mapping[str, float] | None = None,
@@ -391,45 +396,39 @@ class InstancesCollector(BaseCollector):
         self.overlap_s = overlap_s
         self.page_size = page_size
         self._clock = clock or (lambda: datetime.now(UTC))
-        self._factory = client_factory
-        self._client: Any = None
+        if session is None:
+            from tui.openstack.session import OpenStackSession  # here: tui.openstack is not imported at start-up
+
+            session = OpenStackSession(self.openstack, client_factory=client_factory)
+            self._own_session = True
+        else:
+            self._own_session = False
+        self.session = session
         self.index = ServerIndex()
         self._cursor: datetime | None = None  # start of the last good poll (our clock)
         self._last_full: datetime | None = None
         self._last_build: datetime | None = None  # the last poll that listed every BUILD server (full or not)
         self._skew_s = 0.0  # how far ahead of our clock nova's updated_at has been seen
         self._lock = threading.Lock()  # a timed-out poll's thread may still run: never two at once
-        self._client_lock = threading.Lock()
         self._request_ids: dict[tuple[str, str], str | None] = {}  # (server id, phase or ERROR) -> request id
         self._cast_hosts: dict[str, tuple[str | None, datetime]] = {}  # scheduling server -> (host, read at)
         self._provider_names: dict[str, str | None] = {}  # resource provider uuid -> name
         self.cpu_s = 0.0
 
     @classmethod
-    def from_config(cls, config: Config, *, attention_first: bool = False) -> InstancesCollector:
-        return cls(config.openstack, stuck=config.thresholds.stuck, attention_first=attention_first)
+    def from_config(cls, config: Config, *, attention_first: bool = False,
+                    session: OpenStackSession | None = None) -> InstancesCollector:
+        return cls(config.openstack, stuck=config.thresholds.stuck, attention_first=attention_first, session=session)
 
     @property
     def timeout_hint(self) -> str:
         """For the runner's timeout line: what hung and the key to raise."""
-        where = getattr(getattr(self._client, "where", None), "cloud_ref", None) or "the cloud"
+        where = getattr(getattr(self.session.current, "where", None), "cloud_ref", None) or "the cloud"
         return f"nova did not answer the server list of {where} (is nova-api up? raise [openstack] timeout if " \
                "it is just slow)"
 
-    def force_resync(self) -> None:
-        """The next poll lists every server again."""
-        self._last_full = None
-
     def client(self) -> Any:
-        with self._client_lock:
-            if self._client is None:
-                if self._factory is not None:
-                    self._client = self._factory()
-                else:
-                    from tui.openstack import shared_client
-
-                    self._client = shared_client(self.openstack)
-            return self._client
+        return self.session.client()
 
     # -- one poll
     async def collect(self) -> InstancesSnapshot:
@@ -565,10 +564,8 @@ class InstancesCollector(BaseCollector):
                     left += self.index.drop_unlisted_builds(listed)
             if build_listed:
                 self._last_build = now
-                from tui.openstack.services_reads import plan_build_list
-
                 # the services source leaves its endpoint check's turn to that cycle (6 requests a cycle)
-                plan_build_list(self.client(), now + timedelta(seconds=self.build_list_s))
+                self.session.plan_build_list(now + timedelta(seconds=self.build_list_s))
             requests, nrows = int(count[0]) + int(build_count[0]), int(count[1]) + int(build_count[1])
             self._note_skew([{"updated": count[2]}], now)
             self._cursor = now
@@ -679,20 +676,19 @@ class InstancesCollector(BaseCollector):
 
     def _host_health(self, servers: tuple[Server, ...]) -> tuple[dict[str, HostHealth], str | None, int]:
         """nova-compute services (1 request) and, when a server with a host is mid-task, the L2 agents."""
-        from tui.openstack.services_reads import recent_listing
-
         client = self.client()
+        recent_listing = self.session.recent_listing
         requests = 0
         try:
             # the services source lists every compute service and agent each poll through the same client:
             # reuse a listing up to one interval old instead of asking again (2 requests a poll fewer)
-            services = recent_listing(client, "compute", self.interval)
+            services = recent_listing("compute", self.interval)
             if services is None:
                 services = client.compute_services(binary="nova-compute")
                 requests += 1
             agents = None
             if any(s.phase and s.host for s in servers):
-                raw_agents = recent_listing(client, "network", self.interval)
+                raw_agents = recent_listing("network", self.interval)
                 if raw_agents is None:
                     raw_agents = client.network_agents()
                     requests += 1
@@ -705,11 +701,10 @@ class InstancesCollector(BaseCollector):
         return instance_findings(snapshot, now, self.stuck)
 
     async def aclose(self) -> None:
-        """The shared client belongs to the process (tui.openstack.close_shared); only our own is closed."""
-        client, self._client = self._client, None
-        if client is not None and self._factory is not None:
+        """A session handed in belongs to whoever built it (the registry: the cloud's); only our own is closed."""
+        if self._own_session:
             with contextlib.suppress(Exception):
-                await asyncio.to_thread(client.close)
+                await asyncio.to_thread(self.session.close)
 
     # -- the instance screen -------------------------------------------------------------------------------
     async def instance_detail(self, server_id: str) -> InstanceDetail:
@@ -785,8 +780,8 @@ class InstancesCollector(BaseCollector):
                               allocations=allocations, host_health=health, errors=errors)
 
 
-def build(config: Config, *, dashboard: bool = False) -> list[Collector]:
+def build(config: Config, *, dashboard: bool = False, session: OpenStackSession | None = None) -> list[Collector]:
     """dashboard: the first poll reads only the servers worth attention (the full list follows at once)."""
     if not config.openstack.cloud:
         return []
-    return [InstancesCollector.from_config(config, attention_first=dashboard)]
+    return [InstancesCollector.from_config(config, attention_first=dashboard, session=session)]

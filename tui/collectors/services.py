@@ -31,7 +31,7 @@ import functools
 import re
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui.collectors.base import BaseCollector, Collector
 from tui.config import Config, OpenStackConfig, Thresholds
@@ -46,6 +46,9 @@ from tui.models.services import (
 )
 from tui.redact import redact_userinfo
 from tui.rules.liveness import REQUIRED_TYPES, services_findings
+
+if TYPE_CHECKING:
+    from tui.openstack.session import OpenStackSession
 
 # catalog service type -> canonical type (os-service-types aliases that matter here), best first
 TYPE_ALIASES: dict[str, str] = {"block-storage": "block-storage", "volumev3": "block-storage",
@@ -144,7 +147,8 @@ def endpoint_checks(answers: Iterable[dict[str, Any]]) -> tuple[EndpointCheck, .
 
 
 class ServicesCollector(BaseCollector):
-    """client_factory returns a tui.openstack OpenStackClient (shared_client(config.openstack) by default)."""
+    """session: the cloud's OpenStackSession (shared with the instances source; the registry builds it); else
+    one of its own, whose client comes from client_factory (a tui.openstack OpenStackClient) or the config."""
 
     name = "services"
 
@@ -154,6 +158,7 @@ class ServicesCollector(BaseCollector):
         thresholds: Thresholds | None = None,
         *,
         client_factory: Callable[[], Any] | None = None,
+        session: OpenStackSession | None = None,
         interval: float | None = None,
         timeout: float | None = None,
         endpoint_timeout: float | None = None,
@@ -169,8 +174,14 @@ class ServicesCollector(BaseCollector):
         # a hung API must cost its own section, not the whole poll (Keystone probe + listing < timeout)
         self.read_timeout = max(1.0, self.timeout - self.endpoint_timeout - 1.0)
         self._clock = clock or (lambda: datetime.now(UTC))
-        self._factory = client_factory
-        self._client: Any = None
+        if session is None:
+            from tui.openstack.session import OpenStackSession  # here: tui.openstack is not imported at start-up
+
+            session = OpenStackSession(self.openstack, client_factory=client_factory)
+            self._own_session = True
+        else:
+            self._own_session = False
+        self.session = session
         self._sections: dict[str, SectionRead] = {n: SectionRead(n) for n in ("compute", "network", "volume")}  # type: ignore[arg-type]
         self._catalog: list[dict[str, Any]] | None = None
         self._checked: dict[tuple[str, str], dict[str, Any]] = {}  # (type, url) -> latest version GET answer
@@ -182,23 +193,16 @@ class ServicesCollector(BaseCollector):
     @property
     def timeout_hint(self) -> str:
         """For the runner's timeout line: what hung and the key to raise."""
-        where = getattr(getattr(self._client, "where", None), "cloud_ref", None) or "the cloud"
+        where = getattr(getattr(self.session.current, "where", None), "cloud_ref", None) or "the cloud"
         return f"the control-plane reads of {where} did not finish (Keystone, catalog, service listings; raise " \
                "[openstack] timeout if the cloud is just slow)"
 
     @classmethod
-    def from_config(cls, config: Config) -> ServicesCollector:
-        return cls(config.openstack, config.thresholds)
+    def from_config(cls, config: Config, session: OpenStackSession | None = None) -> ServicesCollector:
+        return cls(config.openstack, config.thresholds, session=session)
 
     def client(self) -> Any:
-        if self._client is None:
-            if self._factory is not None:
-                self._client = self._factory()
-            else:
-                from tui.openstack import shared_client
-
-                self._client = shared_client(self.openstack)
-        return self._client
+        return self.session.client()
 
     # ----------------------------------------------------------------------------------------- one poll
     async def collect(self) -> ServicesSnapshot:
@@ -226,10 +230,8 @@ class ServicesCollector(BaseCollector):
             except TimeoutError:  # the worker thread ends on the session timeout; the poll goes on
                 return self._carry(name, f"listing {name} services timed out after {self.read_timeout:g}s")
 
-        from tui.openstack.services_reads import build_list_due_near
-
         # never two polls in a row: whatever the two sources' timing, the turn goes on at least every other poll
-        defer = not self._deferred and build_list_due_near(client, taken_at, self.interval / 2)
+        defer = not self._deferred and self.session.build_list_due_near(taken_at, self.interval / 2)
         self._deferred = defer
         checks = asyncio.to_thread(self._check_endpoints, client, self._due_endpoints(catalog, defer_turn=defer)) \
             if catalog else _none()
@@ -333,8 +335,10 @@ class ServicesCollector(BaseCollector):
         try:
             if name == "compute":
                 raw, date, self._microversion = reads.compute_services(client, self.read_timeout)
+                self.session.remember("compute", raw)
             elif name == "network":
                 raw, date = reads.network_agents(client, self.read_timeout)
+                self.session.remember("network", raw)
             else:
                 raw, date = reads.volume_services(client, self.read_timeout)
         except SourceError as exc:
@@ -350,11 +354,10 @@ class ServicesCollector(BaseCollector):
         return services_findings(snapshot, now, self.thresholds)
 
     async def aclose(self) -> None:
-        """The shared client belongs to the process (tui.openstack.close_shared); only our own is closed."""
-        client, self._client = self._client, None
-        if client is not None and self._factory is not None:
+        """A session handed in belongs to whoever built it (the registry: the cloud's); only our own is closed."""
+        if self._own_session:
             with contextlib.suppress(Exception):
-                await asyncio.to_thread(client.close)
+                await asyncio.to_thread(self.session.close)
 
 
 async def _none() -> list[dict[str, Any]]:
@@ -372,8 +375,8 @@ def _one_line(text: str) -> str:
     return lines[0] if lines else ""
 
 
-def build(config: Config) -> list[Collector]:
+def build(config: Config, *, session: OpenStackSession | None = None) -> list[Collector]:
     if not config.openstack.cloud:
         return []
-    return [ServicesCollector.from_config(config)]
+    return [ServicesCollector.from_config(config, session)]
 

@@ -1,4 +1,4 @@
-"""OpenStack read layer: openstacksdk for auth/catalog/microversions, plain-dict reads via its adapters.
+"""OpenStack read layer: plain-dict reads through a light httpx client or openstacksdk's adapters.
 
     client = connect(config.openstack)          # blocking, no network yet
     services = await client.aio.compute_services()
@@ -12,14 +12,12 @@ from tui.openstack.client import (
     AsyncOpenStackClient,
     OpenStackClient,
     aconnect,
-    close_shared,
     connect,
-    shared_client,
 )
 from tui.openstack.errors import NotFound
+from tui.openstack.session import OpenStackSession
 
 __all__ = [
     "COMPUTE_MICROVERSION", "COMPUTE_MIN_MICROVERSION", "PLACEMENT_MICROVERSION", "PLACEMENT_MIN_MICROVERSION",
-    "AsyncOpenStackClient", "NotFound", "OpenStackClient", "aconnect", "close_shared", "connect",
-    "shared_client",
+    "AsyncOpenStackClient", "NotFound", "OpenStackClient", "OpenStackSession", "aconnect", "connect",
 ]

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import math
 import re
 import threading
 import time
@@ -581,51 +580,3 @@ def _quiet_library_loggers() -> None:
 async def aconnect(cfg: OpenStackConfig) -> OpenStackClient:
     """connect() in a worker thread (importing openstack costs ~0.36 s: keep it off the UI loop)."""
     return await asyncio.to_thread(connect, cfg)
-
-
-_shared: dict[tuple[str | None, str | None, float, str | None, bool], Any] = {}
-_shared_lock = threading.Lock()
-# The dashboard keeps the light client for good (no timed handover): keystoneauth's session and requests cost
-# more CPU per steady poll than httpx (the control plane's three listings were the idle app's biggest cost).
-# What the light path does not handle still goes to openstacksdk at once (tui.openstack.triage).
-LIGHT_HANDOVER_S = math.inf
-_light_first: list[float | None] = [None]  # seconds before openstacksdk takes over; None: openstacksdk only
-
-
-def light_first(handover_after_s: float | None) -> None:
-    """The dashboard's shared clients read without openstacksdk (tui.openstack.triage) and hand over to it
-    handover_after_s seconds later (math.inf: never); None: openstacksdk from the start (`stacktop snapshot`,
-    tests). STACKTOP_LIGHT_FIRST=0 in the environment turns the light path off."""
-    _light_first[0] = handover_after_s
-
-
-def shared_client(cfg: OpenStackConfig) -> Any:
-    """One client (one token, one session) per cloud for all collectors of a process: an OpenStackClient, or
-    in the dashboard a TriageClient (the same reads; no openstacksdk for the first ones)."""
-    key = (cfg.cloud, cfg.clouds_file, cfg.timeout, cfg.cacert, cfg.insecure)
-    with _shared_lock:
-        client = _shared.get(key)
-        if client is None:
-            client = _shared[key] = _new_shared(cfg)
-        return client
-
-
-def _new_shared(cfg: OpenStackConfig) -> Any:
-    import os
-
-    after = _light_first[0]
-    if after is not None and os.environ.get("STACKTOP_LIGHT_FIRST", "1") != "0":
-        from tui.openstack.triage import triage_client
-
-        client = triage_client(cfg, handover_after_s=after)
-        if client is not None:
-            return client
-    return connect(cfg)
-
-
-def close_shared() -> None:
-    with _shared_lock:
-        clients = list(_shared.values())
-        _shared.clear()
-    for c in clients:
-        c.close()

@@ -75,7 +75,7 @@ def findings_text(findings: list[Finding]) -> str:
 
 def client_getter(app: Any) -> Callable[[], Any] | None:
     """How a screen reaches the cloud: the running OpenStack collectors' client (one token, one session),
-    else the process-wide shared client of [openstack]; None when no cloud is configured."""
+    else a session of its own on [openstack]; None when no cloud is configured."""
     runners = getattr(app, "runners", {}) or {}
     for name in ("instances", "services"):
         collector = getattr(runners.get(name), "collector", None)
@@ -84,9 +84,9 @@ def client_getter(app: Any) -> Callable[[], Any] | None:
             return getter  # type: ignore[no-any-return]
     cfg = getattr(getattr(app, "config", None), "openstack", None)
     if cfg is not None and getattr(cfg, "cloud", None):
-        from tui.openstack import shared_client
+        from tui.openstack.session import OpenStackSession
 
-        return lambda: shared_client(cfg)
+        return OpenStackSession(cfg).client
     return None
 
 
