@@ -1,6 +1,6 @@
 """Regenerate the gallery in screenshots/ from the demo cloud: `.venv/bin/python scripts/screenshots.py [NAME...]`.
 
-Each picture is one scene of tui/screens/gallery.py (the same scenes the snapshot tests in tests/ui/test_gallery.py
+Each picture is one scene of tui/gallery.py (the same scenes the snapshot tests in tests/ui/test_gallery.py
 check): the real app, headless, on the simulated cloud with a manual clock and a fixed seed, walked through
 the storyline to the moment worth showing, at 160x48 (a tmux pane); plus the main view at 80x24. Times are
 shown in UTC so the pictures do not depend on the machine's time zone.
@@ -19,7 +19,7 @@ sys.path.insert(0, str(ROOT))
 os.environ["TZ"] = "UTC"
 time.tzset()
 
-from tui.screens.gallery import SCENES, SIZE, GalleryApp, Tour, demo_for, main_view  # noqa: E402
+from tui.gallery import SCENES, SIZE, GalleryApp, Tour, demo_for, main_view  # noqa: E402
 
 OUT = ROOT / "screenshots"
 

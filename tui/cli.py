@@ -324,7 +324,7 @@ def _replay(args: argparse.Namespace) -> int:
         return EXIT_UNKNOWN
     config = _load_config(getattr(args, "config", None))
     log = _log_to_file(config.secrets())
-    from tui.screens.replay import ReplayApp
+    from tui.replay_app import ReplayApp
 
     app = ReplayApp(config, player, name=path.name)
     app.run()

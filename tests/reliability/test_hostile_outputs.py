@@ -18,10 +18,10 @@ from tests.testbed.render import rendered
 from tui.config import Config
 from tui.exercises.boot_trace import BootTrace
 from tui.export import to_markdown
+from tui.gallery import GalleryApp, Tour, make_demo
 from tui.recorder import Journal, Recorder
 from tui.replay import Player
-from tui.screens.gallery import GalleryApp, Tour, make_demo
-from tui.screens.replay import ReplayApp
+from tui.replay_app import ReplayApp
 from tui.sim import hostile
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -51,9 +51,9 @@ async def test_server_audit_fit_and_trace_commands_open_their_views_on_the_demo_
     """The commands that need a cloud, on the simulated one (sources polled only when the test says so)."""
     from collections import Counter
 
+    from tui.gallery import SIZE, GalleryApp, Tour, make_demo
     from tui.screens.audit import AuditScreen
     from tui.screens.fit import FitScreen
-    from tui.screens.gallery import SIZE, GalleryApp, Tour, make_demo
     from tui.screens.instance import InstanceScreen
     from tui.screens.trace import TraceScreen
 
@@ -91,8 +91,8 @@ async def test_trace_boot_runs_on_the_apps_clock() -> None:
     from the wall clock), the one its screen renders ages with."""
     import time
 
+    from tui.gallery import GalleryApp, Tour, make_demo
     from tui.models.instances import InstancesSnapshot
-    from tui.screens.gallery import GalleryApp, Tour, make_demo
     from tui.screens.trace import TraceScreen
 
     demo = make_demo()
@@ -120,7 +120,7 @@ async def test_trace_down_runs_on_the_apps_clock() -> None:
     "saw it down" time come from that clock, so the lag figures must not mix it with the wall clock."""
     import time
 
-    from tui.screens.gallery import GalleryApp, Tour, make_demo
+    from tui.gallery import GalleryApp, Tour, make_demo
     from tui.screens.trace import TraceScreen
 
     demo = make_demo()

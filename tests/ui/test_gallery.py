@@ -1,4 +1,4 @@
-"""Snapshot tests of the screenshot gallery: each README picture, from the same scene (tui/screens/gallery.py).
+"""Snapshot tests of the screenshot gallery: each README picture, from the same scene (tui/gallery.py).
 
 Deterministic: fixed seed and sim start, a manual sim clock shared by the app and the collectors, polls only
 when the scene asks, times shown in UTC. A failure shows the visual diff in snapshot_report.html; review it,
@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tui.screens.gallery import SCENES, SIZE, GalleryApp, Tour, demo_for, main_view
+from tui.gallery import SCENES, SIZE, GalleryApp, Tour, demo_for, main_view
 
 
 @pytest.fixture

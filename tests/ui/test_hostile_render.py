@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from tests.testbed.render import rendered
+from tui.gallery import SCENES, GalleryApp, Tour, make_demo
 from tui.safetext import has_unsafe
-from tui.screens.gallery import SCENES, GalleryApp, Tour, make_demo
 from tui.sim import hostile
 
 SIZE = (220, 60)

@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.testbed.render import rendered
+from tui.gallery import GalleryApp, make_demo
 from tui.safetext import clean
-from tui.screens.gallery import GalleryApp, make_demo
 from tui.widgets.keyed_table import KeyedTable
 
 MARKUP = st.sampled_from(["[", "]", "[/]", "[b]", "[@click=app.quit]", "[link=http://x]", "\\", "\x1b", "\x07",

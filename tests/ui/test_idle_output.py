@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tui.screens.gallery import START, STEP, GalleryApp, Tour
+from tui.gallery import START, STEP, GalleryApp, Tour
 from tui.sim import Demo, start_demo
 from tui.widgets.triage_row import TriageRow
 

@@ -1,5 +1,5 @@
 """Operator UX on the simulated cloud, driven by Pilot: sort (row order and footer), `/` with `!`, the meaningful
-change highlight on a real pane, the breadcrumb. The demo is walked like the gallery (tui/screens/gallery.py):
+change highlight on a real pane, the breadcrumb. The demo is walked like the gallery (tui/gallery.py):
 manual sim clock, sources polled only when the test says so."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from textual.widgets._footer import FooterKey
 
 from tui.app import StacktopApp
 from tui.config import Config
+from tui.gallery import SIZE, GalleryApp, Tour, make_demo
 from tui.screens.audit import AuditScreen
 from tui.screens.fit import FitScreen
-from tui.screens.gallery import SIZE, GalleryApp, Tour, make_demo
 from tui.screens.host import HostScreen
 from tui.screens.instance import InstanceScreen
 from tui.sim import Demo

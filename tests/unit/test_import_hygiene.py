@@ -7,7 +7,7 @@ import pkgutil
 import tui
 from tests.fresh_python import fresh_python
 
-UI_MODULES = ("tui.app", "tui.widgets", "tui.screens")
+UI_MODULES = ("tui.app", "tui.widgets", "tui.screens", "tui.gallery", "tui.replay_app")
 
 
 def core_modules() -> list[str]:

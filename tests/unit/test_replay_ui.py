@@ -18,8 +18,8 @@ from tui.models.instances import Server
 from tui.models.observation import Observation
 from tui.recorder import Journal, Recorder, read_journal
 from tui.replay import Player
+from tui.replay_app import ReplayApp
 from tui.runner import CollectorRunner
-from tui.screens.replay import ReplayApp
 from tui.screens.trace import TraceScreen, render_boot
 from tui.sim import start_demo
 
