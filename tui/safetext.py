@@ -24,7 +24,7 @@ from rich.text import Text
 # Cc (C0, DEL, C1), zero-width and bidirectional formatting, line/paragraph separators, BOM.
 _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff"
                      "\ufff9-\ufffb]")
-_MD_SPECIAL = re.compile(r"([\\`*\[\]|])")  # code spans, emphasis, links and images, table cells
+_MD_SPECIAL = re.compile(r"([\\`\[\]|])")  # code spans, links and images, table cells
 _HTML_START = re.compile(r"<(?=[A-Za-z/!?])")  # what can open a raw HTML tag, comment or declaration
 _ENTITY = re.compile(r"&(?=#?\w+;)")
 
@@ -69,7 +69,8 @@ def cell(value: Any) -> Any:
 
 def markdown(value: object) -> str:
     """Inert in Markdown and in HTML: no link, image, code span, table break, tag or entity survives; the rest
-    stays as typed (`nova.service_down`, `<= 1.5 s`), so the raw report reads well too."""
+    stays as typed (`nova.service_down`, `<= 1.5 s`, a redacted `***`), so the raw report reads well too.
+    Emphasis is left alone: it changes how a name looks, never what it does."""
     return _MD_SPECIAL.sub(r"\\\1", no_html(value))
 
 
