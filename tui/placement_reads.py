@@ -3,7 +3,7 @@
 Never per poll: each runs when a screen asks (`:host`, `:audit`, `:fit`) in that screen's worker. Listings go
 through the client's plain-JSON methods in worker threads; per-provider and per-consumer GETs go through
 `client.aget_json_many` (async HTTP on a few keep-alive connections, bounded concurrency): 500 providers cost
-~0.1 s CPU that way, ~5.6 s as SDK Resource objects (facts.md, performance facts). Read-only: GET only.
+~0.1 s CPU that way, ~5.6 s as SDK Resource objects (docs/performance.md). Read-only: GET only.
 
 The judging is pure (tui.rules.allocations, tui.rules.fit); this module only gathers what they need.
 """

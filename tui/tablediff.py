@@ -2,7 +2,7 @@
 
 Tables are updated in place from this diff: vanished keys removed, changed cells updated, new rows added,
 and re-ordered only when the order really changed. clear() on every poll would reset the cursor and
-scroll position and cost ~21x the CPU (facts.md, performance).
+scroll position and cost ~21x the CPU (docs/performance.md).
 """
 
 from __future__ import annotations

@@ -123,7 +123,7 @@ def tls_reason(exc: BaseException) -> str | None:
 
 
 class PyMySQLConnection:
-    """One persistent pymysql connection. TLS only when a context is given (facts.md: ~40 ms per connect with
+    """One persistent pymysql connection. TLS only when a context is given (measured: ~40 ms per connect with
     an SSL context vs ~1 ms without); then required: a node that offers no TLS is an error, never plaintext.
     Autocommit left as the server has it (no statement sent on connect)."""
 

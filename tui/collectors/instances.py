@@ -1,6 +1,6 @@
 """Instances source: every server's status and task_state, kept current with `changes-since`.
 
-Polls (compute API, admin view, plain JSON through the SDK adapter; facts.md "Instances and task_state"):
+Polls (compute API, admin view, plain JSON through the SDK adapter):
 - the first poll, and a full resync every `resync_s` (600 s) as a safety net, list every server page by page
   (`/servers/detail?all_tenants=1&limit=1000&marker=...`) and replace the index;
 - the polls in between ask only `changes-since=<start of the previous good poll - overlap_s>`: the overlap

@@ -17,7 +17,7 @@ from tui.exercises import ExerciseResult, bars, iso, md_block, md_cell, md_code,
 from tui.models.instances import ActionEvent, Fault, Server
 from tui.rules.stuck import fault_origin, owner_of
 
-# nova's boot events (facts.md) -> the component that ran them
+# nova's boot events (nova/compute/manager.py, nova/conductor/manager.py) -> the component that ran them
 EVENT_OWNERS = {
     "conductor_schedule_and_build_instances": "nova-conductor",
     "compute__do_build_and_run_instance": "nova-compute",

@@ -3,7 +3,7 @@
 Pure: `DownLag.observe(sample)` is fed each poll of the service's row (GET /os-services?host=&binary=) with
 the local time the answer arrived; `observe_server(server, at)` each server seen on that host.
 
-What it measures (nova's rule, facts.md: up while `now - last_seen_up <= service_down_time`):
+What it measures (nova's rule, nova/servicegroup/drivers/db.py: up while `now - last_seen_up <= service_down_time`):
 - failure time: the operator's mark ("I stopped it now") or, without one, the last heartbeat (`updated_at`
   stops moving when the service dies);
 - the API's flip: the first poll answering `down` (the flip happened after the last poll answering `up`), and

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# wsrep_cluster_conf_id of a node outside any Primary component (2**64 - 1, measured: facts.md).
+# wsrep_cluster_conf_id of a node outside any Primary component (2**64 - 1, measured on MariaDB 10.11).
 NON_PRIMARY_CONF_ID = 18446744073709551615
 
 

@@ -2,7 +2,7 @@
 servers that explain them, and what the audit and the capacity explainer concluded.
 
 Field names follow the APIs (placement 1.39, compute 2.96). Capacity of a resource class is
-`(total - reserved) * allocation_ratio` (facts.md, Placement). Everything here is frozen and JSON-able
+`(total - reserved) * allocation_ratio` (placement's capacity rule). Everything here is frozen and JSON-able
 (tui.jsonable.to_jsonable); the parsing helpers are pure.
 """
 

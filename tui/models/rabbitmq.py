@@ -1,7 +1,7 @@
 """RabbitMQ snapshot: queues, nodes and alarms as one poll saw them.
 
 Numbers the broker did not report are None ("unknown"), never 0: rows of fresh queues lack `messages` and
-`consumers` until the next statistics emission (facts.md). Field names follow the management API.
+`consumers` until the next statistics emission. Field names follow the management API.
 """
 
 from __future__ import annotations

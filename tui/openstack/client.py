@@ -2,7 +2,7 @@
 
 openstacksdk does auth, the catalog and microversion negotiation only; every read goes through the SDK's
 own service adapters (`conn.compute.get(path, microversion=...)`) and is decoded into plain dicts with the
-APIs' real field names: the SDK's Resource objects cost 45-80x more CPU (facts.md, performance facts).
+APIs' real field names: the SDK's Resource objects cost 45-80x more CPU (docs/performance.md).
 Adapters are rooted at the versioned endpoints (`conn.network.get("/agents")`, not `/v2.0/agents`).
 
 Every method here is blocking: call it through `asyncio.to_thread`, or use `client.aio.<method>(...)`.

@@ -1,6 +1,6 @@
 """The stale-allocation audit: `nova-manage placement audit`'s semantics, redone over the APIs (pure).
 
-Legitimate consumers of a compute node's provider (facts.md, Placement):
+Legitimate consumers of a compute node's provider (placement's allocations API):
 - non-deleted instances whose host and node are that compute node (GET /os-hypervisors/{id}?with_servers);
 - in-progress migrations (status not confirmed/reverted/error/failed/completed/cancelled/done) whose source
   or destination is that compute node (GET /os-migrations?host=). Since Queens the *migration* holds the

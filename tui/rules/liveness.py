@@ -2,7 +2,7 @@
 
 Pure functions; `now` (UTC, aware) and the thresholds are passed in.
 
-Liveness follows nova's servicegroup DB driver (facts.md): a service is up while
+Liveness follows nova's servicegroup DB driver (nova/servicegroup/drivers/db.py): a service is up while
 `now - last_seen_up <= service_down_time` (exactly at the limit is still up); `forced_down` is down regardless.
 The API's own `state` is trusted as well (it is computed with the API's service_down_time), so a service is
 down when the API says so, when it is forced down, or when its heartbeat is older than our threshold. A

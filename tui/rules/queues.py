@@ -1,6 +1,6 @@
 """RabbitMQ rules: which service stopped listening, alarms, partitions, nodes down. Pure functions.
 
-Queue names follow oslo.messaging (facts.md): service topics (`scheduler`, `compute.<host>`,
+Queue names follow oslo.messaging's rabbit driver: service topics (`scheduler`, `compute.<host>`,
 `cinder-volume.<host>@<backend>` ...), replies `reply_<hex>`, fanouts `<topic>_fanout_<hex>`, notifications
 `notifications.*` / `versioned_notifications.*`. A service topic with messages and 0 consumers means that
 service stopped listening (critical); notifications nobody reads grow without bound (warning); a reply or

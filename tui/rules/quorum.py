@@ -1,6 +1,6 @@
 """Galera rules: quorum, membership, sync state, flow control. Pure functions over a GaleraSnapshot.
 
-What a node outside the Primary component does was measured on MariaDB 10.11 / galera-4 (facts.md): with
+What a node outside the Primary component does was measured on MariaDB 10.11 / galera-4 (tests/integration/galera): with
 `wsrep_cluster_status` != Primary (or `wsrep_ready` = OFF) `SELECT 1`, `SHOW STATUS`, information_schema and
 new connections still work, but SELECT on tables, INSERT, UPDATE and DDL fail with
 `(1047, 'WSREP has not yet prepared node for application use')`; with `SET SESSION wsrep_dirty_reads=ON`

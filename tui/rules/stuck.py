@@ -1,9 +1,9 @@
 """Instance rules: stuck in a task_state (naming the owner, the log to open first and on which host) and ERROR
 servers (leading with the fault, which often names another service). Pure: `now` and thresholds passed in.
 
-Owners follow seed 000's table (facts.md, "Instances and task_state"). A host's health (its nova-compute
-service, its L2 agent) comes in the snapshot, read by the instances collector in the same poll, so a finding
-can say "and nova-compute on compute-02 is down": that is usually the answer.
+Owners follow nova's create path (api -> conductor -> scheduler -> compute, neutron, cinder). A host's
+health (its nova-compute service, its L2 agent) comes in the snapshot, read by the instances collector in the
+same poll, so a finding can say "and nova-compute on compute-02 is down": that is usually the answer.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 `connector(address, user, password, timeout) -> conn` with `conn.query(sql) -> list[tuple]` and
 `conn.close()`, like the pymysql-backed one. Errors are pymysql's own exception classes with the real
 MariaDB error numbers (2003 refused, 2013 lost, 1045 denied, 1047 WSREP not ready), so the collector's
-error handling is exercised unchanged. Values follow facts.md ("Measured on a 3-node MariaDB 10.11").
+error handling is exercised unchanged. Values follow a 3-node MariaDB 10.11 Galera cluster (tests/contract).
 """
 
 from __future__ import annotations

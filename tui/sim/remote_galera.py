@@ -56,7 +56,7 @@ class RemoteGalera:
     def _post(self, body: dict[str, Any]) -> Any:
         """One keep-alive connection per node, as pymysql's persistent one: urllib's new connection and opener
         per query cost ~3 ms of the app's CPU each, 12 polls of 3 nodes a minute in the idle benchmark, where
-        the real query costs ~0.4 ms (facts.md). A broken connection is opened again once."""
+        the real query costs ~0.4 ms. A broken connection is opened again once."""
         data = json.dumps(body).encode()
         url = urlsplit(self._control_url)
         path = url.path.rstrip("/") + "/galera"
