@@ -25,7 +25,7 @@ from textual.widget import Widget
 from textual.widgets import DataTable, Footer, Input, Static
 
 from tui import clouds as cloudset
-from tui import commands, gcpolicy
+from tui import commands, gcpolicy, sources
 from tui.collectors.base import Collector
 from tui.config import Config
 from tui.models.observation import Observation
@@ -38,7 +38,7 @@ from tui.widgets.command_input import CommandInput, StacktopCommands
 from tui.widgets.drilldown import DrillDown
 from tui.widgets.findings_pane import FindingsPane
 from tui.widgets.observed import AllObserved, Observed
-from tui.widgets.panes import PANE_ORDER, pane_class
+from tui.widgets.panes import pane_class, pane_order
 from tui.widgets.source_pane import SourcePane
 from tui.widgets.too_small import TooSmall, too_small
 from tui.widgets.too_small import message as too_small_message
@@ -259,13 +259,10 @@ class StacktopApp(App[None]):
         if given is not None:
             intervals = {col.name: col.interval for col in given}
             return source in intervals, intervals.get(source, 10.0)
-        if source in ("services", "instances"):
-            return bool(c.openstack.cloud), c.openstack.interval
-        if source == "rabbitmq":
-            return c.rabbitmq.configured, c.rabbitmq.interval
-        if source == "galera":
-            return c.galera.configured, c.galera.interval
-        return False, 10.0
+        found = sources.spec(source)
+        if found is None:
+            return False, 10.0
+        return found.configured(c), found.interval(c)
 
     def compose(self) -> ComposeResult:
         yield TooSmall(id="too-small")
@@ -273,7 +270,7 @@ class StacktopApp(App[None]):
         yield TriageRow(id="triage")
         yield Breadcrumb(id="breadcrumb")
         with Grid(id="panes"):
-            for source, title in PANE_ORDER:
+            for source, title in pane_order():
                 configured, interval = self._configured(source)
                 cls = pane_class(source, title)
                 yield cls(interval=interval, configured=configured, id=f"pane-{source}")

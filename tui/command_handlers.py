@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from tui.commands import PANE_FOR_COMMAND
+from tui.sources import pane_for_command
 
 
 def show_pane(app: Any, args: list[str], name: str = "") -> None:
-    app.show_source(PANE_FOR_COMMAND[name])
+    app.show_source(pane_for_command()[name])
 
 
 def open_host(app: Any, args: list[str], name: str = "") -> None:

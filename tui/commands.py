@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from tui.sources import FINDINGS_COMMANDS, SOURCES
+
 
 @dataclass(frozen=True)
 class Command:
@@ -32,11 +34,10 @@ class Command:
 
 
 COMMANDS: list[Command] = [
-    Command("services", "focus the control-plane pane", "tui.command_handlers:show_pane", aliases=("svc",)),
-    Command("instances", "focus the instances pane", "tui.command_handlers:show_pane", aliases=("servers",)),
-    Command("queues", "focus the RabbitMQ pane", "tui.command_handlers:show_pane", aliases=("rabbitmq",)),
-    Command("galera", "focus the Galera pane", "tui.command_handlers:show_pane", aliases=("db",)),
-    Command("findings", "focus the findings pane", "tui.command_handlers:show_pane"),
+    *(Command(s.commands[0], f"focus the {s.title} pane", "tui.command_handlers:show_pane",
+              aliases=s.commands[1:]) for s in SOURCES if s.commands),
+    Command(FINDINGS_COMMANDS[0], "focus the findings pane", "tui.command_handlers:show_pane",
+            aliases=FINDINGS_COMMANDS[1:]),
     Command("host", "open a host's drill-down", "tui.command_handlers:open_host", args="NAME"),
     Command("server", "open an instance's screen", "tui.command_handlers:open_server", args="ID|NAME"),
     Command("audit", "stale-allocation audit of every placement provider", "tui.screens.audit:open_audit"),
@@ -53,9 +54,6 @@ COMMANDS: list[Command] = [
     Command("q", "quit stacktop", "tui.command_handlers:quit_app", aliases=("quit",)),
 ]
 
-PANE_FOR_COMMAND = {"services": "services", "svc": "services", "instances": "instances", "servers": "instances",
-                     "queues": "rabbitmq", "rabbitmq": "rabbitmq", "galera": "galera", "db": "galera",
-                     "findings": "findings"}
 
 
 class CommandError(ValueError):

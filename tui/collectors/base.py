@@ -7,10 +7,25 @@ short human line naming what failed and the config key to fix.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
 from tui.models.finding import Finding
+
+
+@dataclass(frozen=True)
+class BuildContext:
+    """What the registry hands every source module's build(config, context): each takes what it needs.
+
+    dashboard: for the app (the instances source first reads the servers worth attention); `stacktop snapshot`
+    reads everything in its one poll. session: the cloud's tui.openstack.OpenStackSession, shared by its
+    OpenStack sources. galera_connector: the Galera collector's connection seam (the simulator passes its own).
+    """
+
+    dashboard: bool = False
+    session: Any = None
+    galera_connector: Any = None
 
 
 @runtime_checkable

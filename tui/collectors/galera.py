@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from tui.collectors.base import BaseCollector, Collector
+from tui.collectors.base import BaseCollector, BuildContext, Collector
 from tui.collectors.galera_parse import flow_control_sent, node_fields, rows_to_dict
 from tui.collectors.galera_sql import (
     STATUS_SQL,
@@ -218,8 +218,11 @@ class GaleraCollector(BaseCollector):
         await asyncio.to_thread(self._close_all)
 
 
-def build(config: Config, connector: Connector | None = None) -> list[Collector]:
+def build(config: Config, context: BuildContext | None = None, *, connector: Connector | None = None
+          ) -> list[Collector]:
     ga = config.galera
+    if connector is None and context is not None:
+        connector = context.galera_connector
     if not ga.configured:
         return []
     if connector is None and ga.uses_tls:

@@ -49,7 +49,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from tui.collectors.base import BaseCollector, Collector
+from tui.collectors.base import BaseCollector, BuildContext, Collector
 from tui.config import Config, OpenStackConfig
 from tui.errors import SourceError
 from tui.models.finding import Finding
@@ -780,8 +780,9 @@ class InstancesCollector(BaseCollector):
                               allocations=allocations, host_health=health, errors=errors)
 
 
-def build(config: Config, *, dashboard: bool = False, session: OpenStackSession | None = None) -> list[Collector]:
-    """dashboard: the first poll reads only the servers worth attention (the full list follows at once)."""
+def build(config: Config, context: BuildContext | None = None) -> list[Collector]:
+    """In the dashboard the first poll reads only the servers worth attention (the full list follows at once)."""
     if not config.openstack.cloud:
         return []
-    return [InstancesCollector.from_config(config, attention_first=dashboard, session=session)]
+    context = context or BuildContext()
+    return [InstancesCollector.from_config(config, attention_first=context.dashboard, session=context.session)]

@@ -60,7 +60,7 @@ from urllib.parse import quote
 import httpx
 
 from tui import deadline
-from tui.collectors.base import BaseCollector, Collector
+from tui.collectors.base import BaseCollector, BuildContext, Collector
 from tui.collectors.rabbitmq_amqp import AmqpError, LiveQueue, passive_check
 from tui.collectors.rabbitmq_payload import (
     LIGHT_QUEUE_COLUMNS,
@@ -621,7 +621,7 @@ class RabbitMQCollector(BaseCollector):
             client.close()
 
 
-def build(config: Config) -> list[Collector]:
+def build(config: Config, context: BuildContext | None = None) -> list[Collector]:
     rq = config.rabbitmq
     if rq.management_url:
         return [RabbitMQCollector.from_config(rq)]

@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from tui.collectors.base import BaseCollector, Collector
+from tui.collectors.base import BaseCollector, BuildContext, Collector
 from tui.config import Config, OpenStackConfig, Thresholds
 from tui.errors import SourceError
 from tui.models.finding import Finding
@@ -375,8 +375,8 @@ def _one_line(text: str) -> str:
     return lines[0] if lines else ""
 
 
-def build(config: Config, *, session: OpenStackSession | None = None) -> list[Collector]:
+def build(config: Config, context: BuildContext | None = None) -> list[Collector]:
     if not config.openstack.cloud:
         return []
-    return [ServicesCollector.from_config(config, session)]
+    return [ServicesCollector.from_config(config, context.session if context is not None else None)]
 

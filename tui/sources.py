@@ -1,0 +1,57 @@
+"""The source registry: every source stacktop reads, described once.
+
+The app (its panes, their order and titles, what is configured and how often it polls), the `:` commands that
+focus a pane, the collector registry (`stacktop snapshot`, the dashboard) and replay all read SOURCES. Adding a
+source is one SourceSpec here plus its own modules: a collector module with
+`build(config, context) -> list[Collector]`, and optionally a pane class (else a plain summary pane).
+No Textual and no client imports here: modules are named, and imported by whoever needs them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class SourceSpec:
+    name: str  # the collector's name: observations, findings and the journal are keyed by it
+    title: str  # its pane's border title
+    module: str  # the collector module: build(config, context) -> list[Collector]
+    section: str  # the config section that configures it (Config.<section>)
+    pane: str = ""  # "module:Class" of its pane; empty: a plain summary pane
+    commands: tuple[str, ...] = ()  # `:` commands that focus its pane (the first is the command, the rest aliases)
+
+    def configured(self, config: Any) -> bool:
+        section = getattr(config, self.section)
+        flag = getattr(section, "configured", None)
+        return bool(flag) if flag is not None else bool(getattr(section, "cloud", None))
+
+    def interval(self, config: Any) -> float:
+        return float(getattr(config, self.section).interval)
+
+
+SOURCES: tuple[SourceSpec, ...] = (  # in pane order
+    SourceSpec("services", "control plane", "tui.collectors.services", "openstack",
+               "tui.widgets.services_pane:ServicesPane", ("services", "svc")),
+    SourceSpec("instances", "instances", "tui.collectors.instances", "openstack",
+               "tui.widgets.instances_pane:InstancesPane", ("instances", "servers")),
+    SourceSpec("rabbitmq", "RabbitMQ", "tui.collectors.rabbitmq", "rabbitmq",
+               "tui.widgets.rabbitmq_pane:RabbitMQPane", ("queues", "rabbitmq")),
+    SourceSpec("galera", "Galera", "tui.collectors.galera", "galera",
+               "tui.widgets.galera_pane:GaleraPane", ("galera", "db")),
+)
+FINDINGS_COMMANDS: tuple[str, ...] = ("findings",)  # the findings pane: every source's findings, not a source
+
+
+def spec(name: str) -> SourceSpec | None:
+    import tui.sources as this  # read SOURCES as it is now (a test may add a source)
+
+    return next((s for s in this.SOURCES if s.name == name), None)
+
+
+def pane_for_command() -> dict[str, str]:
+    """`:` command or alias -> the source whose pane it focuses ("findings" for the findings pane)."""
+    out = {c: s.name for s in SOURCES for c in s.commands}
+    out.update({c: "findings" for c in FINDINGS_COMMANDS})
+    return out
