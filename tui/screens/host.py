@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, ClassVar
 
 from textual.app import ComposeResult
@@ -27,7 +27,6 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from tui.config import Thresholds
 from tui.freshness import human_age
 from tui.models.finding import Finding, sort_findings
 from tui.models.observation import Observation
@@ -35,6 +34,7 @@ from tui.models.placement import ConsumerVerdict, HostDetail, ProviderAudit, rc_
 from tui.models.services import ServicesSnapshot
 from tui.rules.allocations import audit_findings, fmt_resources, phantom_lines
 from tui.safetext import escape
+from tui.screens.context import context
 from tui.widgets.breadcrumb import Breadcrumb
 from tui.widgets.keyed_table import KeyedTable
 from tui.widgets.services_pane import COLUMNS, build_rows, utc_datetime
@@ -76,14 +76,13 @@ def findings_text(findings: list[Finding]) -> str:
 def client_getter(app: Any) -> Callable[[], Any] | None:
     """How a screen reaches the cloud: the running OpenStack collectors' client (one token, one session),
     else a session of its own on [openstack]; None when no cloud is configured."""
-    runners = getattr(app, "runners", {}) or {}
+    ctx = context(app)
     for name in ("instances", "services"):
-        collector = getattr(runners.get(name), "collector", None)
-        getter = getattr(collector, "client", None)
+        getter = getattr(ctx.collector(name), "client", None)
         if callable(getter):
             return getter  # type: ignore[no-any-return]
-    cfg = getattr(getattr(app, "config", None), "openstack", None)
-    if cfg is not None and getattr(cfg, "cloud", None):
+    cfg = ctx.config.openstack
+    if cfg.cloud:
         from tui.openstack.session import OpenStackSession
 
         return OpenStackSession(cfg).client
@@ -91,8 +90,7 @@ def client_getter(app: Any) -> Callable[[], Any] | None:
 
 
 def app_now(app: Any) -> datetime:
-    clock = getattr(app, "clock", None)
-    return datetime.fromtimestamp(clock(), UTC) if callable(clock) else datetime.now(UTC)
+    return context(app).now_utc()
 
 
 # ---- rendering of the on-demand half (pure: HostDetail -> markup) ---------------------------------------------
@@ -281,17 +279,17 @@ class HostScreen(Screen[None]):
 
     # -- the live half
     def _observation(self) -> Observation | None:
-        return getattr(self.app, "observations", {}).get(SOURCE)
+        return context(self.app).observation(SOURCE)
 
     def refresh_view(self) -> None:
         obs = self._observation()
         if self.table is None or obs is None or not isinstance(obs.snapshot, ServicesSnapshot):
             self.query_one("#host-findings", Static).update("[dim]control-plane source: waiting (or not running)[/]")
             return
-        clock = getattr(self.app, "clock", None)
-        now = utc_datetime(clock() if callable(clock) else None) or utc_datetime(obs.ok_at)
+        ctx = context(self.app)
+        now = utc_datetime(ctx.now())
         assert now is not None
-        thresholds = getattr(getattr(self.app, "config", None), "thresholds", None) or Thresholds()
+        thresholds = ctx.config.thresholds
         rows = build_rows(host_snapshot(obs.snapshot, self.host), thresholds, now, utc_datetime(obs.ok_at))
         self.table.sync(rows)
         if obs is not self._shown:

@@ -7,7 +7,7 @@ this screen: popping the screen cancels it). `r` reads again, `h` opens the host
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, ClassVar
 
 from textual.app import ComposeResult
@@ -21,6 +21,7 @@ from tui.models.instances import InstanceAction, InstanceDetail, InstancesSnapsh
 from tui.rules.stuck import Answer, five_questions, with_task_since
 from tui.rules.task_states import DEFAULT_STUCK_SECONDS
 from tui.safetext import escape
+from tui.screens.context import context
 from tui.widgets.breadcrumb import Breadcrumb
 
 VERDICT = {"ok": "[green]ok[/]", "bad": "[bold red]!![/]", "unknown": "[yellow]??[/]", "n/a": "[dim]--[/]"}
@@ -145,17 +146,14 @@ class InstanceScreen(Screen[None]):
 
     # -- data
     def _collector(self) -> Any:
-        runner = getattr(self.app, "runners", {}).get("instances")
-        return getattr(runner, "collector", None)
+        return context(self.app).collector("instances")
 
     def _known(self) -> Server | None:
-        obs = getattr(self.app, "observations", {}).get("instances")
-        snap = getattr(obs, "snapshot", None)
+        snap = context(self.app).snapshot("instances")
         return snap.server(self.server_id) if isinstance(snap, InstancesSnapshot) else None
 
     def _now(self) -> datetime:
-        clock = getattr(self.app, "clock", None)
-        return datetime.fromtimestamp(clock(), UTC) if callable(clock) else datetime.now(UTC)
+        return context(self.app).now_utc()
 
     def _stuck(self) -> Any:
         collector = self._collector()

@@ -27,6 +27,7 @@ from textual.widgets import Footer, Static
 from tui.exercises import ExerciseResult, stamp
 from tui.safetext import escape, rich_escape
 from tui.safetext import text as safe_text
+from tui.screens.context import context
 from tui.widgets.breadcrumb import Breadcrumb
 
 Driver = Callable[[Callable[[Any], None], asyncio.Event], Awaitable[Any]]
@@ -82,8 +83,7 @@ class TraceScreen(Screen[None]):
         return True
 
     def _now(self) -> float:
-        clock = getattr(self.app, "clock", None)
-        return clock() if callable(clock) else time.time()
+        return context(self.app).now()
 
     def _update(self, exercise: Any) -> None:
         self.exercise = exercise
@@ -117,7 +117,7 @@ class TraceScreen(Screen[None]):
         self.recorded = True
         self.result = self.result_fn(self.exercise)
         status = self.query_one("#trace-status", Static)
-        recorder = getattr(self.app, "recorder", None)
+        recorder = context(self.app).recorder
         if recorder is None:
             status.update(f"[b]done[/b]: {escape(self.result.summary)}\n[yellow]not recorded: no \\[recorder] "
                           "journal in this session[/]")
@@ -192,7 +192,7 @@ def resolve_server(app: Any, ref: str) -> tuple[str | None, str]:
     the trace waits for the next new server named ref (start it before `openstack server create ref`)."""
     import re
 
-    snap = getattr(getattr(app, "observations", {}).get("instances"), "snapshot", None)
+    snap = context(app).snapshot("instances")
     servers = list(getattr(snap, "servers", ()) or ())
     matches = [s for s in servers if s.id == ref] or [s for s in servers if s.name == ref] \
         or [s for s in servers if s.id.startswith(ref)]
@@ -220,7 +220,7 @@ def trace_boot(app: Any, args: list[str], name: str = "") -> None:
     async def driver(update: Callable[[Any], None], stop: asyncio.Event) -> Any:
         client = await asyncio.to_thread(getter)
         return await run_boot_trace(client, trace, on_update=update, stop=stop,
-                                    clock=getattr(app, "clock", time.time))
+                                    clock=context(app).clock)
 
     title = (f"boot trace of {args[0]}" if server_id else f"boot trace of the next new server named {wanted}"
              if wanted else "boot trace of the next new server")
@@ -242,7 +242,7 @@ def trace_down(app: Any, args: list[str], name: str = "") -> None:
 
     def seen(x: Any) -> None:
         """When the dashboard's own services poll first raised a down finding about the host."""
-        obs = getattr(app, "observations", {}).get("services")
+        obs = context(app).observation("services")
         if obs is not None and obs.ok_at is not None and x.dashboard_seen_at is None:
             for f in obs.findings:
                 if "down" in f.kind and (f.subject == x.host or f.subject.endswith("@" + x.host)
@@ -252,7 +252,7 @@ def trace_down(app: Any, args: list[str], name: str = "") -> None:
     async def driver(update: Callable[[Any], None], stop: asyncio.Event) -> Any:
         client = await asyncio.to_thread(getter)
         return await run_down_lag(client, lag, on_update=lambda x: (seen(x), update(x)), stop=stop,
-                                  clock=getattr(app, "clock", time.time))  # the mark and `seen` use it too
+                                  clock=context(app).clock)  # the mark and `seen` use it too
 
     def mark(exercise: Any, now: float) -> str:
         exercise.mark(now)
@@ -272,7 +272,7 @@ def trace_request(app: Any, args: list[str], name: str = "") -> None:
                    severity="warning")
         return
     getter = _client_getter(app)
-    snap = getattr(getattr(app, "observations", {}).get("instances"), "snapshot", None)
+    snap = context(app).snapshot("instances")
     candidates = [s.id for s in getattr(snap, "servers", ()) or () if getattr(s, "request_id", None) == rid]
     sources = app.config.recorder.log_sources
 

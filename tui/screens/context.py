@@ -1,0 +1,62 @@
+"""What a drill-down screen reads of the running dashboard, typed: `context(app)`.
+
+Screens open on top of the dashboard (StacktopApp) and read its config, latest observations, running collectors,
+clock and recorder. They go through DashboardContext instead of probing the app attribute by attribute, so what
+a screen depends on is written down once; an app without those (a bare test app) reads as "nothing yet".
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from tui.config import Config
+from tui.models.observation import Observation
+
+
+class DashboardContext:
+    """A typed view of the app for screens."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    @property
+    def config(self) -> Config:
+        config = getattr(self.app, "config", None)
+        return config if isinstance(config, Config) else Config()
+
+    def observation(self, source: str) -> Observation | None:
+        observations = getattr(self.app, "observations", None)
+        found = observations.get(source) if isinstance(observations, Mapping) else None
+        return found if isinstance(found, Observation) else None
+
+    def snapshot(self, source: str) -> Any:
+        obs = self.observation(source)
+        return None if obs is None else obs.snapshot
+
+    def collector(self, source: str) -> Any:
+        """The running collector of a source of the cloud on screen, else None."""
+        runners = getattr(self.app, "runners", None)
+        runner = runners.get(source) if isinstance(runners, Mapping) else None
+        return getattr(runner, "collector", None)
+
+    @property
+    def clock(self) -> Callable[[], float]:
+        clock = getattr(self.app, "clock", None)
+        return clock if callable(clock) else time.time
+
+    def now(self) -> float:
+        return float(self.clock())
+
+    def now_utc(self) -> datetime:
+        return datetime.fromtimestamp(self.now(), UTC)
+
+    @property
+    def recorder(self) -> Any:
+        return getattr(self.app, "recorder", None)
+
+
+def context(app: Any) -> DashboardContext:
+    return DashboardContext(app)
