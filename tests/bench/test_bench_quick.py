@@ -12,6 +12,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 MEASURES = ("first full triage", "time to first paint", "keypress to paint p99", "RSS after",
             "RSS after that, once the GC policy's full collection ran",

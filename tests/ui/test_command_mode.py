@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tui.app import StacktopApp
 from tui.config import Config
 from tui.screens.help import HelpScreen
 from tui.screens.host import HostScreen
 
 
+@pytest.mark.slow
 async def test_colon_commands_open_their_views() -> None:
     app = StacktopApp(Config(), collectors=[])
     async with app.run_test(size=(80, 24)) as pilot:
@@ -47,6 +50,7 @@ async def test_unknown_command_is_a_one_line_warning() -> None:
         assert any("did you mean :host?" in str(n.message) for n in app._notifications)
 
 
+@pytest.mark.slow
 async def test_server_audit_fit_and_trace_commands_open_their_views_on_the_demo_cloud() -> None:
     """The commands that need a cloud, on the simulated one (sources polled only when the test says so)."""
     from collections import Counter

@@ -14,6 +14,8 @@ import pytest
 
 from tui.gallery import SCENES, SIZE, GalleryApp, Tour, demo_for, main_view
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 def utc(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:

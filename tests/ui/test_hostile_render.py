@@ -20,6 +20,8 @@ from tui.gallery import SCENES, GalleryApp, Tour, make_demo
 from tui.safetext import has_unsafe
 from tui.sim import hostile
 
+pytestmark = pytest.mark.slow
+
 SIZE = (220, 60)
 
 

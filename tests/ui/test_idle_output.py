@@ -44,6 +44,7 @@ async def still_walk(app: GalleryApp, tour: Tour, pilot: Any, until: float) -> N
         await tour.poll()
 
 
+@pytest.mark.slow
 async def test_nothing_changing_writes_no_frame_over_many_polls(still_demo: Demo) -> None:
     app = GalleryApp(still_demo)
     async with app.run_test(size=(160, 48)) as pilot:

@@ -47,6 +47,7 @@ def column(table: KeyedTable, label: str) -> list[str]:
     return [str(getattr(table.get_row(k)[index], "plain", table.get_row(k)[index])) for k in table.shown_keys]
 
 
+@pytest.mark.slow
 async def test_sort_changes_row_order_and_footer_and_survives_polls(demo: Demo) -> None:
     app = GalleryApp(demo)
     async with app.run_test(size=SIZE) as pilot:
