@@ -62,11 +62,6 @@ class AppRun:
     def errors(self) -> list[str]:
         return sorted({f"{m['source']}: {m['error']}" for m in self.marks() if m["event"] == "obs" and m.get("error")})
 
-    def screen_tail(self, n: int = 2000) -> str:
-        import re
-
-        return re.sub(rb"\x1b\[[0-9;?<>=]*[a-zA-Z~]", b"", self.pty.text()).decode(errors="replace")[-n:]
-
     def stop(self) -> None:
         self.pty.stop()
         import shutil

@@ -130,10 +130,6 @@ def machine() -> dict[str, Any]:
             "shared": "2 cores shared with other engineers and a running OpenStack test cloud"}
 
 
-def python() -> str:
-    return sys.executable
-
-
 def spawn_sim(scale: Scale, **kw: Any) -> Any:
     """The simulated cloud in its own process (its CPU is not stacktop's), warmed."""
     from tui.sim import spawn_demo

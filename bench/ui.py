@@ -236,11 +236,3 @@ def bench_rss(demo: Any, cycles: int, deadline_s: float) -> list[Result]:
     after_res = Result("ui", "RSS after that, once the GC policy's full collection ran (every 15 min in the app)",
                        after, "MB", note=gc_note)
     return [res, after_res]
-
-
-def pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-        return True
-    except OSError:
-        return False

@@ -1,28 +1,16 @@
 """Garbage-collector policy of the dashboard: no long full collections in the middle of a keypress.
 
-With 10,000 servers, 2,000 queues and 1,500 services held, a full (generation 2) collection walks millions of
-objects: measured 70-270 ms, every few seconds while sources refresh, each one a frozen UI. After every
-observation the app calls after_poll(): gc.freeze() moves everything alive to the permanent generation, so
-the automatic collections only walk what was allocated since (tens of ms at most). Frozen objects are still
-freed by reference counting as soon as nothing holds them (snapshots are acyclic); only cyclic garbage among
-frozen objects waits, so every FULL_EVERY_S the frozen set is released and collected once (full_collection).
-release() on exit.
+With 10,000 servers, 2,000 queues and 1,500 services held, a full collection walks millions of objects and
+freezes the UI for a noticeable time. So after every observation the app calls after_poll(): gc.collect() on
+what is not frozen yet (the garbage cycles a poll leaves: httpx responses, caught exceptions' tracebacks), then
+gc.freeze(), so the automatic collections only walk what was allocated since. Frozen objects are still freed by
+reference counting (snapshots are acyclic); cyclic garbage among them waits for full_collection(), every
+FULL_EVERY_S, which releases the frozen set, collects it once and hands free heap pages back to the system
+(glibc's malloc_trim; see docs/reliability.md, "Long run"). release() on exit.
 
-Start-up (hold_until_first_frame, first_frame): the dashboard takes the automatic collections away from its
-first frame, whose allocations are nearly all long-lived (modules, classes, styles, widgets): a full collection
-in the middle of them walked the whole start-up heap for nothing (measured 36 ms before the first frame). Right
-after the frame, what start-up built is frozen, so the first observations' collections (after_poll) do not walk
-it either (the first one walked it all: 43 ms in the middle of the first triage).
-
-Before each freeze, gc.collect() collects what is not frozen yet (a full collection skips the frozen set:
-its cost is that of what was allocated since the last freeze). Without it, the garbage cycles a poll leaves
-were frozen with the rest and kept until the next full_collection: every httpx response is a cycle
-(Response <-> its stream) holding its body, every exception caught in urllib3's retries a traceback cycle
-holding its frames. bench/soak.py found ~110 such objects a cycle, ~15 MB of RSS after 500 fast cycles.
-
-full_collection() then hands the heap pages malloc keeps free back to the system (glibc's malloc_trim; a
-no-op elsewhere): freed memory otherwise stays in the process and RSS reads as a high-water mark (see
-docs/reliability.md, "Long run").
+Start-up (hold_until_first_frame, first_frame): no automatic collection until the first frame, whose
+allocations are nearly all long-lived (modules, classes, styles, widgets); right after it, what start-up built
+is frozen, so the first observations' collections do not walk it either.
 """
 
 from __future__ import annotations

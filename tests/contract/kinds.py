@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tests.contract.shape import Shape, drift, shape
+from tests.placement_provider_reads import provider_allocations, provider_inventories, provider_traits, provider_usages
 from tui.openstack import OpenStackClient
 
 
@@ -47,10 +48,10 @@ KINDS: tuple[Kind, ...] = (
     Kind("volume_services", lambda c, i: c.volume_services()),
     Kind("volumes", lambda c, i: c.volumes(), ("[].metadata",)),
     Kind("resource_providers", lambda c, i: c.resource_providers()),
-    Kind("provider_inventories", lambda c, i: c.provider_inventories(i.provider), ("",)),
-    Kind("provider_usages", lambda c, i: c.provider_usages(i.provider), ("",)),
-    Kind("provider_allocations", lambda c, i: c.provider_allocations(i.provider), ("", ".*.resources")),
-    Kind("provider_traits", lambda c, i: c.provider_traits(i.provider)),
+    Kind("provider_inventories", lambda c, i: provider_inventories(c, i.provider), ("",)),
+    Kind("provider_usages", lambda c, i: provider_usages(c, i.provider), ("",)),
+    Kind("provider_allocations", lambda c, i: provider_allocations(c, i.provider), ("", ".*.resources")),
+    Kind("provider_traits", lambda c, i: provider_traits(c, i.provider)),
     Kind("consumer_allocations", lambda c, i: c.consumer_allocations(i.active),
          ("allocations", "allocations.*.resources")),
     Kind("allocation_candidates", lambda c, i: c.allocation_candidates({"VCPU": 1, "MEMORY_MB": 512, "DISK_GB": 1}),

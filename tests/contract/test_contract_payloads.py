@@ -15,6 +15,7 @@ import pytest
 
 from tests.contract.kinds import KINDS, sim_ids
 from tests.contract.shape import drift, shape
+from tests.placement_provider_reads import provider_allocations, provider_inventories, provider_usages
 from tui.openstack import connect
 from tui.sim import start_demo
 
@@ -54,11 +55,11 @@ CASES: dict[str, tuple[Any, Any]] = {
     "volumes": (_load(OS / "volumes.json")["volumes"], lambda c, i: c.volumes()),
     "resource_providers": (_load(OS / "rp_list.json")["resource_providers"], lambda c, i: c.resource_providers()),
     "provider_inventories": (_load(OS / "rp_compute-01.json")["inventories"]["inventories"],
-                             lambda c, i: c.provider_inventories(i.provider)),
+                             lambda c, i: provider_inventories(c, i.provider)),
     "provider_usages": (_load(OS / "rp_compute-01.json")["usages"]["usages"],
-                        lambda c, i: c.provider_usages(i.provider)),
+                        lambda c, i: provider_usages(c, i.provider)),
     "provider_allocations": (_load(HELD / "rp_compute-02.json")["allocations"]["allocations"],
-                             lambda c, i: c.provider_allocations(i.provider)),
+                             lambda c, i: provider_allocations(c, i.provider)),
     "catalog": (_load(OS / "catalog.json"), lambda c, i: c.catalog()),
 }
 

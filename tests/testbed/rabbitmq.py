@@ -128,14 +128,6 @@ def publish(broker: Broker, queue: str, body: bytes = b"stacktop test", count: i
         conn.close()
 
 
-def purge(broker: Broker, queue: str) -> None:
-    conn = pika.BlockingConnection(broker.pika_parameters())
-    try:
-        conn.channel().queue_purge(queue)
-    finally:
-        conn.close()
-
-
 @dataclass
 class Consumer:
     """A pika consumer on its own connection and thread; ack=False leaves messages unacked."""

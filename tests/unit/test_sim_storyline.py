@@ -10,6 +10,7 @@ import urllib.request
 
 import pytest
 
+from tests.placement_provider_reads import provider_allocations
 from tui.openstack import connect
 from tui.sim import start_demo
 from tui.sim.clock import SimClock
@@ -61,7 +62,7 @@ def _observe(demo, client) -> set[str]:
         if agent["binary"] == "neutron-openvswitch-agent" and agent["alive"] is False:
             seen.add("agent_down")
     for rp in client.resource_providers():
-        if any(c not in ids for c in client.provider_allocations(rp["uuid"])):
+        if any(c not in ids for c in provider_allocations(client, rp["uuid"])):
             seen.add("stale_allocation")
     _, queues = _rabbit(demo, "/api/queues?columns=name,messages,consumers")
     for q in queues:

@@ -1,24 +1,17 @@
 """Galera source: every configured node read over its own persistent connection, concurrently.
 
-Per node and poll: `SHOW GLOBAL STATUS LIKE 'wsrep%'` and `SHOW GLOBAL VARIABLES LIKE 'wsrep%'` (~0.4 ms each
-on a kept connection), through tui.collectors.galera_sql.run_query, the gate that refuses anything but SHOW
-and SELECT. A node that does not answer (down, refused, wrong password, timeout) becomes a row with its
-error; the poll fails as a whole (SourceError) only when no node answers.
+Per node and poll: `SHOW GLOBAL STATUS LIKE 'wsrep%'` and `SHOW GLOBAL VARIABLES LIKE 'wsrep%'`, through
+tui.collectors.galera_sql.run_query, the gate that refuses anything but SHOW and SELECT. A node that does not
+answer becomes a row with its error; the poll fails (SourceError) only when no node answers.
 
-The seam (documented in galera_sql): the collector takes `connector(address, user, password, timeout)`
-returning an object with `query(sql) -> list[tuple]` and `close()`. The default wraps pymysql (TLS off
-unless an ssl dict is given); the demo's simulator passes a fake that answers the two SHOW statements above
-with (name, value) rows.
+The connector is a seam (galera_sql): `connector(address, user, password, timeout)` returns an object with
+`query(sql)` and `close()`; pymysql by default, a fake in the demo's simulator. A broken connection is reopened
+once in the same poll, then failed connects back off (1 s, 2 s, 4 s ... max_backoff_s); node timeouts are short
+(0.4 x timeout, at most 3 s) so a black-holed node cannot hold the poll past the runner's timeout.
 
-Connections: one per node, kept between polls. A broken one is closed and reopened once in the same poll
-(a restarted node is seen at once); after that, failed connects back off (1 s, 2 s, 4 s ... capped at
-max_backoff_s) and the node's row keeps its last error meanwhile. connect/read timeouts are short
-(node_timeout: 0.4 x timeout, at most 3 s) so a black-holed node cannot hold the poll past the runner's timeout.
-
-History kept here so the rules stay pure (tui.rules.quorum): the previous wsrep_flow_control_paused_ns and
-wsrep_flow_control_sent per node (-> paused share of the wall time between the two polls, pause requests sent
-since), the last few wsrep_local_recv_queue values, and how many polls in a row the reachable nodes disagreed
-on conf_id / state_uuid. History restarts when a node's connection is reopened.
+History kept here so the rules stay pure (tui.rules.quorum): flow-control counters per node (-> paused share and
+pause requests since the last poll), the last few recv queue lengths, and how many polls in a row the nodes
+disagreed on conf_id / state_uuid. It restarts when a node's connection is reopened.
 """
 
 from __future__ import annotations

@@ -1,41 +1,25 @@
 """Instances source: every server's status and task_state, kept current with `changes-since`.
 
-Polls (compute API, admin view, plain JSON through the SDK adapter):
+Polls (compute API, admin view, plain JSON):
 - the first poll, and a full resync every `resync_s` (600 s) as a safety net, list every server page by page
-  (`/servers/detail?all_tenants=1&limit=1000&marker=...`) and replace the index;
-- the polls in between ask only `changes-since=<start of the previous good poll - overlap_s>`: the overlap
-  (30 s, widened by any clock skew seen: a server's `updated_at` ahead of our clock) covers skew between our
-  clock and the controllers that stamp `updated_at`, and rows committed late. Answers merge into the index by
-  id (re-sent rows are idempotent); DELETED servers leave it. A quiet cloud costs one request returning [].
-- changes-since alone can hide a build for good: nova filters it on the cell DB's `updated_at`, NULL until a
-  nova-compute claims the build (nova/db/main/api.py; build requests, from the POST until the conductor has
-  scheduled them, are listed whatever changes-since says: nova/objects/build_request.py). A build cast to a
-  compute that never claims it (dead but not yet reported down, or its queue not consumed) sits in
-  `scheduling` with no host, invisible to changes-since until the next resync. Measured on the test bed (nova
-  34): with nova-conductor or nova-scheduler stopped the build request is listed; with the target nova-compute
-  stopped the build is not. So every `build_list_s` (30 s) a changes-since poll also lists `status=BUILD`
-  (same fields, all tenants, paged): 1 request more on one poll in three at the default 10 s interval (the
-  services source skips its endpoint check's turn on that cycle: services_reads.plan_build_list). After
-  merging both answers, a server the index holds in BUILD that neither lists has left BUILD without nova
-  bumping `updated_at` (a build no compute claimed, deleted: soft-deleted with updated_at still NULL, so no
-  DELETED row ever comes): it leaves the index. A server that left BUILD any other way was saved, so a
-  changes-since answer listed it as it is now.
-- such a build shows no host, but the scheduler claimed its allocation in placement on the host it chose
-  before the conductor cast it there: for a server (nearly) stuck in scheduling the collector reads its
-  allocations once (GET /allocations/{id}, + the provider's name once per provider) and sets
-  Server.cast_host, so the finding names that nova-compute (and whether it is down), not the scheduler.
-- one `/os-services?binary=nova-compute` per poll, and the L2 agents (`/agents`) when some server with a
-  host is in a task_state, so the rules can say "and nova-compute on compute-02 is down" (HostHealth); when
-  the services source read the full listings through the same client within one interval, those are used
-  instead (tui.openstack.services_reads.recent_listing): no request.
-  A failure there does not fail the poll: the snapshot says the host health is unknown (hosts_error).
+  and replace the index; the polls between ask only `changes-since=<start of the previous good poll -
+  overlap_s>` (the overlap covers clock skew and rows committed late) and merge the answer by id; DELETED
+  servers leave the index. A quiet cloud costs one request returning [].
+- changes-since cannot see a build no nova-compute has claimed (nova filters on the cell DB's `updated_at`,
+  NULL until then; nova/db/main/api.py, nova/objects/build_request.py): such a build would sit in `scheduling`
+  unseen until the next resync. So every `build_list_s` (30 s) a poll also lists `status=BUILD`; a server the
+  index holds in BUILD that neither answer lists has left BUILD unseen and leaves the index. The services
+  source leaves its endpoint check out of that cycle (services_reads.plan_build_list).
+- for a server (nearly) stuck in scheduling, its placement allocations are read once to name the host it was
+  cast to (Server.cast_host), so the finding names that nova-compute rather than the scheduler.
+- host health (nova-compute services, and L2 agents when a server with a host is in a task_state) so the rules
+  can say "and nova-compute on compute-02 is down"; taken from the services source's recent listings through
+  the same client when there are some (services_reads.recent_listing). A failure there only makes the host
+  health unknown (hosts_error).
 
-History: for each server the index remembers the task_state, the poll that first saw it and the server's
-`updated_at` at that poll (for `scheduling`, the server's `created`); Server.task_since / task_since_basis are
-derived from them (models/instances.py says what each basis means).
-
-The instance screen's detail (server show with fault, actions and events, ports, volumes, placement
-allocations, the host's health) is read on demand by instance_detail(), never per poll.
+History: per server, the task_state, the poll that first saw it and its `updated_at` then, from which
+Server.task_since / task_since_basis are derived (models/instances.py). The instance screen's detail is read
+on demand by instance_detail(), never per poll.
 """
 
 from __future__ import annotations
@@ -248,7 +232,7 @@ class ServerIndex:
     def __init__(self) -> None:
         self.servers: dict[str, Server] = {}
         # the servers in_attention by id, kept with every change: a poll reads them without scanning 10,000
-        # servers (each scan cost 5-12 ms of CPU on the bench host: an attribute read per server, cache misses)
+        # servers (an attribute read per server, cache misses: milliseconds a scan)
         self.attention: dict[str, Server] = {}
         self._pos: dict[str, int] = {}  # each server's place in `servers` (insertion order), to order attention
         self._next_pos = 0

@@ -1,4 +1,4 @@
-"""pymysql without its eager import of cryptography (~19 ms of CPU in the middle of the first triage).
+"""pymysql without its eager import of cryptography (a cost in the middle of the first triage).
 
 pymysql._auth imports cryptography at import time for one use only: the RSA exchange of sha256_password /
 caching_sha2_password when the password must be sent over a connection without TLS (sha2_rsa_encrypt).

@@ -1,45 +1,23 @@
 """RabbitMQ source: the management HTTP API read with httpx, optionally confirmed over AMQP.
 
-HTTP: a synchronous httpx.Client, each request (and the decoding of its JSON) in a daemon thread of its own
-(in_daemon_thread: a hung broker must not hold the loop's shared executor, nor delay quitting). httpx's
-AsyncClient on asyncio needs anyio (its backend import alone was ~40 ms of CPU in the middle of the first
-triage) and received and parsed every response on the UI loop.
+Each request (and the decoding of its JSON) runs on a synchronous httpx.Client in a daemon thread of its own
+(in_daemon_thread), off the UI loop: a hung broker holds neither the loop's shared executor nor quitting.
 
-One poll reads, concurrently:
-- the queues of `/api/queues` (or `/api/queues/<vhost>` for each of [rabbitmq] vhosts), page by page
-  (`page_size` 500, the broker's maximum) with `columns` trimmed to what the rules and the pane use. The broker
-  pays per queue row *with statistics* (columns and paging save bytes, not that work), so only every
-  `full_every`-th poll (the first, then once a minute at the 15 s default) lists every queue with statistics;
-  the polls between are *light*: every queue listed, unpaged, with `disable_stats=true&enable_queue_totals=true`
-  (names, message totals, arguments: no consumers), then statistics (consumers, idle_since) only for the queues that
-  need them: holding messages (or unknown), new since the last statistics, and (when there are at most
-  MAX_EMPTY_WATCH) empty ones last seen with no consumer, asked by name (`name=^(?:a|b)$&use_regex=true`, a few
-  requests). So a queue that fills with nobody consuming is judged on fresh numbers every poll; the consumer
-  count of a queue that holds nothing is the one from the last statistics (at most `full_every` polls old);
-- `/api/nodes` (running, partitions, mem/disk alarms, fd and socket use; alarms here lag 7-10 s);
-- `/api/health/checks/local-alarms` (live: 503 with the alarm list while an alarm is in effect);
-- `/api/overview` (cluster name, version, object totals).
-Keys the broker leaves out (fresh queues) stay None: unknown, not zero.
+One poll reads, concurrently: the queues (`/api/queues`, or per [rabbitmq] vhost), `/api/nodes` (partitions,
+alarms, fd and socket use), `/api/health/checks/local-alarms` (live alarms) and `/api/overview`. The broker
+pays per queue row *with statistics*, so only every `full_every`-th poll lists every queue with statistics;
+the *light* polls between list every queue without statistics and ask statistics by name only for the queues
+that need them (holding messages, new, or empty and last seen with no consumer). A queue filling with nobody
+consuming is thus judged on fresh numbers every poll. Keys the broker leaves out stay None: unknown, not zero.
 
-History: the collector remembers, per (vhost, queue), since when and for how many polls in a row it has seen
-messages > 0 with consumers == 0, and writes that into each QueueInfo (stuck_since, stuck_polls), so the rule
-"seen so for 2 polls" (tui.rules.queues) stays pure.
+History kept here so the rules stay pure (tui.rules.queues): since when and for how many polls each queue has
+held messages with no consumer (QueueInfo.stuck_since / stuck_polls). With [rabbitmq] amqp_url, a queue about
+to be reported is passively declared over AMQP and a live answer that disagrees vetoes the finding.
+`prepare_oneshot()` (stacktop snapshot) makes one collect() take a second sample `confirm_delay_s` later when
+needed, so the 2-poll rule holds in one run.
 
-Live confirmation: when [rabbitmq] amqp_url is set, every queue about to be reported (suspect for 2 polls)
-is passively declared over AMQP in a worker thread (rabbitmq_amqp.passive_check); a live answer that
-disagrees (a consumer is back, no messages, queue gone) vetoes the finding. Passive declares only.
-
-One-shot (`stacktop snapshot`): tui.snapshot calls `prepare_oneshot()` before its single run. Then collect()
-reaches the verdict by itself: with amqp_url, suspects seen in the first sample are confirmed live at once;
-without it (or when the AMQP check fails), it waits `confirm_delay_s` (6 s: one statistics interval plus a
-margin) and takes a second sample, after which a queue still suspect stands at 2 polls exactly as in the
-dashboard. prepare_oneshot() also raises `timeout` by confirm_delay_s so the runner's timeout allows that.
-
-Errors: 401/403, unreachable and non-API answers raise SourceError with one line naming the URL and the
-config key to fix ([rabbitmq] management_url / user / password_env / vhosts). A failed AMQP confirmation
-does not fail the poll: it is reported in snapshot.confirm_error and the 2-poll rule applies.
-
-Without a password configured, user "guest" gets password "guest" (RabbitMQ's localhost default).
+Errors are SourceError with one line naming the URL and the config key to fix; a failed AMQP confirmation does
+not fail the poll (snapshot.confirm_error). Without a password, user "guest" gets "guest" (RabbitMQ's default).
 """
 
 from __future__ import annotations
@@ -443,8 +421,8 @@ class RabbitMQCollector(BaseCollector):
             light = {"columns": ",".join(LIGHT_QUEUE_COLUMNS), "disable_stats": "true",
                      "enable_queue_totals": "true"}
             # unpaged: with paging the broker sorts and pages through its statistics path and the light listing
-            # costs as much as the one with statistics (measured on 3.10.8 at 2,000 queues: 233 ms paged, 80 ms
-            # unpaged; the name-filtered statistics request is the other way round: 40 ms paged, 163 ms not)
+            # costs as much as the one with statistics (the name-filtered statistics request is the other way
+            # round; figures in docs/performance.md, "Broker")
             rows, pages, same = [], 0, True
             for path in self._queue_paths():
                 data, was_same = await self._get_same(("light", path), path, light)

@@ -1,26 +1,18 @@
 """Control-plane source ("services"): compute services, network agents, volume services, Keystone and the
 catalog, the seed's five-command routine in one poll.
 
-Reads go through tui.openstack (openstacksdk for auth, catalog and microversions; plain JSON through its
-adapters; admin view: /os-services and /agents are admin APIs) in worker threads, concurrently:
-- Keystone: a version GET on clouds.yaml's auth_url, then the token (cached by the session while valid);
-- GET /os-services (compute, microversion negotiated >= 2.53: UUID ids, forced_down), GET /agents,
-  GET /os-services (block-storage), each with the API's `Date` header so heartbeat ages use the API's clock;
-- the catalog from the token, and an unauthenticated version GET per endpoint of the cloud's interface
-  (every endpoint on the first poll, then one service type per poll in turn plus any that failed: a steady
-  poll is 5 requests, not 10). The turn skips the types whose listing answered at the last poll (compute,
-  network, block-storage: their API is up), and is left out of the poll closest to the instances source's
-  status=BUILD listing (one request more every 30 s), so a steady cycle of both panes is 6 requests, never 7
-  (never two polls in a row, nor for a listing long overdue: that source is not polling on time).
+Reads go through tui.openstack (admin view) in worker threads, concurrently: a Keystone version GET, then
+GET /os-services (compute, microversion >= 2.53), /agents and /os-services (block-storage), each with the API's
+`Date` header so heartbeat ages use the API's clock; and an unauthenticated version GET per catalog endpoint:
+every endpoint on the first poll, then one service type per poll in turn plus any that failed. The turn skips
+the types whose listing answered at the last poll and gives way to the instances source's status=BUILD
+listing (never two polls in a row), so a steady cycle of both sources is at most 6 requests.
 
-Keystone outage: the source does not fail. The poll reports `keystone.ok = False` (-> keystone.unreachable)
-and still says what it can: while the session's token is valid the listings are read as usual; without one
-they are not attempted and each section keeps the rows it last read, marked with the error and their read
-time (the rules judge those as of their read, so old heartbeats do not turn into false "down"s). The
-endpoint checks use the last catalog seen. Other sources are independent of this one (one runner each).
-
-A listing that fails on its own (403, its API down) keeps its last rows the same way; the rest of the poll
-stands. Only config problems (clouds.yaml cloud missing, credentials refused) raise SourceError.
+Keystone outage: the source does not fail. The poll reports `keystone.ok = False` and still says what it can:
+while the session's token is valid the listings are read as usual; without one each section keeps the rows it
+last read, marked with the error and their read time (judged as of that read, so old heartbeats do not turn
+into false "down"s); the endpoint checks use the last catalog seen. A listing that fails on its own keeps its
+last rows the same way. Only config problems (cloud missing, credentials refused) raise SourceError.
 """
 
 from __future__ import annotations

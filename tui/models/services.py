@@ -126,5 +126,3 @@ class ServicesSnapshot:
     def sections(self) -> tuple[SectionRead, ...]:
         return (self.compute, self.network, self.volume)
 
-    def rows_for_host(self, host: str) -> list[ServiceRow]:
-        return [r for s in self.sections for r in s.rows if r.host == host or r.host.startswith(host + "@")]

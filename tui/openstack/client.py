@@ -376,24 +376,6 @@ class OpenStackClient:
         return list(self._placement(query("/resource_providers", filters), "listing resource providers")
                     .get("resource_providers", []))
 
-    def provider_inventories(self, uuid: str) -> dict[str, dict[str, Any]]:
-        """{resource class: {total, reserved, min_unit, max_unit, step_size, allocation_ratio}}."""
-        return dict(self._placement(f"/resource_providers/{segment(uuid)}/inventories", f"inventories of {uuid}")
-                    .get("inventories", {}))
-
-    def provider_usages(self, uuid: str) -> dict[str, int]:
-        usages = self._placement(f"/resource_providers/{segment(uuid)}/usages", f"usages of {uuid}")
-        return dict(usages.get("usages", {}))
-
-    def provider_allocations(self, uuid: str) -> dict[str, dict[str, Any]]:
-        """{consumer uuid: {resources: {rc: n}, consumer_generation}}."""
-        return dict(self._placement(f"/resource_providers/{segment(uuid)}/allocations", f"allocations on {uuid}")
-                    .get("allocations", {}))
-
-    def provider_traits(self, uuid: str) -> list[str]:
-        traits = self._placement(f"/resource_providers/{segment(uuid)}/traits", f"traits of {uuid}")
-        return list(traits.get("traits", []))
-
     def consumer_allocations(self, consumer: str) -> dict[str, Any]:
         """GET /allocations/{consumer}: {allocations: {rp: {generation, resources}}, project_id, user_id,
         consumer_generation, consumer_type (>= 1.38)}; {allocations: {}} for an unknown consumer."""

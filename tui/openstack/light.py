@@ -1,11 +1,10 @@
-"""The first OpenStack reads without openstacksdk: a small Keystone v3 client and plain GETs.
+"""The dashboard's OpenStack reads without openstacksdk: a small Keystone v3 client and plain GETs.
 
-Why: importing openstacksdk and loading clouds.yaml through it costs ~0.25 s of CPU (0.4-0.6 s of wall while
-the other sources and the UI share the GIL), and the dashboard's control plane and instances panes waited for
-it. LightClient is an OpenStackClient whose plumbing (token, catalog, endpoints, microversions, HTTP) is its
-own, over httpx (already loaded for RabbitMQ); every named read (compute_services, servers, ...) is the
-parent's. The dashboard uses it for the whole session (tui.openstack.triage: openstacksdk only for what it
-does not handle).
+Why: importing openstacksdk and loading clouds.yaml through it costs ~0.25 s of CPU at start-up, which the
+control plane and instances panes would wait for. LightClient is an OpenStackClient whose plumbing (token,
+catalog, endpoints, microversions, HTTP) is its own, over httpx (already loaded for RabbitMQ); every named read
+(compute_services, servers, ...) is the parent's. The dashboard uses it for the whole session
+(tui.openstack.triage: openstacksdk only for what it does not handle).
 
 Read-only: the token POST to .../v3/auth/tokens and GETs, every request through tui.readonly.check_method.
 Failures name the same things as the openstacksdk path: transport errors are raised as exceptions named like

@@ -1,10 +1,9 @@
 """The dashboard's OpenStack client: the light client, openstacksdk for what it does not handle.
 
-The first full triage waited ~0.25 s of CPU (0.4-0.6 s of wall) for openstacksdk's import and clouds.yaml
-before its first OpenStack read, and every steady poll through keystoneauth's session and requests cost more
-CPU than the same GET over httpx. TriageClient answers through tui.openstack.light (no openstacksdk). With a
-finite `handover_after_s` it builds the openstacksdk client in a background thread that many seconds later,
-authenticates it, and from then on every call goes to it; the dashboard passes math.inf (never).
+TriageClient answers through tui.openstack.light (no openstacksdk import, and plain GETs over httpx on every
+steady poll instead of keystoneauth's session). With a finite `handover_after_s` it builds the openstacksdk
+client in a background thread that many seconds later, authenticates it, and from then on every call goes to
+it; the dashboard passes math.inf (never).
 
 Whatever the light path does not handle (LightUnsupported: another auth type, an odd catalog or version
 document, a token answer other than 201/401) is answered by openstacksdk at once, built on the spot. Real

@@ -1,11 +1,11 @@
 """Textual's Linux driver, without waking ten times a second while no key comes.
 
-Textual's input thread waits for the terminal with `select(0.1)` in a loop: every 100 ms it wakes, takes the
-GIL from the collectors' threads and sleeps again, to see whether the app is exiting and whether a lone ESC
-has waited long enough to be a key. Measured in the idle dashboard: ~600 wake-ups and ~160 ms of CPU a
-minute (a fifth of the idle app's CPU). QuietLinuxDriver's input thread waits with no timeout while the
-parser holds nothing, and until the parser's own deadline when it does (ESC then behaves as before); the
-exit event also writes to a pipe the thread waits on, so quitting (or suspending) does not wait either.
+Textual's input thread waits for the terminal with `select(0.1)` in a loop, waking every 100 ms (taking the
+GIL from the collectors' threads) to see whether the app is exiting and whether a lone ESC has waited long
+enough to be a key: about a fifth of the idle dashboard's CPU (docs/performance.md, "Idle"). QuietLinuxDriver's
+input thread waits with no timeout while the parser holds nothing, and until the parser's own deadline when it
+does (ESC then behaves as before); the exit event also writes to a pipe the thread waits on, so quitting (or
+suspending) does not wait either.
 
 Everything else is Textual's LinuxDriver (8.2.x): `input_loop` below is its `run_input_thread` with the
 timeout and the pipe changed. `quiet_driver_class()` returns None on a Textual whose driver is not shaped

@@ -1,11 +1,10 @@
 """The messages that hand observations from the app to the widgets that render them.
 
-Why messages and not direct calls: every Textual widget has its own message queue and task. The app used to
-render each observation (a pane's rows, the findings, the triage row) inside its own handler, and a key sits
-in that same queue: a key pressed while a refresh was being taken waited for every observation queued before
-it (the keypress p99). Rendered in each widget's own queue, a key waits at most for the render in progress;
-an older observation still queued for a widget is replaced by a newer one (can_replace). And a render about
-to start while a key is pending waits for the key's frame (StacktopApp.keys_first).
+Why messages and not direct calls: every Textual widget has its own message queue and task, and a key sits in
+the app's. Rendered in each widget's own queue, an observation (a pane's rows, the findings, the triage row)
+never makes a key wait for more than the render in progress; an older observation still queued for a widget is
+replaced by a newer one (can_replace). And a render about to start while a key is pending waits for the key's
+frame (StacktopApp.keys_first).
 """
 
 from __future__ import annotations

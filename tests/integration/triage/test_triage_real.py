@@ -63,10 +63,6 @@ def keystone_states(triage: Triage) -> list[str]:
     return out
 
 
-def hints_of(poll: Poll, prefix: str = "triage.") -> list[Any]:
-    return [h for h in poll.hints if h.kind.startswith(prefix)]
-
-
 async def test_stopped_conductor_is_one_hint_naming_conductor_and_bus_citing_the_fleet(
         openstack_cloud: OpenStackCloud, control_plane: Triage) -> None:
     conn = openstack_cloud.connect()
