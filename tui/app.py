@@ -122,9 +122,14 @@ class StacktopApp(App[None]):
         Binding("q", "quit", "Quit", tooltip="quit stacktop"),
         Binding("p", "toggle_pause", "Pause", tooltip="pause / resume refresh"),
         Binding("r", "refresh_now", "Refresh", tooltip="refresh every source (of the cloud on screen) now"),
-        Binding("slash", "filter", "Filter", tooltip="filter the focused table (regex, ! inverts, esc clears)"),
-        Binding("colon", "command", "Command", tooltip="command mode (:host NAME, :server ID, ...)"),
-        Binding("n", "note", "Note", tooltip="write a note on the selected row (or the session) to the journal"),
+        # the three that open a line are priority bindings: run as the app takes the key from its queue, not
+        # after a round trip through the focused table, so that the keys read with them go into the line (an
+        # Input with the focus still gets these characters: Textual leaves out the bindings it consumes)
+        Binding("slash", "filter", "Filter", priority=True,
+                tooltip="filter the focused table (regex, ! inverts, esc clears)"),
+        Binding("colon", "command", "Command", priority=True, tooltip="command mode (:host NAME, :server ID, ...)"),
+        Binding("n", "note", "Note", priority=True,
+                tooltip="write a note on the selected row (or the session) to the journal"),
         Binding("c", "next_cloud", "Next cloud", show=False,
                 tooltip="switch to the next cloud (:cloud NAME picks one)"),
         # app-level (not per pane) so the footer is the same whichever pane has focus: a footer that changes
@@ -171,6 +176,7 @@ class StacktopApp(App[None]):
         self.command_history = commands.History()
         self._topbar_shown = ""
         self._inputs_mounted = False
+        self._typing: Input | None = None  # the line keys go to (filter, note, command), set when it opens
         self.frames = 0  # frames handed to the terminal (_display)
         self._frame_at = 0.0  # monotonic time of the last frame
         self._key_at = 0.0  # monotonic time of the last key received
@@ -196,6 +202,91 @@ class StacktopApp(App[None]):
             self.frames += 1
             self._frame_at = time.monotonic()
         super()._display(screen, renderable)
+
+    # ----- typing into a line ---------------------------------------------------------------------------
+    async def on_event(self, event: events.Event) -> None:
+        """While a line (filter, note, command) is open, every key and paste is typed into it here, in the
+        app's own queue and in the order the keys came: a burst like `:instances<enter>` read in one go from
+        the terminal must not run `n`, `c` or `s` as shortcuts before the line has the focus."""
+        if isinstance(event, (events.Key, events.Paste)) and not event.is_forwarded:
+            box = self._typing_line()
+            if box is not None and await self._type_into(box, event):
+                return
+        await super().on_event(event)
+        if isinstance(event, events.MouseDown) and not event.is_forwarded:
+            clicked = self._mouse_down_widget
+            if isinstance(clicked, Input) and clicked.has_class("-shown"):
+                self._typing = clicked  # back into a line left open
+            elif clicked is not None and self._typing is not None:
+                self._typing = None  # clicked elsewhere: keys are shortcuts again (the line stays open)
+
+    def _typing_line(self) -> Input | None:
+        """The open line keys go to, unless a screen (a drill-down, the palette) is on top of the dashboard."""
+        box = self._typing
+        if box is None or not self.screen_stack or self.screen is not self.screen_stack[0]:
+            return None
+        if not box.is_attached or not box.has_class("-shown"):
+            self._typing = None
+            return None
+        return box
+
+    async def _type_into(self, box: Input, event: events.Key | events.Paste) -> bool:
+        """Type one key (or paste) into `box` now. False: not the line's, the app handles it as usual."""
+        if isinstance(event, events.Paste):
+            if event.text:
+                self._insert(box, event.text.splitlines()[0] if event.text.splitlines() else "")
+            return True
+        key = event.key
+        if key == "enter":
+            self._submit_line(box)
+        elif key == "escape":
+            self.action_back()
+        elif key == "tab" and isinstance(box, CommandInput):
+            box.complete()
+        elif key in ("tab", "shift+tab"):
+            self._typing = None  # next / previous pane, as ever: the line stays open, keys are shortcuts again
+            return False
+        elif await self._check_bindings(key, priority=True):  # ctrl+q and the like
+            pass
+        elif bindings := box._bindings.key_to_bindings.get(key):  # the line's own: cursor, history, deletes
+            await self.run_action(bindings[0].action, box)
+        elif event.is_printable and event.character is not None:
+            self._insert(box, event.character)
+        return True  # every other key is the line's too (nothing happens), as with an Input that has focus
+
+    @staticmethod
+    def _insert(box: Input, text: str) -> None:
+        selection = box.selection
+        if selection.is_empty:
+            box.insert_text_at_cursor(text)
+        else:
+            box.replace(text, *selection)
+
+    def _open_line(self, box: Input) -> None:
+        """Show `box` and send keys to it from now on; the focus is moved now, not after queued keys."""
+        box.add_class("-shown")
+        self._typing = box
+        screen = self.screen_stack[0]
+        screen.set_focus(box)
+        if screen.focused is not box:
+            box.focus()
+
+    def _close_line(self, box: Input) -> None:
+        box.value = ""
+        box.remove_class("-shown")
+        if self._typing is box:
+            self._typing = None
+
+    def _submit_line(self, box: Input) -> None:
+        """Enter on an open line: what its Input.Submitted handler does, at once."""
+        if box.id == "command":
+            self._command_line_done(box)
+        elif box.id == "note":
+            self._note_done(box)
+        elif box.id == "filter":
+            self._filter_done(box)
+        else:
+            self._close_line(box)
 
     # ----- keys before renders --------------------------------------------------------------------------
     def post_message(self, message: Message) -> bool:
@@ -542,7 +633,10 @@ class StacktopApp(App[None]):
             self.stylesheet.update_nodes(changed, animate=True)
         active = panes[self.active_index]
         if active.table is not None:
-            active.table.focus()
+            # now, not after the keys already queued (Widget.focus waits for them): one of them may open a line
+            self.screen_stack[0].set_focus(active.table)
+            if self.screen_stack[0].focused is not active.table:
+                active.table.focus()
         else:
             self.screen_stack[0].set_focus(None)
         self.refresh_breadcrumb()
@@ -586,11 +680,15 @@ class StacktopApp(App[None]):
         box = self.query_one("#filter", Input)
         pane = self.active_pane()
         box.value = pane.table.row_filter.text if pane is not None and pane.table is not None else ""
-        box.add_class("-shown")
-        box.focus()
+        box.cursor_position = len(box.value)
+        self._open_line(box)
 
     @on(Input.Changed, "#filter")
     def _filter_changed(self, event: Input.Changed) -> None:
+        """The filter follows the line as it is typed. A Changed that comes after the line changed again or
+        closed (keys typed in a burst are all handled first) is stale: the line's close applied the filter."""
+        if event.value != event.input.value or not event.input.has_class("-shown"):
+            return
         pane = self.active_pane()
         if pane is not None:
             pane.apply_filter(event.value)
@@ -598,8 +696,14 @@ class StacktopApp(App[None]):
 
     @on(Input.Submitted, "#filter")
     def _filter_submitted(self, event: Input.Submitted) -> None:
+        self._filter_done(event.input)
+
+    def _filter_done(self, box: Input) -> None:
         """Enter: the filter stays applied (the breadcrumb shows it), the line closes, the table has the focus."""
-        event.input.remove_class("-shown")
+        self._apply_filter(box.value)  # typed faster than its Input.Changed messages came
+        box.remove_class("-shown")
+        if self._typing is box:
+            self._typing = None
         self._activate(self.active_index)
 
     def on_unmount(self) -> None:
@@ -623,18 +727,19 @@ class StacktopApp(App[None]):
         self._input_lines()
         box = self.query_one("#note", Input)
         box.placeholder = f"note on {subject or 'the session'} (enter saves, esc cancels)"
-        box.add_class("-shown")
-        box.focus()
+        self._open_line(box)
 
     @on(Input.Submitted, "#note")
     def _note_submitted(self, event: Input.Submitted) -> None:
-        text = event.value.strip()
+        self._note_done(event.input)
+
+    def _note_done(self, box: Input) -> None:
+        text = box.value.strip()
         if text and self.recorder is not None:
             subject, source = self.note_subject()
             self.recorder.note(text, subject=subject, source=source)
             self.notify(f"note saved on {subject or 'the session'}", timeout=2)
-        event.input.value = ""
-        event.input.remove_class("-shown")
+        self._close_line(box)
         self._activate(self.active_index)
 
     def deliver_screenshot(self, filename: str | None = None, path: str | None = None,
@@ -663,15 +768,16 @@ class StacktopApp(App[None]):
         if len(self.screen_stack) > 1:
             self.pop_screen()
         box.value = prefill
-        box.add_class("-shown")
-        box.focus()
         box.cursor_position = len(prefill)
+        self._open_line(box)
 
     @on(Input.Submitted, "#command")
     def _command_submitted(self, event: Input.Submitted) -> None:
-        line = event.value.strip()
-        event.input.value = ""
-        event.input.remove_class("-shown")
+        self._command_line_done(event.input)
+
+    def _command_line_done(self, box: Input) -> None:
+        line = box.value.strip()
+        self._close_line(box)
         self._activate(self.active_index)
         if line:
             self.command_history.add(line)
@@ -728,14 +834,21 @@ class StacktopApp(App[None]):
         closed = False
         for box in self.query(Input).results(Input):
             if box.has_class("-shown"):
-                box.value = ""
-                box.remove_class("-shown")
+                self._close_line(box)
                 closed = True
+                if box.id == "filter":
+                    self._apply_filter("")  # esc on the filter line clears it
                 self._activate(self.active_index)
         pane = self.active_pane()
         if not closed and pane is not None and pane.table is not None and pane.table.row_filter.text:
-            pane.apply_filter("")  # a filter applied with enter: esc on the table clears it
-            self.refresh_breadcrumb()
+            self._apply_filter("")  # a filter applied with enter: esc on the table clears it
+
+    def _apply_filter(self, text: str) -> None:
+        """Filter the active pane's table now (unless it already is), and say so in the breadcrumb."""
+        pane = self.active_pane()
+        if pane is not None and pane.table is not None and pane.table.row_filter.text != text:
+            pane.apply_filter(text)
+        self.refresh_breadcrumb()
 
     def action_drill_down(self) -> None:
         pane = self.active_pane()

@@ -142,3 +142,50 @@ async def test_trace_down_runs_on_the_apps_clock() -> None:
             assert lag.started_at is not None and abs(lag.started_at - now) < 60, (lag.started_at, now)
     finally:
         demo.stop()
+
+
+def _burst(app: StacktopApp, text: str) -> None:
+    """Post `text` as key events in one go, as the terminal's input thread does with one read: nothing of the
+    app runs between them (Pilot.press waits for the app after each key)."""
+    from textual import events
+    from textual.keys import _character_to_key
+
+    driver = app._driver
+    assert driver is not None
+    for char in text:
+        event = events.Key("enter" if char == "\r" else _character_to_key(char), char)
+        event.set_sender(app)
+        driver.send_message(event)
+
+
+async def test_a_burst_of_keys_after_colon_or_slash_is_typed_into_the_line(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """`:instances<enter>` read in one go: every key after `:` lands in the command line (no `n` note, no
+    `s` sort, no `c` cloud switch), and so for `/` and the filter line."""
+    from tui.recorder import Journal, Recorder
+    from tui.screens.gallery import GalleryApp, Tour, make_demo
+
+    demo = make_demo()
+    try:
+        recorder = Recorder(Journal(tmp_path, name="j.jsonl"))
+        app = GalleryApp(demo, recorder=recorder)
+        async with app.run_test(size=(160, 48)) as pilot:
+            tour = Tour(app, pilot)
+            await tour.walk(3)
+            await tour.command("queues")  # rows there: `n` would note the selected one
+            _burst(app, ":instances\r")
+            await tour.until(lambda: app.active_pane().SOURCE == "instances"  # type: ignore[union-attr]
+                             and not app.query_one("#command").has_class("-shown"), ":instances ran")
+            table = app.active_pane().table  # type: ignore[union-attr]
+            assert table is not None
+            _burst(app, "/BUILD\r")
+            await tour.until(lambda: table.row_filter.text == "BUILD"
+                             and not app.query_one("#filter").has_class("-shown"), "/BUILD applied and closed")
+            assert app.active_pane().SOURCE == "instances"  # type: ignore[union-attr]
+            _burst(app, ":host compute-02\r")
+            await tour.until(lambda: isinstance(app.screen, HostScreen), ":host opened")
+            assert app.screen.host == "compute-02"  # type: ignore[attr-defined]
+        recorder.close()
+        journal = (tmp_path / "j.jsonl").read_text(encoding="utf-8")
+        assert '"type": "note"' not in journal and '"type":"note"' not in journal
+    finally:
+        demo.stop()

@@ -229,3 +229,43 @@ async def test_the_toasts_remembered_are_bounded() -> None:
         assert len(pane.toasts) == TOASTS_KEPT
         assert pane.toasts[0].startswith("rabbitmq.queue_no_consumer q30:"), "the oldest ones went first"
         assert pane.toasts[-1].startswith(f"rabbitmq.queue_no_consumer q{TOASTS_KEPT + 29}:")
+
+
+async def test_findings_pane_keeps_its_top_rows_in_view_as_findings_arrive_above() -> None:
+    """The storyline's criticals and its triage hint arrive after the first warnings: with the cursor left on
+    the first row, the first row shown is still the most important one (the hint), not the row the cursor
+    sat on before they came; a cursor put lower on purpose follows its row. Home/End and g/G: first/last row."""
+    from tui.screens.gallery import GalleryApp, Tour, make_demo
+
+    demo = make_demo()
+    try:
+        app = GalleryApp(demo)
+        async with app.run_test(size=(160, 48)) as pilot:
+            tour = Tour(app, pilot)
+            pane = app.query_one(FindingsPane)
+            await tour.walk(10)
+            await until(pilot, lambda: pane.table is not None and pane.table.row_count > 0, "a first finding")
+            table = pane.table
+            assert table is not None
+            before = table.cursor_key()
+            await tour.walk(75)
+            await until(pilot, lambda: pane.hints, "the storyline's triage hint")
+            await pilot.pause()
+            assert table.shown_keys[0] != before, "rows came above the first one"
+            assert table.cursor_row == 0 and table.cursor_key() == table.shown_keys[0] and table.scroll_y == 0
+            assert table.shown_keys[0].startswith("triage."), table.shown_keys[:3]
+            # a row picked on purpose is followed across polls
+            await tour.command("findings")
+            await pilot.press("end")
+            assert table.cursor_row == table.row_count - 1
+            await pilot.press("g")
+            assert table.cursor_row == 0
+            await pilot.press("G")
+            assert table.cursor_row == table.row_count - 1
+            await pilot.press("home")
+            await pilot.press("down")
+            picked = table.cursor_key()
+            await tour.walk(90)
+            assert table.cursor_key() == picked or picked not in table.shown_keys
+    finally:
+        demo.stop()

@@ -43,6 +43,10 @@ class KeyedTable(DataTable):
         Binding("s", "cycle_sort", "sort: default", tooltip="sort by the next column (after the last: default)"),
         Binding("S", "reverse_sort", "Reverse sort", key_display="shift+s", show=False,
                 tooltip="reverse the sort order"),
+        # DataTable's home / end scroll sideways in a row-cursor table; here (and k9s's g / G) they go to the
+        # first / last row
+        Binding("home,g", "scroll_top", "Top", show=False, tooltip="first row"),
+        Binding("end,G", "scroll_bottom", "Bottom", show=False, tooltip="last row"),
     ]
 
     def __init__(self, columns: Sequence[str], *, highlight: Sequence[str] = (), **kwargs: Any) -> None:
@@ -168,7 +172,9 @@ class KeyedTable(DataTable):
         diff = diff_rows(self._shown, order, wanted)
         if diff.empty:
             return False
-        keep = self.cursor_key()
+        # the cursor on the first row stays on the first row (rows worth more attention may have arrived
+        # above it); anywhere else it was put on purpose and follows its row
+        keep = self.cursor_key() if self.cursor_row > 0 else None
         column_keys = list(self.columns)
         with self.app.batch_update():
             for key in diff.remove:
@@ -189,6 +195,9 @@ class KeyedTable(DataTable):
                 self.refresh()
             if keep is not None and keep in self._shown:
                 self.move_cursor(row=self.get_row_index(keep), animate=False)
+            elif keep is None and self.row_count:
+                self.move_cursor(row=0, animate=False)
+                self.scroll_to(y=0, animate=False)  # the top rows in view, not only the cursor's
         return True
 
     def _flash(self, key: str, column: Any, value: Any) -> None:
