@@ -161,8 +161,8 @@ def _burst(app: StacktopApp, text: str) -> None:
 async def test_a_burst_of_keys_after_colon_or_slash_is_typed_into_the_line(tmp_path) -> None:  # type: ignore[no-untyped-def]
     """`:instances<enter>` read in one go: every key after `:` lands in the command line (no `n` note, no
     `s` sort, no `c` cloud switch), and so for `/` and the filter line."""
+    from tui.gallery import GalleryApp, Tour, make_demo
     from tui.recorder import Journal, Recorder
-    from tui.screens.gallery import GalleryApp, Tour, make_demo
 
     demo = make_demo()
     try:

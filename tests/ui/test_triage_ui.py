@@ -235,7 +235,7 @@ async def test_findings_pane_keeps_its_top_rows_in_view_as_findings_arrive_above
     """The storyline's criticals and its triage hint arrive after the first warnings: with the cursor left on
     the first row, the first row shown is still the most important one (the hint), not the row the cursor
     sat on before they came; a cursor put lower on purpose follows its row. Home/End and g/G: first/last row."""
-    from tui.screens.gallery import GalleryApp, Tour, make_demo
+    from tui.gallery import GalleryApp, Tour, make_demo
 
     demo = make_demo()
     try:
