@@ -34,11 +34,11 @@ def utc(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     time.tzset()
 
 
-async def run_scene(name: str, extra: Any = None) -> str:
+async def run_scene(name: str, extra: Any = None, size: tuple[int, int] = SIZE) -> str:
     demo = make_demo(hostile=True)
     try:
         app = GalleryApp(demo)
-        async with app.run_test(size=SIZE) as pilot:
+        async with app.run_test(size=size) as pilot:
             tour = Tour(app, pilot)
             await SCENES[name](tour)
             screen = rendered(app)
@@ -73,7 +73,7 @@ async def test_main_view_shows_hostile_names_exactly(utc: None) -> None:
         texts.append(rendered(tour.app))
         return "\n".join(texts)
 
-    screen = await run_scene("demo.svg", more)
+    screen = await run_scene("demo.svg", more, size=(220, 120))  # tall: every hostile queue row in view
     # servers (instances pane), hosts (services pane), queues (RabbitMQ pane), the fault (findings)
     for visible in ("close:[/]", "compute-02[/]", "compute-04\\x1b[2J", "compute-06[@click=app.quit]",
                     "evil\\x1b[2J\\x1b]0;pwned\\x07x", "notifications.[link=http://evil.example]y[/link]",
