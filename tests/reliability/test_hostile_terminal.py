@@ -7,7 +7,6 @@ from __future__ import annotations
 import fcntl
 import os
 import pty
-import select
 import struct
 import subprocess
 import sys
@@ -15,23 +14,9 @@ import termios
 import time
 from pathlib import Path
 
+from tests.testbed.pty import read_for
+
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def read_for(master: int, seconds: float) -> bytes:
-    data = b""
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        ready, _, _ = select.select([master], [], [], 0.1)
-        if ready:
-            try:
-                chunk = os.read(master, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            data += chunk
-    return data
 
 
 def test_hostile_demo_in_a_pty_writes_names_as_text(tmp_path: Path) -> None:

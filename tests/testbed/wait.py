@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
@@ -25,3 +25,15 @@ def wait_for(probe: Callable[[], T], *, timeout: float, what: str, interval: flo
         if time.monotonic() >= deadline:
             raise TimeoutError(f"timed out after {timeout:.0f} s waiting for {what} (last: {last!r})")
         time.sleep(interval)
+
+
+async def until_pilot(pilot: Any, probe: Callable[[], T], what: str, timeout: float) -> T:
+    """wait_for inside a Pilot test: the app keeps running between probes."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = probe()
+        if value:
+            return value
+        if time.monotonic() >= deadline:
+            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+        await pilot.pause(0.2)

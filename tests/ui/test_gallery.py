@@ -7,23 +7,11 @@ and only then update with `--snapshot-update` (and regenerate screenshots/ with 
 
 from __future__ import annotations
 
-import time
-from collections.abc import Iterator
-
 import pytest
 
 from tui.gallery import SCENES, SIZE, GalleryApp, Tour, demo_for, main_view
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture
-def utc(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
 
 
 def compare(snap_compare, scene, size: tuple[int, int], name: str = "") -> bool:  # type: ignore[no-untyped-def]

@@ -9,8 +9,6 @@ control character, no link or action from a tenant string, and the names readabl
 
 from __future__ import annotations
 
-import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -23,15 +21,6 @@ from tui.sim import hostile
 pytestmark = pytest.mark.slow
 
 SIZE = (220, 60)
-
-
-@pytest.fixture
-def utc(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
 
 
 async def run_scene(name: str, extra: Any = None, size: tuple[int, int] = SIZE) -> str:

@@ -380,14 +380,9 @@ class InstancesCollector(BaseCollector):
         self.overlap_s = overlap_s
         self.page_size = page_size
         self._clock = clock or (lambda: datetime.now(UTC))
-        if session is None:
-            from tui.openstack.session import OpenStackSession  # here: tui.openstack is not imported at start-up
+        from tui.openstack.session import given_or_own  # here: tui.openstack is not imported at start-up
 
-            session = OpenStackSession(self.openstack, client_factory=client_factory)
-            self._own_session = True
-        else:
-            self._own_session = False
-        self.session = session
+        self.session, self._own_session = given_or_own(session, self.openstack, client_factory)
         self.index = ServerIndex()
         self._cursor: datetime | None = None  # start of the last good poll (our clock)
         self._last_full: datetime | None = None

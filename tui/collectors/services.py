@@ -166,14 +166,9 @@ class ServicesCollector(BaseCollector):
         # a hung API must cost its own section, not the whole poll (Keystone probe + listing < timeout)
         self.read_timeout = max(1.0, self.timeout - self.endpoint_timeout - 1.0)
         self._clock = clock or (lambda: datetime.now(UTC))
-        if session is None:
-            from tui.openstack.session import OpenStackSession  # here: tui.openstack is not imported at start-up
+        from tui.openstack.session import given_or_own  # here: tui.openstack is not imported at start-up
 
-            session = OpenStackSession(self.openstack, client_factory=client_factory)
-            self._own_session = True
-        else:
-            self._own_session = False
-        self.session = session
+        self.session, self._own_session = given_or_own(session, self.openstack, client_factory)
         self._sections: dict[str, SectionRead] = {n: SectionRead(n) for n in ("compute", "network", "volume")}  # type: ignore[arg-type]
         self._catalog: list[dict[str, Any]] | None = None
         self._checked: dict[tuple[str, str], dict[str, Any]] = {}  # (type, url) -> latest version GET answer

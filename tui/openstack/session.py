@@ -104,3 +104,12 @@ class OpenStackSession:
             client, self._client = self._client, None
         if client is not None:
             client.close()
+
+
+def given_or_own(session: OpenStackSession | None, cfg: OpenStackConfig,
+                 client_factory: Callable[[], Any] | None = None) -> tuple[OpenStackSession, bool]:
+    """A collector's session: the one handed in (the cloud's, not the collector's to close), else one of its own
+    on cfg (its client from client_factory when given). Returns (session, owned)."""
+    if session is not None:
+        return session, False
+    return OpenStackSession(cfg, client_factory=client_factory), True

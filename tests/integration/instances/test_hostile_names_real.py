@@ -6,8 +6,6 @@ made visible, and nothing rendered carries a control character, a link or a clic
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -15,6 +13,7 @@ import pytest
 from tests.integration.instances.conftest import make_collector
 from tests.testbed.openstack import OpenStackCloud, attached_volume, error_server, server_on
 from tests.testbed.render import rendered
+from tests.testbed.wait import until_pilot as until
 from tui.app import StacktopApp
 from tui.config import Config
 from tui.screens.instance import InstanceScreen
@@ -25,17 +24,6 @@ pytestmark = pytest.mark.integration
 ERROR_NAME = "[/]"
 ACTIVE_NAME = "[@click=app.quit]z[/] [link=http://evil.example]y[/link]"
 VOLUME_NAME = "evil\x1b[2J\x1b]0;title\x07x"
-
-
-async def until(pilot: Any, probe: Callable[[], Any], what: str, timeout: float) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = probe()
-        if value:
-            return value
-        if time.monotonic() >= deadline:
-            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
-        await pilot.pause(0.2)
 
 
 async def test_hostile_server_and_volume_names_render_inert(openstack_cloud: OpenStackCloud, healthy: Any) -> None:
