@@ -6,7 +6,6 @@ from __future__ import annotations
 import fcntl
 import os
 import pty
-import select
 import struct
 import subprocess
 import sys
@@ -17,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.testbed.pty import read_for as read_pty
 from tui.app import StacktopApp
 from tui.config import Config
 from tui.screens.help import HelpScreen
@@ -89,19 +89,7 @@ def test_real_terminal_256_colours_and_clean_quit(term: str, tmp_path: Path) -> 
     out = b""
 
     def read_for(seconds: float) -> bytes:
-        data = b""
-        end = time.monotonic() + seconds
-        while time.monotonic() < end:
-            ready, _, _ = select.select([master], [], [], 0.1)
-            if ready:
-                try:
-                    chunk = os.read(master, 65536)
-                except OSError:
-                    break
-                if not chunk:
-                    break
-                data += chunk
-        return data
+        return read_pty(master, seconds)
 
     try:
         deadline = time.monotonic() + 20

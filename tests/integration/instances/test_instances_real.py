@@ -5,7 +5,6 @@ screen with a port, a volume and the create request id, and changes-since agains
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -21,6 +20,7 @@ from tests.testbed.openstack import (
     wait_server_status,
 )
 from tests.testbed.poller import Poller
+from tests.testbed.wait import until_pilot as until
 from tui.app import StacktopApp
 from tui.collectors.instances import parse_time
 from tui.config import Config
@@ -29,17 +29,6 @@ from tui.screens.instance import InstanceScreen
 from tui.widgets.instances_pane import InstancesPane
 
 pytestmark = pytest.mark.integration
-
-
-async def until(pilot: Any, probe: Callable[[], Any], what: str, timeout: float) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = probe()
-        if value:
-            return value
-        if time.monotonic() >= deadline:
-            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
-        await pilot.pause(0.2)
 
 
 def history(poller: Poller, server_id: str) -> list[tuple[float, str, str | None, str | None, float | None]]:

@@ -19,6 +19,7 @@ from tests.testbed.openstack import (
     server_on,
     start_service,
 )
+from tests.testbed.wait import until_pilot
 from tui.app import StacktopApp
 from tui.collectors.instances import InstancesCollector
 from tui.config import Config
@@ -41,14 +42,7 @@ def app_for(cloud: OpenStackCloud) -> StacktopApp:
 
 
 async def until(pilot: Any, probe: Callable[[], Any], what: str, timeout: float = 60.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = probe()
-        if value:
-            return value
-        if time.monotonic() >= deadline:
-            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
-        await pilot.pause(0.2)
+    return await until_pilot(pilot, probe, what, timeout)
 
 
 def text_of(screen: Any, selector: str) -> str:
