@@ -449,3 +449,23 @@ def attached_volume(conn: Conn, server: Any, *, size: int = 1, timeout: float = 
         conn.block_storage.delete_volume(vol, ignore_missing=True)
         wait_for(lambda: conn.block_storage.find_volume(vol.id, ignore_missing=True) is None, timeout=timeout,
                  what=f"volume {vol.id} to be deleted")
+
+
+class KillGuard:
+    """Keeps a killed test-cloud process dead while a test waits: the cloud is shared, and another session's
+    `scripts/testcloud up` restarts whatever is not running. A restart seen here is killed again (at most 3
+    times; the timing restarts from that kill); service_killed() still restores it at the end."""
+
+    def __init__(self, name: str, sig: int = signal.SIGKILL) -> None:
+        self.name, self.sig = name, sig
+        self.killed_at = time.monotonic()
+        self.rekills = 0
+
+    def check(self) -> bool:
+        if service_pid(self.name) is not None:
+            assert self.rekills < 3, f"{self.name} keeps being restarted by someone else"
+            kill_service(self.name, sig=self.sig)
+            self.killed_at = time.monotonic()
+            self.rekills += 1
+            print(f"\n[note] {self.name} was restarted by another session: stopped again")
+        return False

@@ -27,7 +27,8 @@ def wait_for(probe: Callable[[], T], *, timeout: float, what: str, interval: flo
         time.sleep(interval)
 
 
-async def until_pilot(pilot: Any, probe: Callable[[], T], what: str, timeout: float) -> T:
+async def until_pilot(pilot: Any, probe: Callable[[], T], what: str, timeout: float = 30.0,
+                      interval: float = 0.2) -> T:
     """wait_for inside a Pilot test: the app keeps running between probes."""
     deadline = time.monotonic() + timeout
     while True:
@@ -36,4 +37,4 @@ async def until_pilot(pilot: Any, probe: Callable[[], T], what: str, timeout: fl
             return value
         if time.monotonic() >= deadline:
             raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
-        await pilot.pause(0.2)
+        await pilot.pause(interval)

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from rich.text import Text
 
+from tests.testbed.wait import until_pilot
 from tui.app import StacktopApp, TopBar
 from tui.config import Config, GaleraConfig, OpenStackConfig, RabbitMQConfig, UIConfig
 from tui.recorder import Journal, Recorder, read_journal
@@ -59,12 +60,7 @@ def config(pair: DemoClouds) -> Config:
 
 
 async def until(pilot: Any, probe: Callable[[], Any], what: str, timeout: float = 40.0) -> Any:
-    for _ in range(int(timeout / 0.05)):
-        value = probe()
-        if value:
-            return value
-        await pilot.pause(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
+    return await until_pilot(pilot, probe, what, timeout, interval=0.05)
 
 
 def computes(obs: Any) -> int:

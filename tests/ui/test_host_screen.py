@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from textual.worker import WorkerState
 
+from tests.testbed.wait import until_pilot
 from tui.app import StacktopApp
 from tui.collectors.instances import InstancesCollector
 from tui.config import Config
@@ -58,12 +59,7 @@ def app_for(demo: Demo) -> StacktopApp:
 
 
 async def until(pilot: Any, probe: Callable[[], Any], what: str, timeout: float = 30.0) -> Any:
-    for _ in range(int(timeout / 0.05)):
-        value = probe()
-        if value:
-            return value
-        await pilot.pause(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
+    return await until_pilot(pilot, probe, what, timeout, interval=0.05)
 
 
 def text_of(screen: Any, selector: str) -> str:

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from tests.testbed.wait import until_pilot
 from tui.app import StacktopApp
 from tui.collectors.instances import InstancesCollector
 from tui.config import Config
@@ -49,12 +50,7 @@ def collector_for(demo: Demo) -> InstancesCollector:
 
 
 async def until(pilot: Any, probe: Callable[[], Any], what: str, timeout: float = 30.0) -> Any:
-    for _ in range(int(timeout / 0.05)):
-        value = probe()
-        if value:
-            return value
-        await pilot.pause(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
+    return await until_pilot(pilot, probe, what, timeout, interval=0.05)
 
 
 def boot(demo: Demo, host: str, spawn_s: float = 60.0) -> str:

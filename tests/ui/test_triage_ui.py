@@ -8,11 +8,11 @@ with the real collectors: a compute killed -> the row turns red, the hint comes 
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+from tests.testbed.wait import until_pilot
 from tests.unit.test_triage_rules import NOW, STUCK, TH, instances, rabbit, server, services
 from tui.app import StacktopApp
 from tui.collectors.base import BaseCollector
@@ -49,13 +49,7 @@ class Scripted(BaseCollector):
 
 
 async def until(pilot: Any, probe: Callable[[], Any], what: str, timeout: float = 20.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = probe()
-        if value:
-            return value
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        await pilot.pause(0.05)
+    return await until_pilot(pilot, probe, what, timeout, interval=0.05)
 
 
 def cell_text(pane: FindingsPane, key: str, column: str) -> str:

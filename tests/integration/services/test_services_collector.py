@@ -25,7 +25,7 @@ from tests.integration.services.conftest import (
     rewrite_clouds_yaml,
     services_poller,
 )
-from tests.testbed.openstack import OpenStackCloud, kill_service, service_killed, service_pid
+from tests.testbed.openstack import KillGuard, OpenStackCloud, service_killed
 from tests.testbed.poller import Poll, Poller
 from tui.errors import SourceError
 from tui.rules.liveness import assess, down_time_for
@@ -35,24 +35,6 @@ pytestmark = pytest.mark.integration
 DOWN = TEST_THRESHOLDS.service_down_time
 
 
-class KillGuard:
-    """Keeps a killed test-cloud process dead while a test waits: the cloud is shared, and another session's
-    `scripts/testcloud up` restarts whatever is not running. A restart seen here is killed again (and the
-    timing restarts from that kill); the service_killed() context manager still restores it at the end."""
-
-    def __init__(self, name: str, sig: int = signal.SIGKILL) -> None:
-        self.name, self.sig = name, sig
-        self.killed_at = time.monotonic()
-        self.rekills = 0
-
-    def check(self) -> bool:
-        if service_pid(self.name) is not None:
-            assert self.rekills < 3, f"{self.name} keeps being restarted by someone else"
-            kill_service(self.name, sig=self.sig)
-            self.killed_at = time.monotonic()
-            self.rekills += 1
-            print(f"\n[note] {self.name} was restarted by another session: killed again")
-        return False
 
 
 def row_of(poll: Poll, section: str, host: str, binary: str) -> Any:

@@ -2,21 +2,17 @@
 
 `Triage` polls a set of collectors every POLL_S through CollectorRunner (as the app does) and waits, with a
 deadline, for a predicate over the hints; it keeps the timeline so a test can say when a hint appeared.
-`KillGuard` keeps a deliberately killed test-cloud process dead while a test waits: the cloud is shared, and
-another session's `scripts/testcloud up` restarts what is not running unless it is held (tests/testbed holds it
-while the kill lasts; this re-kills it if someone restarted it anyway).
+A deliberately killed process is kept dead by tests.testbed.openstack.KillGuard.
 """
 
 from __future__ import annotations
 
 import asyncio
-import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from tests.testbed.openstack import kill_service, service_pid
 from tui.models.finding import Finding
 from tui.models.observation import Observation
 from tui.rules.triage import triage_hints
@@ -73,19 +69,3 @@ class Triage:
         await asyncio.gather(*(c.aclose() for c in self.collectors), return_exceptions=True)
 
 
-class KillGuard:
-    """Re-kills `name` when another session restarted it (at most 3 times), so the scenario holds."""
-
-    def __init__(self, name: str, sig: int = signal.SIGKILL) -> None:
-        self.name, self.sig = name, sig
-        self.killed_at = time.monotonic()
-        self.rekills = 0
-
-    def check(self) -> bool:
-        if service_pid(self.name) is not None:
-            assert self.rekills < 3, f"{self.name} keeps being restarted by someone else"
-            kill_service(self.name, sig=self.sig)
-            self.killed_at = time.monotonic()
-            self.rekills += 1
-            print(f"\n[note] {self.name} was restarted by another session: stopped again")
-        return False

@@ -21,8 +21,8 @@ import pytest
 
 from tests.integration.galera.scenarios import TEST_TABLE, ensure_healthy, execute, killed
 from tests.integration.galera.scenarios import connect as galera_connect
-from tests.integration.triage.conftest import KillGuard, Poll, Triage
-from tests.testbed.openstack import OpenStackCloud, service_killed, wait_all_healthy
+from tests.integration.triage.conftest import Poll, Triage
+from tests.testbed.openstack import KillGuard, OpenStackCloud, service_killed, wait_all_healthy
 from tui.collectors.galera import GaleraCollector
 from tui.collectors.rabbitmq import RabbitMQCollector
 from tui.collectors.services import ServicesCollector
