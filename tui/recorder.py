@@ -119,14 +119,17 @@ class Redactor:
 
 
 class RedactingFormatter(logging.Formatter):
-    """The log file's formatter: each formatted record (message and traceback) through a Redactor."""
+    """The log file's formatter: each formatted record (message and traceback) through a Redactor, and every
+    control character from outside (a tenant's name in an error) written out, so `tail -f` of the log cannot
+    steer the terminal; the record's own line breaks stay."""
 
     def __init__(self, fmt: str, *, secrets: Iterable[str | None] = ()) -> None:
         super().__init__(fmt)
         self.redact = Redactor(secrets)
 
     def format(self, record: logging.LogRecord) -> str:
-        return self.redact(super().format(record))
+        text = self.redact(super().format(record))
+        return "\n".join(clean(line) for line in text.split("\n"))
 
 
 class Journal:

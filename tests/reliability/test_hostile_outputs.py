@@ -94,3 +94,22 @@ async def test_recorded_session_exports_and_replays_inert(tmp_path: Path) -> Non
             await pilot.pause(0.1)
         assert "\\x1b[2J" in rendered(replay), "the replayed panes show the hostile host as typed"
         assert replay.is_running
+
+
+def test_the_log_file_writes_controls_out(tmp_path: Path) -> None:
+    import logging
+
+    from tui.recorder import RedactingFormatter
+
+    handler = logging.FileHandler(tmp_path / "stacktop.log")
+    handler.setFormatter(RedactingFormatter("%(levelname)s %(message)s", secrets=("canary-pw",)))
+    log = logging.getLogger("stacktop.test-hostile")
+    log.addHandler(handler)
+    try:
+        log.warning("source failed on %s: %s", hostile.CLEAR_AND_TITLE, "canary-pw\nsecond line")
+    finally:
+        log.removeHandler(handler)
+        handler.close()
+    text = (tmp_path / "stacktop.log").read_text()
+    assert "\x1b" not in text and "\x07" not in text and "canary-pw" not in text
+    assert "evil\\x1b[2J\\x1b]0;pwned\\x07x" in text and text.count("\n") == 2, text
