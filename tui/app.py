@@ -377,9 +377,12 @@ class StacktopApp(App[None]):
         self._inputs_mounted = True
         screen = self.screen_stack[0]
         footer = next(iter(screen.query(Footer).results(Footer)), None)
-        screen.mount(Input(placeholder="filter: regex, !inverts, esc clears", id="filter"),
-                     Input(placeholder="note (enter saves, esc cancels)", id="note"),
-                     CommandInput(placeholder=":command (tab completes, up/down history, esc cancels)", id="command"),
+        # no select-all on focus: the focus arrives after keys of the same burst were typed, and selecting them
+        # made the next key replace them (`:instances` read in one go came out as `nces`)
+        screen.mount(Input(placeholder="filter: regex, !inverts, esc clears", id="filter", select_on_focus=False),
+                     Input(placeholder="note (enter saves, esc cancels)", id="note", select_on_focus=False),
+                     CommandInput(placeholder=":command (tab completes, up/down history, esc cancels)", id="command",
+                                  select_on_focus=False),
                      before=footer)
 
     @property
@@ -681,6 +684,7 @@ class StacktopApp(App[None]):
         pane = self.active_pane()
         box.value = pane.table.row_filter.text if pane is not None and pane.table is not None else ""
         box.cursor_position = len(box.value)
+        box.select_all()  # now, as the line opens: what is typed next replaces the current filter
         self._open_line(box)
 
     @on(Input.Changed, "#filter")
