@@ -18,10 +18,8 @@ from textual.driver import Driver
 from textual.events import Resize
 from textual.message import Message
 from textual.notifications import SeverityLevel
-from textual.reactive import Reactive
 from textual.screen import Screen
 from textual.theme import Theme
-from textual.widget import Widget
 from textual.widgets import DataTable, Footer, Input, Static
 
 from tui import clouds as cloudset
@@ -40,6 +38,7 @@ from tui.widgets.findings_pane import FindingsPane
 from tui.widgets.observed import AllObserved, Observed
 from tui.widgets.panes import pane_class, pane_order
 from tui.widgets.source_pane import SourcePane
+from tui.widgets.textual_private import DashboardScreen, StableFooter
 from tui.widgets.too_small import TooSmall, too_small
 from tui.widgets.too_small import message as too_small_message
 from tui.widgets.triage_row import TriageRow
@@ -71,43 +70,6 @@ class ObservationMessage(Message):
 
 class TopBar(Static):
     DEFAULT_CSS = "TopBar { height: 1; background: $panel; color: $text; padding: 0 1; }"
-
-
-class StableFooter(Footer):
-    """Textual's Footer recomposes on every focus change (its keys are re-mounted and restyled, the screen
-    re-laid out and repainted: most of the cost of `tab`); this one only when the keys it shows changed, and
-    once for changes that come before the recompose asked for ran (its compose reads the screen's bindings
-    then). At start-up the keys change twice before the first recompose (the app's, then the focused
-    table's): two recomposes of ~40 ms each ran in the middle of the first triage, the first one for nothing."""
-
-    _shown_keys: tuple[tuple[str, str, bool], ...] | None = None
-    _recompose_pending = False
-
-    def bindings_changed(self, screen: Screen[object]) -> None:
-        shown = tuple((binding.key, binding.description, enabled)
-                      for (_, binding, enabled, _tooltip) in screen.active_bindings.values() if binding.show)
-        if shown == self._shown_keys and self._bindings_ready:
-            return
-        self._shown_keys = shown
-        if self._recompose_pending and screen is self.screen:
-            self._bindings_ready = True
-            return  # the recompose already asked for will show these keys
-        if screen.app.app_focus and self.is_attached and screen is self.screen:
-            self._recompose_pending = True  # Footer.bindings_changed asks for it (after the next refresh)
-        super().bindings_changed(screen)
-
-    async def recompose(self) -> None:
-        self._recompose_pending = False
-        await super().recompose()
-
-
-class DashboardScreen(Screen[None]):
-    """The main screen. Textual's Screen.focused is a repainting reactive: every focus change (each tab)
-    repainted the whole screen, ~40 ms of rendering and the full screen written to the terminal. The widgets
-    whose style depends on the focus (the two tables) and the two panes whose -active class changes are
-    restyled and repaint themselves; nothing else changes."""
-
-    focused: Reactive[Widget | None] = Reactive(None, repaint=False)
 
 
 class StacktopApp(App[None]):

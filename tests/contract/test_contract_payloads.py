@@ -131,12 +131,12 @@ def test_rabbitmq_matches_captured_payload(sim, name, path, status):
 def test_rabbitmq_alarm_body_and_fresh_queue_rows(sim):
     demo, _client, _ids = sim
     with demo.engine.lock:
-        demo.engine._story_rabbit_memory_alarm()
+        demo.engine.storyline.rabbit_memory_alarm()
     try:
         status, body = _rabbit(demo, "/api/health/checks/local-alarms")
     finally:
         with demo.engine.lock:
-            demo.engine._story_rabbit_memory_alarm_clears()
+            demo.engine.storyline.rabbit_memory_alarm_clears()
     assert status == 503
     assert not drift(shape(_load(RQ / "local_alarms_memory.json")), shape(body))
     fresh = _load(RQ / "queues_fresh.json")

@@ -13,10 +13,10 @@ from datetime import UTC, datetime
 import pytest
 
 from tests.reliability.world import assert_readable
+from tests.testbed.faults import AmqpEndpoint, TlsKit
 from tui.collectors.rabbitmq import RabbitMQCollector
 from tui.collectors.rabbitmq_amqp import AmqpError, passive_check
 from tui.models.rabbitmq import QueueInfo, RabbitSnapshot
-from tui.sim.faults import AmqpEndpoint, TlsKit
 
 TIMEOUT = 1.0
 

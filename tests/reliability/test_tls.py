@@ -17,11 +17,11 @@ import pytest
 
 from tests.reliability.conftest import Sim
 from tests.reliability.world import OWN_PARTS, World, assert_readable, degraded
+from tests.testbed.faults import TlsKit
 from tui.collectors.rabbitmq import RabbitMQCollector
 from tui.config import RabbitMQConfig
 from tui.errors import SourceError
 from tui.openstack.client import connect
-from tui.sim.faults import TlsKit
 
 TLS_SERVICES = ("keystone", "nova", "neutron", "cinder", "placement", "rabbitmq")
 

@@ -20,12 +20,12 @@ from typing import Any
 import pytest
 
 from tests.reliability.world import assert_readable, make_config
+from tests.testbed.faults import TlsKit
+from tests.testbed.mysql_wire import MySQLWire
 from tui.collectors.galera import GaleraCollector, build
 from tui.config import Config, GaleraConfig
 from tui.models.observation import Observation
 from tui.runner import CollectorRunner
-from tui.sim.faults import TlsKit
-from tui.sim.mysql_wire import MySQLWire
 
 
 @dataclass

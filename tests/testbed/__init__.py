@@ -7,4 +7,8 @@ also when the test fails. The harness may write to these servers; stacktop itsel
   tests.testbed.wait       wait_for(): poll with a deadline (never a fixed sleep)
   tests.testbed.openstack  boot / kill / restart / ERROR / stuck migration / orphan allocation / volume
   tests.testbed.rabbitmq   per-run vhost, queues, pika consumers, publish, memory alarm
+
+Also tooling for the simulator's fault rows (tests/reliability), kept out of the package:
+  tests.testbed.faults     TlsKit (https endpoints, the `tls` fault), AmqpEndpoint (a broken broker)
+  tests.testbed.mysql_wire MySQLWire: a MySQL-protocol endpoint for a simulated Galera node (pymysql's TLS)
 """

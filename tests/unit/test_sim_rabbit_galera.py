@@ -70,14 +70,14 @@ def test_service_queue_loses_consumers_with_stats_lag(demo):
 def test_memory_alarm_health_check_at_once_nodes_later(demo):
     assert _get(demo, "/api/health/checks/local-alarms") == (200, {"status": "ok"})
     with demo.engine.lock:
-        demo.engine._story_rabbit_memory_alarm()
+        demo.engine.storyline.rabbit_memory_alarm()
     status, body = _get(demo, "/api/health/checks/local-alarms")
     assert status == 503 and body["alarms"] == [{"node": "rabbit@ctl-1", "resource": "memory"}]
     assert _get(demo, "/api/nodes")[1][0]["mem_alarm"] is False  # lags ~8 s like the real one
     demo.advance(9)
     assert _get(demo, "/api/nodes")[1][0]["mem_alarm"] is True
     with demo.engine.lock:
-        demo.engine._story_rabbit_memory_alarm_clears()
+        demo.engine.storyline.rabbit_memory_alarm_clears()
     assert _get(demo, "/api/health/checks/local-alarms")[0] == 200
 
 
@@ -98,7 +98,7 @@ def test_galera_quorum_loss_values_and_errors(demo):
         conn.query("DELETE FROM nova.instances")
 
     with demo.engine.lock:
-        demo.engine._story_galera_quorum_lost()
+        demo.engine.storyline.galera_quorum_lost()
     status = dict(conn.query("SHOW GLOBAL STATUS LIKE 'wsrep%'"))
     assert (status["wsrep_cluster_status"], status["wsrep_local_state_comment"], status["wsrep_ready"],
             status["wsrep_connected"], status["wsrep_cluster_size"], status["wsrep_cluster_conf_id"]) == (
@@ -111,7 +111,7 @@ def test_galera_quorum_loss_values_and_errors(demo):
     assert err.value.args[0] == 2003
 
     with demo.engine.lock:
-        demo.engine._story_galera_quorum_regained()
+        demo.engine.storyline.galera_quorum_regained()
     other = demo.galera_connector(cfg.nodes[1], cfg.user, cfg.password.value, 2.0)
     assert dict(other.query("SHOW GLOBAL STATUS LIKE 'wsrep%'"))["wsrep_local_state_comment"] == "Joined"
     demo.advance(6)

@@ -99,7 +99,6 @@ class Engine:
         self.deleted: dict[str, Instance] = {}
         self.casts: dict[str, tuple[str, tuple[float, float, float, float], bool]] = {}  # build -> its compute
         self._order: list[tuple[float, str]] = []  # (created, id) ascending; nova lists it reversed
-        self._order_index: dict[str, int] | None = None
         self.ports: dict[str, Port] = {}
         self.volumes: dict[str, Volume] = {}
         self.providers: dict[str, Provider] = {}
@@ -113,8 +112,9 @@ class Engine:
         self._build(instances, hosts, queues)
         if churn > 0:
             self.at(self.t + 60.0 / churn, self._churn_tick)
+        self.storyline = story.Storyline(self)  # its events can be played by hand (tests) when not running
         if storyline:
-            self.at(self.t, self._loop_start, 0)
+            self.storyline.start()
         self.advance_to(self.t)  # the first loop starts now: story_state is set before any request
 
     # ---------------------------------------------------------------- event loop
@@ -137,7 +137,8 @@ class Engine:
             self.t = max(self.t, t)
 
     # ---------------------------------------------------------------- population
-    def _uuid(self) -> str:
+    def new_uuid(self) -> str:
+        """A fresh id drawn from the seeded RNG (ids are part of the deterministic state)."""
         return uuid4(self.rng)
 
     def _build(self, n_instances: int, n_hosts: int, n_queues: int) -> None:
@@ -146,9 +147,9 @@ class Engine:
         self.admin_user = hex32(rng)
         self.projects = [hex32(rng) for _ in range(max(3, min(40, n_instances // 250 + 3)))]
         self.users = {p: hex32(rng) for p in self.projects}
-        self.images = {"cirros-0.6.2": self._uuid(), "ubuntu-24.04": self._uuid()}
-        self.network_id, self.subnet_id = self._uuid(), self._uuid()
-        self.security_group_id = self._uuid()
+        self.images = {"cirros-0.6.2": self.new_uuid(), "ubuntu-24.04": self.new_uuid()}
+        self.network_id, self.subnet_id = self.new_uuid(), self.new_uuid()
+        self.security_group_id = self.new_uuid()
         width = max(2, len(str(n_hosts)))
         self.controller_services: list[Service] = []
         for host in CONTROLLERS:
@@ -166,7 +167,7 @@ class Engine:
                 name += hostile_names.HOST_SUFFIXES[(i // 2) % len(hostile_names.HOST_SUFFIXES)]
             svc = self._service("nova-compute", name, "nova", t0)
             agent = self._agent("Open vSwitch agent", "neutron-openvswitch-agent", name, t0)
-            host = Host(name, i, self._uuid(), f"10.0.{i // 250}.{i % 250 + 10}", svc, agent)
+            host = Host(name, i, self.new_uuid(), f"10.0.{i // 250}.{i % 250 + 10}", svc, agent)
             self.hosts.append(host)
             traits = ["COMPUTE_NET_ATTACH_INTERFACE", "COMPUTE_VOLUME_MULTI_ATTACH", "HW_CPU_X86_AVX2",
                       "COMPUTE_IMAGE_TYPE_QCOW2", "COMPUTE_NODE"]
@@ -215,7 +216,7 @@ class Engine:
 
     def _service(self, binary: str, host: str, zone: str, t0: float) -> Service:
         interval = 10.0
-        return Service(self._uuid(), binary, host, zone, created=t0 - 86400 * 40,
+        return Service(self.new_uuid(), binary, host, zone, created=t0 - 86400 * 40,
                        phase=t0 - self.rng.uniform(0, interval), interval=interval)
 
     def _agent(self, agent_type: str, binary: str, host: str, t0: float) -> Agent:
@@ -224,7 +225,7 @@ class Engine:
             conf = {"bridge_mappings": {"physnet1": "br-ex"}, "datapath_type": "system", "devices": 0,
                     "integration_bridge": "br-int", "ovs_capabilities": {}, "ovs_hybrid_plug": False,
                     "tunnel_types": ["vxlan"], "vhostuser_socket_dir": "/var/run/openvswitch"}
-        return Agent(self._uuid(), agent_type, binary, host, created=t0 - 86400 * 40,
+        return Agent(self.new_uuid(), agent_type, binary, host, created=t0 - 86400 * 40,
                      started=t0 - 86400 * 3, phase=t0 - self.rng.uniform(0, 30.0), configurations=conf,
                      availability_zone="nova" if binary in ("neutron-dhcp-agent", "neutron-l3-agent") else None)
 
@@ -232,16 +233,15 @@ class Engine:
         seq = self._next_seq
         self._next_seq += 1
         inst = Instance(
-            id=self._uuid(), seq=seq, name=name, project_id=project, user_id=self.users[project],
+            id=self.new_uuid(), seq=seq, name=name, project_id=project, user_id=self.users[project],
             flavor=flavor, image_id=self.images["cirros-0.6.2" if seq % 3 else "ubuntu-24.04"],
             created=created, updated=created, reservation_id=f"r-{self.rng.getrandbits(40):010x}"[:10],
         )
         self.instances[inst.id] = inst
         bisect.insort(self._order, (inst.created, inst.id))
-        self._order_index = None
         return inst
 
-    def _name(self, plain: str, which: int | None = None) -> str:
+    def server_name(self, plain: str, which: int | None = None) -> str:
         """plain, or with hostile=True a hostile name (every third server; `which` picks one for the story)."""
         if not self.hostile:
             return plain
@@ -255,7 +255,7 @@ class Engine:
         project = rng.choice(self.projects)
         prefix = _NAME_PREFIXES[self._next_seq % len(_NAME_PREFIXES)]
         inst = Instance(
-            id=self._uuid(), seq=self._next_seq, name=self._name(f"{prefix}-{self._next_seq:05d}"),
+            id=self.new_uuid(), seq=self._next_seq, name=self.server_name(f"{prefix}-{self._next_seq:05d}"),
             project_id=project,
             user_id=self.users[project], flavor=rng.choice(_COMMON_FLAVORS),
             image_id=self.images["cirros-0.6.2" if self._next_seq % 3 else "ubuntu-24.04"],
@@ -281,7 +281,8 @@ class Engine:
             self.consumers[inst.id] = Consumer(inst.id, inst.project_id, inst.user_id)
         self.providers[host.hypervisor_id].allocate(inst.id, {"VCPU": vcpus, "MEMORY_MB": ram, "DISK_GB": disk})
 
-    def _unclaim(self, consumer: str) -> None:
+    def unclaim(self, consumer: str) -> None:
+        """Drop every allocation of `consumer` and the consumer itself."""
         for prov in self.providers.values():
             if consumer in prov.allocations:
                 prov.free(consumer)
@@ -290,7 +291,7 @@ class Engine:
     def _make_port(self, inst: Instance, host: str, t: float, status: str) -> Port:
         n = inst.seq + 10
         mac = f"fa:16:3e:{self.rng.getrandbits(8):02x}:{self.rng.getrandbits(8):02x}:{self.rng.getrandbits(8):02x}"
-        port = Port(self._uuid(), self.network_id, self.subnet_id, inst.project_id, mac,
+        port = Port(self.new_uuid(), self.network_id, self.subnet_id, inst.project_id, mac,
                     f"10.{64 + (n >> 16) % 64}.{(n >> 8) & 255}.{n & 255}", inst.id, "compute:nova", host,
                     created=t, updated=t, status=status)
         self.ports[port.id] = port
@@ -298,11 +299,11 @@ class Engine:
         return port
 
     def _make_volume(self, inst: Instance, t: float, *, boot: bool) -> Volume:
-        vol = Volume(self._uuid(), "" if boot else self._name(f"{inst.name}-data"), 20 if boot else 100,
+        vol = Volume(self.new_uuid(), "" if boot else self.server_name(f"{inst.name}-data"), 20 if boot else 100,
                      inst.project_id, inst.user_id, created=t, updated=t, status="in-use", bootable=boot,
                      backend_host=f"{STORAGE_BACKENDS[inst.seq % 2]}#ceph")
         vol.attachments.append({
-            "id": vol.id, "attachment_id": self._uuid(), "volume_id": vol.id, "server_id": inst.id,
+            "id": vol.id, "attachment_id": self.new_uuid(), "volume_id": vol.id, "server_id": inst.id,
             "host_name": inst.host, "device": "/dev/vda" if boot else "/dev/vdb", "attached_at": t,
         })
         self.volumes[vol.id] = vol
@@ -315,7 +316,7 @@ class Engine:
         src = self.rng.choice(others)
         t = inst.updated - 30
         self.migrations.append(Migration(
-            len(self.migrations) + 1, self._uuid(), inst.id, src.name, inst.host or src.name,
+            len(self.migrations) + 1, self.new_uuid(), inst.id, src.name, inst.host or src.name,
             self.host_by_name[inst.host or src.name].host_ip, "confirmed", "migration",
             inst.project_id, inst.user_id, created=t - 120, updated=t))
 
@@ -379,12 +380,6 @@ class Engine:
         """Live server ids, newest first (nova's default sort: created_at desc, id desc)."""
         return [i for _, i in reversed(self._order)]
 
-    def order_index(self) -> dict[str, int]:
-        if self._order_index is None:
-            n = len(self._order)
-            self._order_index = {sid: n - 1 - k for k, (_, sid) in enumerate(self._order)}
-        return self._order_index
-
     def server(self, sid: str) -> Instance | None:
         return self.instances.get(sid) or self.deleted.get(sid)
 
@@ -409,7 +404,7 @@ class Engine:
         inst.az = ""
         inst.launched_at = None
         inst.pending = "build_request"
-        req = f"req-{self._uuid()}"
+        req = f"req-{self.new_uuid()}"
         inst.actions = [Action("create", req, t, t)]
         d = durations or (self.rng.uniform(0.5, 3), self.rng.uniform(1, 4), self.rng.uniform(0.5, 2),
                           self.rng.uniform(3, 10))
@@ -524,7 +519,7 @@ class Engine:
         t = self.t
         if inst.actions is None:
             inst.actions = []
-        inst.actions.append(Action("delete", f"req-{self._uuid()}", t, t))
+        inst.actions.append(Action("delete", f"req-{self.new_uuid()}", t, t))
         if inst.host is None or not self._compute_alive(inst.host):
             self._deleted(sid)  # nova-api deletes locally when the compute is down or there is no host
             return
@@ -539,14 +534,14 @@ class Engine:
         t = self.t
         self.casts.pop(sid, None)
         if inst.pending is not None:  # a build request, or a build no compute claimed: soft-deleted with
-            self._unclaim(sid)        # updated_at still NULL, so changes-since never lists it as DELETED
+            self.unclaim(sid)        # updated_at still NULL, so changes-since never lists it as DELETED
             self._forget(inst)
             return
         if inst.host and inst.actions and inst.actions[-1].action == "delete" and inst.task_state:
             self._event(inst, "compute_terminate_instance", inst.actions[-1].start, "Success", inst.host)
         inst.status, inst.vm_state, inst.task_state, inst.power_state = "DELETED", "deleted", None, 0
         inst.terminated_at = t
-        self._unclaim(sid)
+        self.unclaim(sid)
         if inst.port_id:
             self.ports.pop(inst.port_id, None)
         for vid, delete_on_termination in inst.volumes:
@@ -567,7 +562,6 @@ class Engine:
         idx = bisect.bisect_left(self._order, (inst.created, inst.id))
         if idx < len(self._order) and self._order[idx][1] == inst.id:
             del self._order[idx]
-        self._order_index = None
         self.specials.discard(inst.id)
 
     # ---------------------------------------------------------------- churn
@@ -648,107 +642,6 @@ class Engine:
         if agent.dead_since is not None:
             agent.dead_since = None
             agent.started = agent.phase = self.t
-
-    # ---------------------------------------------------------------- storyline
-    def _log(self, event: str, **detail: Any) -> None:
-        self.story_log.append((self.t, event, detail))
-
-    def _loop_start(self, k: int) -> None:
-        t0 = self.t
-        rng = self.rng
-        candidates = [h for h in self.hosts if h.service.status == "enabled"] or self.hosts
-        victim = rng.choice(candidates)
-        others = [h for h in candidates if h is not victim] or candidates
-        agent_host = rng.choice(others)
-        stale_host = rng.choice(others)
-        self.story_state = {"loop": k, "victim": victim.name, "agent_host": agent_host.name,
-                            "stale_host": stale_host.name, "loop_start": t0}
-        self._log("loop_start", **self.story_state)
-        for offset, name, _ in story.STORY[1:]:
-            self.at(t0 + offset, getattr(self, f"_story_{name}"))
-        self.at(t0 + self.period, self._loop_start, k + 1)
-
-    def _story_novalidhost_boot(self) -> None:
-        inst = self.boot(self._name(f"bigdata-{self.story_state['loop']:03d}", 0), self.projects[0], "x.huge",
-                         fail="novalidhost", durations=(2.0, 1.0, 1.0, 1.0))
-        self.specials.add(inst.id)
-        self.story_state["novalidhost"] = inst.id
-        self._log("novalidhost_boot", server=inst.id, server_name=inst.name)
-
-    def _story_stuck_boot(self) -> None:
-        victim = self.story_state["victim"]
-        inst = self.boot(self._name(f"web-{self.story_state['loop']:03d}-canary", 4),
-                         self.projects[1 % len(self.projects)], "m1.medium", host=victim,
-                         durations=(1.5, 1.5, 1.0, 120.0))
-        self.specials.add(inst.id)
-        self.story_state["stuck"] = inst.id
-        self._log("stuck_boot", server=inst.id, server_name=inst.name, host=victim)
-
-    def _story_compute_dies(self) -> None:
-        self.kill_compute(self.story_state["victim"])
-        self._log("compute_dies", host=self.story_state["victim"])
-
-    def _story_agent_dies(self) -> None:
-        self.kill_agent(self.host_by_name[self.story_state["agent_host"]].agent)
-        self._log("agent_dies", host=self.story_state["agent_host"])
-
-    def _story_stale_allocation(self) -> None:
-        consumer = self._uuid()
-        project = self.projects[-1]
-        self.consumers[consumer] = Consumer(consumer, project, self.users[project])
-        host = self.host_by_name[self.story_state["stale_host"]]
-        self.providers[host.hypervisor_id].allocate(consumer, {"VCPU": 4, "MEMORY_MB": 8192, "DISK_GB": 80})
-        self.story_state["stale_consumer"] = consumer
-        self._log("stale_allocation", consumer=consumer, host=host.name, provider=host.hypervisor_id)
-
-    def _story_rabbit_memory_alarm(self) -> None:
-        node = self.rabbit_nodes[0]
-        node.alarms = [a for a in node.alarms if a[1] is None or a[1] > self.t - 600] + [[self.t, None]]
-        self._log("rabbit_memory_alarm", node=node.name)
-
-    def _story_rabbit_memory_alarm_clears(self) -> None:
-        for a in self.rabbit_nodes[0].alarms:
-            if a[1] is None:
-                a[1] = self.t
-        self._log("rabbit_memory_alarm_clears", node=self.rabbit_nodes[0].name)
-
-    def _story_galera_quorum_lost(self) -> None:
-        n1, n2, n3 = self.galera_nodes
-        for n in (n2, n3):
-            n.reachable, n.state, n.since = False, "down", self.t
-        n1.state, n1.since = "isolated", self.t
-        self._log("galera_quorum_lost", survivor=n1.name, lost=[n2.name, n3.name])
-
-    def _story_galera_quorum_regained(self) -> None:
-        self.galera_conf_id += 1
-        for n in self.galera_nodes:
-            n.reachable, n.since = True, self.t
-            n.state = "synced" if n.index == 1 else "joined"
-        self.at(self.t + 5.0, self._galera_synced)
-        self._log("galera_quorum_regained", conf_id=self.galera_conf_id)
-
-    def _galera_synced(self) -> None:
-        for n in self.galera_nodes:
-            if n.state == "joined":
-                n.state = "synced"
-
-    def _story_compute_recovers(self) -> None:
-        self.start_compute(self.story_state["victim"])
-        self._log("compute_recovers", host=self.story_state["victim"])
-
-    def _story_agent_recovers(self) -> None:
-        self.start_agent(self.host_by_name[self.story_state["agent_host"]].agent)
-        self._log("agent_recovers", host=self.story_state["agent_host"])
-
-    def _story_cleanup(self) -> None:
-        for key in ("novalidhost", "stuck"):
-            sid = self.story_state.get(key)
-            if sid and sid in self.instances:
-                self.delete(sid)
-        consumer = self.story_state.pop("stale_consumer", None)
-        if consumer:
-            self._unclaim(consumer)
-        self._log("cleanup")
 
     # ---------------------------------------------------------------- fault injection (tests, demo keys)
     def inject(self, what: str, **kw: Any) -> None:

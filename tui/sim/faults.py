@@ -19,14 +19,16 @@ HTTP faults (FAULTS):
                 size cap that counts bytes as they come refuses it before it is all in memory;
 - redirect      307 to the same URL (marked `stacktop-hop=1`), whose answer then trickles: a redirect must
                 not escape the deadline;
-- tls           the endpoint serves a self-signed certificate nobody trusts (needs `TlsKit.serve` first: the
-                endpoint is https with a certificate from the kit's CA, which the client trusts; the fault swaps
-                in an untrusted one, clearing it swaps the trusted one back).
+- tls           the endpoint serves a self-signed certificate nobody trusts (needs a certificate pair served
+                first, `tests.testbed.faults.TlsKit.serve`: the endpoint is https with a certificate the client
+                trusts; the fault swaps in an untrusted one, clearing it swaps the trusted one back).
 
 Galera faults go through the collector's connector seam: `FaultyGaleraConnector(demo.galera_connector, f)` and
-`f.set_node(address, kind)` with kinds GALERA_FAULTS (pymysql's real error numbers). AMQP endpoints that
-misbehave (`amqp_endpoint("hang" | "garbage" | "tls")`) stand in for a broker that accepts and never speaks,
-speaks nonsense, or shows an untrusted certificate.
+`f.set_node(address, kind)` with kinds GALERA_FAULTS (pymysql's real error numbers).
+
+This module stays in the package because bench/soak.py injects these faults into a simulator child process;
+the TLS certificates (TlsKit: made with `cryptography`, which stacktop does not depend on), the misbehaving AMQP
+endpoints and the MySQL wire endpoint serve only the tests and live in tests/testbed.
 
 Every faulted request is still recorded in the demo's Stats (method, path), so read-only proofs see them.
 """
@@ -35,19 +37,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import datetime as _dt
-import ipaddress
 import json
 import ssl
-import tempfile
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from tui.sim.http import DROPPED, Listener, Request, Response, _Loop
+from tui.sim.http import DROPPED, Listener, Request, Response
 
 FAULTS = ("refused", "hang", "401", "403", "500", "malformed", "truncated", "cut", "content_type", "shape", "tls",
           "trickle", "huge", "redirect")
@@ -83,6 +81,13 @@ def _error_body(listener: str, status: int) -> bytes:
     return json.dumps(body).encode()
 
 
+class TlsPair(Protocol):
+    """The two server certificates the `tls` fault swaps between (tests.testbed.faults.TlsKit)."""
+
+    trusted: ssl.SSLContext
+    untrusted: ssl.SSLContext
+
+
 @dataclass
 class _Active:
     kind: str
@@ -96,7 +101,7 @@ class Faults:
         self.demo = demo
         self._lock = threading.Lock()
         self._active: dict[str, _Active] = {}
-        self.tls: dict[str, TlsKit] = {}
+        self.tls: dict[str, TlsPair] = {}  # listener -> its certificates, once served over https
         self.trickling = 0  # connections being answered by `trickle` / `redirect` now (the client has not left)
         for listener in demo.listeners.values():
             listener.fault = self._hook
@@ -117,8 +122,8 @@ class Faults:
         if kind == "tls":
             kit = self.tls.get(name)
             if kit is None:
-                raise ValueError(f"{service}: call TlsKit.serve() first (the endpoint must be https)")
-            _restart(listener, kit.untrusted)
+                raise ValueError(f"{service}: serve it over https first (TlsKit.serve) (the endpoint must be https)")
+            restart_listener(listener, kit.untrusted)
         with self._lock:
             self._active[name] = _Active(kind, time.monotonic())
         if kind == "refused":
@@ -135,7 +140,7 @@ class Faults:
             if active.kind == "refused":
                 listener.start()
             elif active.kind == "tls":
-                _restart(listener, self.tls[name].trusted)
+                restart_listener(listener, self.tls[name].trusted)
 
     # -- the listener hook (runs on the simulator's event loop)
     async def _hook(self, listener: Listener, req: Request, target: str, writer: asyncio.StreamWriter) -> Any:
@@ -225,97 +230,11 @@ class Faults:
             await writer.drain()
 
 
-def _restart(listener: Listener, ctx: ssl.SSLContext | None) -> None:
+def restart_listener(listener: Listener, ctx: ssl.SSLContext | None) -> None:
     """Serve on the same port with another TLS context (open connections are dropped)."""
     listener.stop()
     listener.ssl = ctx
     listener.start()
-
-
-# ---------------------------------------------------------------------------------------------------- TLS
-class TlsKit:
-    """A CA (what the client is told to trust: `ca_file`), a server certificate it signed for 127.0.0.1 /
-    localhost (`trusted`), and a self-signed one for the same names that nobody trusts (`untrusted`)."""
-
-    def __init__(self, directory: str | Path | None = None) -> None:
-        self.dir = Path(directory or tempfile.mkdtemp(prefix="stacktop-tls-"))
-        self.dir.mkdir(parents=True, exist_ok=True)
-        ca_key, ca_cert = _make_cert("stacktop-sim test CA", ca=True)
-        good_key, good_cert = _make_cert("127.0.0.1", issuer=(ca_key, ca_cert))
-        bad_key, bad_cert = _make_cert("127.0.0.1")  # self-signed
-        self.ca_file = self.dir / "ca.pem"
-        self.ca_file.write_bytes(_pem(ca_cert))
-        self.trusted = self._context("good", good_key, good_cert)
-        self.untrusted = self._context("self-signed", bad_key, bad_cert)
-
-    def _context(self, name: str, key: Any, cert: Any) -> ssl.SSLContext:
-        from cryptography.hazmat.primitives import serialization
-
-        cert_file, key_file = self.dir / f"{name}.pem", self.dir / f"{name}.key"
-        cert_file.write_bytes(_pem(cert))
-        key_file.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                               serialization.NoEncryption()))
-        key_file.chmod(0o600)
-        ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-        ctx.load_cert_chain(cert_file, key_file)
-        return ctx
-
-    def serve(self, faults: Faults, service: str) -> str:
-        """Make one service's endpoint https (trusted certificate) on its port; returns its new base URL.
-        For keystone, clouds.yaml's auth_url moves to https too and gets `cacert` (rewrite_clouds_yaml)."""
-        name = listener_name(service)
-        listener: Listener = faults.demo.listeners[name]
-        faults.tls[name] = self
-        _restart(listener, self.trusted)
-        return listener.base
-
-    def rewrite_clouds_yaml(self, demo: Any, *, cacert: bool = True) -> None:
-        """Point clouds.yaml at the (now https) auth_url and, with cacert, at the kit's CA."""
-        path = Path(demo.clouds_file)
-        text = path.read_text()
-        lines = [ln for ln in text.splitlines() if not ln.strip().startswith(("cacert:", "auth_url:"))]
-        out = []
-        for ln in lines:
-            out.append(ln)
-            if ln.strip() == "auth:":
-                out.append(f"      auth_url: {demo.auth_url}")
-            if ln.strip().startswith("region_name:") and cacert:
-                out.append(f"    cacert: {self.ca_file}")
-        path.write_text("\n".join(out) + "\n")
-
-
-def _pem(cert: Any) -> bytes:
-    from cryptography.hazmat.primitives import serialization
-
-    return bytes(cert.public_bytes(serialization.Encoding.PEM))
-
-
-def _make_cert(common_name: str, *, ca: bool = False, issuer: tuple[Any, Any] | None = None) -> tuple[Any, Any]:
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
-    issuer_key, issuer_cert = issuer if issuer else (key, None)
-    now = _dt.datetime.now(_dt.UTC)
-    builder = (x509.CertificateBuilder().subject_name(name)
-               .issuer_name(issuer_cert.subject if issuer_cert is not None else name)
-               .public_key(key.public_key()).serial_number(x509.random_serial_number())
-               .not_valid_before(now - _dt.timedelta(minutes=5)).not_valid_after(now + _dt.timedelta(days=2))
-               .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True))
-    if ca:
-        builder = builder.add_extension(x509.KeyUsage(
-            digital_signature=True, key_cert_sign=True, crl_sign=True, content_commitment=False,
-            key_encipherment=False, data_encipherment=False, key_agreement=False, encipher_only=False,
-            decipher_only=False), critical=True)
-    else:
-        builder = builder.add_extension(x509.SubjectAlternativeName(
-            [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), critical=False)
-        builder = builder.add_extension(x509.ExtendedKeyUsage([x509.oid.ExtendedKeyUsageOID.SERVER_AUTH]),
-                                        critical=False)
-    return key, builder.sign(issuer_key, hashes.SHA256())
 
 
 # ------------------------------------------------------------------------------------------------- Galera
@@ -390,55 +309,3 @@ class _FaultyConnection:
 
     def close(self) -> None:
         self.inner.close()
-
-
-# --------------------------------------------------------------------------------------------------- AMQP
-class AmqpEndpoint:
-    """A TCP endpoint on 127.0.0.1 that misbehaves like a broken AMQP broker: `hang` accepts and never speaks,
-    `garbage` answers the protocol header with nonsense, `tls` shows an untrusted certificate (amqps)."""
-
-    def __init__(self, kind: str, kit: TlsKit | None = None, tls: ssl.SSLContext | None = None) -> None:
-        """tls: serve `hang` / `garbage` behind this TLS context (amqps://), e.g. a TlsKit's trusted one."""
-        if kind not in ("hang", "garbage", "tls"):
-            raise ValueError(f"unknown AMQP fault {kind!r}")
-        self.kind = kind
-        self._ssl = (kit or TlsKit()).untrusted if kind == "tls" else tls
-        self._loop = _Loop.get("sim")
-        self._server: asyncio.base_events.Server | None = None
-        self._writers: set[asyncio.StreamWriter] = set()
-        self.port = asyncio.run_coroutine_threadsafe(self._start(), self._loop).result(10)
-
-    @property
-    def url(self) -> str:
-        return f"{'amqps' if self._ssl is not None else 'amqp'}://127.0.0.1:{self.port}/"
-
-    async def _start(self) -> int:
-        self._server = await asyncio.start_server(self._client, "127.0.0.1", 0, ssl=self._ssl)
-        return int(self._server.sockets[0].getsockname()[1])
-
-    async def _client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self._writers.add(writer)
-        try:
-            if self.kind == "garbage":
-                await reader.read(8)
-                writer.write(b"HTTP/1.1 400 Bad Request\r\n\r\nthis is not AMQP")
-                await writer.drain()
-            else:
-                while self._server is not None:
-                    await asyncio.sleep(0.05)
-        except (ConnectionError, OSError, ssl.SSLError):
-            pass
-        finally:
-            self._writers.discard(writer)
-            writer.close()
-
-    def stop(self) -> None:
-        async def _stop() -> None:
-            server, self._server = self._server, None
-            if server is not None:
-                server.close()
-            for w in list(self._writers):
-                w.close()
-
-        asyncio.run_coroutine_threadsafe(_stop(), self._loop).result(10)
-

@@ -9,7 +9,8 @@ suspending) does not wait either.
 
 Everything else is Textual's LinuxDriver (8.2.x): `input_loop` below is its `run_input_thread` with the
 timeout and the pipe changed. `quiet_driver_class()` returns None on a Textual whose driver is not shaped
-as expected, and the app then keeps Textual's own.
+as expected, and the app then keeps Textual's own; the private items used are also listed and checked in
+tui.widgets.textual_private.
 """
 
 from __future__ import annotations

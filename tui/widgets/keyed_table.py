@@ -28,7 +28,8 @@ class KeyedTable(DataTable):
     Every cell goes through tui.safetext.cell on its way in: a `str` is shown as text, never parsed as markup,
     and controls are made visible (cells hold names, faults and reasons from the cloud).
 
-    Re-ordering writes the row order the way DataTable.sort does (textual is pinned to 8.2.x for this).
+    Re-ordering writes the row order the way DataTable.sort does (textual is pinned to 8.2.x for this; the
+    private DataTable items used are listed and checked in tui.widgets.textual_private).
     """
 
     DEFAULT_CSS = """
