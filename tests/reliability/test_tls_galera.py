@@ -1,5 +1,5 @@
 """The fault matrix's TLS row for Galera: every node of the simulated cluster behind a small MySQL-protocol
-endpoint (tui.sim.mysql_wire: MySQL negotiates TLS inside its own handshake), read by the real pymysql client
+endpoint (tests.testbed.mysql_wire: MySQL negotiates TLS inside its own handshake), read by the real pymysql client
 with the TLS settings of [galera] (built by tui.collectors.galera.build from the config, as the app does).
 
 - a node that switches to a self-signed certificate (verification on): only that node's row degrades, with one
