@@ -45,9 +45,7 @@ FINDINGS_COMMANDS: tuple[str, ...] = ("findings",)  # the findings pane: every s
 
 
 def spec(name: str) -> SourceSpec | None:
-    import tui.sources as this  # read SOURCES as it is now (a test may add a source)
-
-    return next((s for s in this.SOURCES if s.name == name), None)
+    return next((s for s in SOURCES if s.name == name), None)
 
 
 def pane_for_command() -> dict[str, str]:

@@ -5,33 +5,32 @@ recorder's journal."""
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
-import pty
-import struct
-import subprocess
-import sys
-import termios
 import time
 from pathlib import Path
+from typing import Any
 
 import pyte
 
-from tests.testbed.pty import read_for
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.testbed.pty import quit_cleanly, read_for, stacktop_in_pty
 
 
 def test_lines_typed_in_one_burst_land_in_the_line(tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if k not in ("COLORTERM", "TEXTUAL_COLOR_SYSTEM", "NO_COLOR")}
     # the demo's [recorder] dir is the default one, ~/.local/share/stacktop/recordings: here under tmp_path
-    env.update(TERM="tmux-256color", XDG_STATE_HOME=str(tmp_path), HOME=str(tmp_path), TZ="UTC")
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 48, 160, 0, 0))
-    proc = subprocess.Popen([sys.executable, "-m", "tui", "--demo"], stdin=slave, stdout=slave, stderr=slave,
-                            env=env, cwd=ROOT, close_fds=True, start_new_session=True)
-    os.close(slave)
+    with stacktop_in_pty(tmp_path, "--demo") as (proc, master):
+        out = burst_session(proc, master)
+    assert b"Traceback" not in out
+    journals = list((tmp_path / ".local/share/stacktop/recordings").glob("*.jsonl"))
+    assert journals, "the demo writes a journal"
+    kinds = {json.loads(line).get("type") for path in journals
+             for line in path.read_text(encoding="utf-8").splitlines() if line.strip()}
+    assert "note" not in kinds, "a key typed after : wrote a note"
+    assert "cloud_switched" not in kinds, "a key typed after : switched the cloud"
+
+
+def burst_session(proc: Any, master: int) -> bytes:
+    """Three lines, each written in one go, each checked on the screen before the next; then a clean quit."""
     out = b""
     screen = pyte.Screen(160, 48)
     stream = pyte.ByteStream(screen)
@@ -48,27 +47,11 @@ def test_lines_typed_in_one_burst_land_in_the_line(tmp_path: Path) -> None:
             stream.feed(chunk)
         assert wanted in shown(), f"{what}: not on screen:\n{shown()}"
 
-    try:
-        until("compute-02", "the first poll's rows")
-        os.write(master, b":instances\r")
-        until("demo-east > instances", "the breadcrumb: the instances pane")
-        os.write(master, b"/BUILD\r")
-        until("demo-east > instances /BUILD", "the breadcrumb: the instances pane filtered by BUILD")
-        os.write(master, b":host compute-02\r")
-        until("Read again", "the host screen (its footer)")
-        os.write(master, b"\x11")  # ctrl+q
-        deadline = time.monotonic() + 30
-        while proc.poll() is None and time.monotonic() < deadline:
-            out += read_for(master, 0.2)
-        assert proc.wait(timeout=5) == 0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        os.close(master)
-    assert b"Traceback" not in out
-    journals = list((tmp_path / ".local/share/stacktop/recordings").glob("*.jsonl"))
-    assert journals, "the demo writes a journal"
-    kinds = {json.loads(line).get("type") for path in journals
-             for line in path.read_text(encoding="utf-8").splitlines() if line.strip()}
-    assert "note" not in kinds, "a key typed after : wrote a note"
-    assert "cloud_switched" not in kinds, "a key typed after : switched the cloud"
+    until("compute-02", "the first poll's rows")
+    os.write(master, b":instances\r")
+    until("demo-east > instances", "the breadcrumb: the instances pane")
+    os.write(master, b"/BUILD\r")
+    until("demo-east > instances /BUILD", "the breadcrumb: the instances pane filtered by BUILD")
+    os.write(master, b":host compute-02\r")
+    until("Read again", "the host screen (its footer)")
+    return out + quit_cleanly(proc, master)

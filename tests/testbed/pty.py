@@ -2,9 +2,21 @@
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
+import pty
 import select
+import struct
+import subprocess
+import sys
+import termios
 import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def read_for(master: int, seconds: float) -> bytes:
@@ -22,3 +34,33 @@ def read_for(master: int, seconds: float) -> bytes:
                 break
             data += chunk
     return data
+
+
+@contextlib.contextmanager
+def stacktop_in_pty(home: Path, *args: str, rows: int = 48, cols: int = 160) -> Iterator[tuple[Any, int]]:
+    """`python -m tui ARGS` in a pty of rows x cols, as a user runs it (TERM=tmux-256color, UTC, its state and
+    recordings under `home`): yields (process, master fd); killed and closed on the way out."""
+    env = {k: v for k, v in os.environ.items() if k not in ("COLORTERM", "TEXTUAL_COLOR_SYSTEM", "NO_COLOR")}
+    env.update(TERM="tmux-256color", XDG_STATE_HOME=str(home), HOME=str(home), TZ="UTC")
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+    proc = subprocess.Popen([sys.executable, "-m", "tui", *args], stdin=slave, stdout=slave, stderr=slave, env=env,
+                            cwd=ROOT, close_fds=True, start_new_session=True)
+    os.close(slave)
+    try:
+        yield proc, master
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        os.close(master)
+
+
+def quit_cleanly(proc: Any, master: int, timeout: float = 30) -> bytes:
+    """ctrl+q, then what the program writes until it exits; asserts it exits 0."""
+    os.write(master, b"\x11")
+    out = b""
+    deadline = time.monotonic() + timeout
+    while proc.poll() is None and time.monotonic() < deadline:
+        out += read_for(master, 0.2)
+    assert proc.wait(timeout=5) == 0
+    return out
