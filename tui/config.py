@@ -128,6 +128,8 @@ class RecorderConfig:
     dir: str = "~/.local/share/stacktop/recordings"
     trace_interval: float = 0.5  # seconds between polls of an exercise (boot trace, compute-down lag)
     log_sources: tuple[LogSource, ...] = ()
+    max_file_mb: float = 20.0  # a journal file rotates at this size; rotated files are gzipped
+    max_total_mb: float = 1024.0  # every journal in `dir` together: the oldest files are deleted beyond this
 
 
 @dataclass(frozen=True)
@@ -203,7 +205,7 @@ _SECTIONS: dict[str, set[str]] = {
     "thresholds": {
         "service_down_time", "agent_down_time", "volume_service_down_time", "fleet_down_fraction", "stuck",
     },
-    "recorder": {"dir", "trace_interval", "log_sources"},
+    "recorder": {"dir", "trace_interval", "log_sources", "max_file_mb", "max_total_mb"},
     "ui": {"inactive_cloud_interval"},
     "snapshot": {"deadline"},
     "clouds": set(),  # [[clouds]]: checked entry by entry (_CLOUD_KEYS)
@@ -618,7 +620,9 @@ def parse_config(data: dict[str, Any], *, file: str, mode: int | None, env: dict
     rec = r.table(data, "recorder")
     recorder = RecorderConfig(dir=r.string(rec, "recorder", "dir", RecorderConfig.dir) or RecorderConfig.dir,
                               trace_interval=r.number(rec, "recorder", "trace_interval", 0.5, maximum=60.0),
-                              log_sources=_log_sources(r, rec.get("log_sources", [])))
+                              log_sources=_log_sources(r, rec.get("log_sources", [])),
+                              max_file_mb=r.bounded(rec, "recorder", "max_file_mb", 20.0, 1.0, 10240.0, "MB"),
+                              max_total_mb=r.bounded(rec, "recorder", "max_total_mb", 1024.0, 10.0, 1048576.0, "MB"))
     ui = r.table(data, "ui")
     ui_config = UIConfig(inactive_cloud_interval=r.number(ui, "ui", "inactive_cloud_interval", 60.0))
     snap = r.table(data, "snapshot")
