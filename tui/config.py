@@ -54,6 +54,11 @@ class OpenStackConfig:
     cacert: str | None = None  # CA bundle for the cloud's TLS endpoints (overrides clouds.yaml's)
     insecure: bool = False  # TLS verification off: only when set explicitly; the header says INSECURE
     max_body_mb: float = 16.0  # a larger answer is refused before it is decoded (tui.deadline)
+    audit_interval: float = 600.0  # the stale-allocation audit in the background, seconds; 0: off
+
+    @property
+    def audited(self) -> bool:
+        return bool(self.cloud) and self.audit_interval > 0
 
 
 @dataclass(frozen=True)
@@ -193,7 +198,8 @@ class Config:
 
 
 _SECTIONS: dict[str, set[str]] = {
-    "openstack": {"cloud", "clouds_file", "interval", "timeout", "cacert", "insecure", "max_body_mb"},
+    "openstack": {"cloud", "clouds_file", "interval", "timeout", "cacert", "insecure", "max_body_mb",
+                  "audit_interval"},
     "rabbitmq": {
         "management_url", "user", "password", "password_env", "password_file", "vhosts", "amqp_url",
         "cli_command", "interval", "timeout", "cacert", "insecure", "max_body_mb",
@@ -276,7 +282,7 @@ class _Reader:
 
     def bounded(self, sec: dict[str, Any], section: str, key: str, default: float, low: float, high: float,
                 unit: str) -> float:
-        """A finite number in [low, high] (NaN and inf refused), for the keys of issue #22."""
+        """A finite number in [low, high] (NaN and inf refused)."""
         value = sec.get(key, default)
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise self.err(f"{section}.{key}", f"must be a number, got {_typename(value)}",
@@ -481,6 +487,14 @@ def load_config(cli_path: str | None = None, env: dict[str, str] | None = None) 
     return parse_config(data, file=name, mode=stat.S_IMODE(st.st_mode), env=env)
 
 
+def _audit_interval(r: _Reader, sec: dict[str, Any], label: str) -> float:
+    value = r.bounded(sec, label, "audit_interval", 600.0, 0.0, 86400.0, "seconds")
+    if 0 < value < 60:
+        raise r.err(f"{label}.audit_interval", f"must be 0 (off) or at least 60 seconds, got {value:g}",
+                    "e.g. audit_interval = 600 (each audit reads every resource provider)")
+    return value
+
+
 def _openstack(r: _Reader, data: dict[str, Any], label: str, default_cloud: str | None) -> OpenStackConfig:
     os_sec = r.table(data, "openstack", label)
     openstack = OpenStackConfig(
@@ -491,6 +505,7 @@ def _openstack(r: _Reader, data: dict[str, Any], label: str, default_cloud: str 
         cacert=r.string(os_sec, label, "cacert", None),
         insecure=r.boolean(os_sec, label, "insecure", False),
         max_body_mb=r.bounded(os_sec, label, "max_body_mb", 16.0, 1.0, 4096.0, "MB"),
+        audit_interval=_audit_interval(r, os_sec, label),
     )
     r.tls_pair(label, openstack.cacert, openstack.insecure, "the cloud's certificates")
     if openstack.clouds_file and not Path(openstack.clouds_file).expanduser().is_file():

@@ -21,7 +21,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("config", ("tui.config",)),
     ("openstack", ("tui.openstack",)),
     ("collectors", ("tui.collectors",)),
-    ("sources", ("tui.placement_reads", "tui.exercises", "tui.sim")),
+    ("sources", ("tui.exercises", "tui.sim")),
     ("runner", ("tui.runner", "tui.journal_codec", "tui.recorder", "tui.replay", "tui.snapshot", "tui.clouds",
                 "tui.export")),
     ("widgets", ("tui.widgets",)),
