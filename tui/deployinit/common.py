@@ -141,7 +141,8 @@ def password(secrets: dict[str, Any], key: str, file: Path, fix: str) -> Passwor
 
 def host_port(host: str, port: int | str) -> str:
     """host:port, an IPv6 address in brackets."""
-    return f"[{host}]:{port}" if ":" in host and not host.startswith("[") else f"{host}:{port}"
+    ipv6 = host.count(":") >= 2 and re.fullmatch(r"[0-9A-Fa-f:.]+", host) is not None
+    return f"[{host}]:{port}" if ipv6 else f"{host}:{port}"
 
 
 def port_number(value: Any, file: str | Path, key: str) -> int:

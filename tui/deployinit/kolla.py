@@ -46,7 +46,7 @@ def read_kolla(folder: Path, *, inventory: Path | None = None, cloud: str | None
     secrets = load_yaml(passwords_path, "point --kolla at kolla-ansible's config folder (/etc/kolla)")
     _openstack(plan, folder, cloud)
     tls = flag(variables, "kolla_enable_tls_internal", False, globals_path)
-    cacert = _cacert(folder, variables, globals_path, tls)
+    cacert = _cacert(folder, variables, globals_path)
     if flag(variables, "enable_rabbitmq", True, globals_path):
         _rabbitmq(plan, variables, secrets, globals_path, passwords_path, tls, cacert)
     else:
@@ -96,9 +96,9 @@ def _address(variables: dict[str, Any], file: Path) -> str:
     return host
 
 
-def _cacert(folder: Path, variables: dict[str, Any], file: Path, tls: bool) -> str | None:
-    """The CA of the internal endpoints: kolla_admin_openrc_cacert, else kolla's own root CA, else None
-    (verified against the system's CAs)."""
+def _cacert(folder: Path, variables: dict[str, Any], file: Path) -> str | None:
+    """The CA of the internal endpoints and the TLS backends: kolla_admin_openrc_cacert, else the root CA of
+    `kolla-ansible certificates`, else None (verified against the system's CAs). Used only where TLS is on."""
     given = text_value(variables, "kolla_admin_openrc_cacert", file)
     if given:
         if not Path(given).expanduser().is_file():
@@ -106,7 +106,7 @@ def _cacert(folder: Path, variables: dict[str, Any], file: Path, tls: bool) -> s
                             "run stacktop init on the deployment host, or copy the CA file to that path")
         return given
     own = folder / "certificates" / "ca" / "root.crt"
-    return str(own) if tls and own.is_file() else None
+    return str(own) if own.is_file() else None
 
 
 def _rabbitmq(plan: Plan, variables: dict[str, Any], secrets: dict[str, Any], file: Path, secrets_file: Path,
