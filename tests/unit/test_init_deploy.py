@@ -82,7 +82,8 @@ def test_kolla_config_from_the_deployment_files(kolla: Path, tmp_path: Path, cap
         "expected_size": 3,
     }
     assert stdout == ""
-    assert err.count("\n") == 1 and "stacktop.rabbitmq.password" in err and "mode 600" in err
+    assert err.count("\n") == 1 and "passwords in " in err and "stacktop.rabbitmq.password" in err
+    assert f"OpenStack credentials stay in {kolla / 'clouds.yaml'} (entry kolla-admin-internal)" in err
 
 
 def test_kolla_passwords_go_to_mode_600_files_and_the_loader_reads_them(kolla: Path, tmp_path: Path,
@@ -374,3 +375,9 @@ def test_ipv6_addresses_are_bracketed(kolla: Path, capsys) -> None:
     data = tomllib.loads(stdout)
     assert data["rabbitmq"]["management_url"] == "https://[fd00::250]:15672"
     assert data["galera"]["nodes"] == ["[fd00::11]:3306"]
+
+
+def test_an_output_folder_that_cannot_be_made_is_one_line(kolla: Path, tmp_path: Path, capsys) -> None:
+    (tmp_path / "file").write_text("")
+    code, _, err = run(capsys, "--kolla", str(kolla), "-o", str(tmp_path / "file" / "sub" / "x.toml"))
+    assert code == 3 and err.count("\n") == 1 and "(folder): cannot be created" in err

@@ -54,18 +54,21 @@ def build(plan: Plan, config: Path, *, password_env: bool) -> Output:
             path = side_file(config, f"{name}.password")
             refs[name] = {"password_file": str(path)}
             secrets[path] = value.encode("utf-8")
+    parts = []
+    if said:
+        parts.append(f"passwords by environment: set {' and '.join(said)} before running stacktop")
+    elif secrets:
+        parts.append(f"passwords in {', '.join(str(p) for p in secrets)} (mode 600)")
     if plan.clouds_yaml is not None:
         path = side_file(config, "clouds.yaml")
         plan.openstack["clouds_file"] = str(path)
         secrets[path] = yaml.safe_dump(plan.clouds_yaml, default_flow_style=False, sort_keys=False).encode("utf-8")
-    text = render(plan, refs)
-    where = f"OpenStack: {plan.openstack.get('clouds_file')} entry {plan.openstack.get('cloud')}"
-    if password_env and said:
-        summary = f"passwords by environment: set {' and '.join(said)} before running stacktop; {where}"
-    elif secrets:
-        summary = f"secrets in {', '.join(str(p) for p in secrets)} (mode 600); {where}"
+        parts.append(f"OpenStack credentials in {path} (mode 600)")
     else:
-        summary = where
+        parts.append(f"OpenStack credentials stay in {plan.openstack.get('clouds_file')} "
+                     f"(entry {plan.openstack.get('cloud')})")
+    text = render(plan, refs)
+    summary = "; ".join(parts)
     return Output(config, text, secrets, summary)
 
 
@@ -103,8 +106,10 @@ def refuse_existing(output: Output, force: bool) -> None:
 def write(output: Output, *, force: bool) -> None:
     refuse_existing(output, force)
     parent = output.config.parent
-    if not parent.is_dir():
-        parent.mkdir(parents=True, mode=0o700)
+    try:
+        parent.mkdir(parents=True, mode=0o700, exist_ok=True)
+    except OSError as exc:
+        raise InitError(parent, "(folder)", f"cannot be created: {exc.strerror}", "pick another -o FILE") from None
     for path, data in output.secrets.items():
         _write(path, data)
     _write(output.config, output.text.encode("utf-8"))
