@@ -348,7 +348,7 @@ def _init(args: argparse.Namespace) -> int:
         else:
             openrc = Path(args.openrc).expanduser() if args.openrc else None
             plan = read_osa(Path(args.osa), openrc=openrc, cloud=args.init_cloud)
-        check(plan, password_env=args.password_env)
+        check(plan)
         result = build(plan, output, password_env=args.password_env)
         if args.dry_run:
             sys.stdout.write(result.text)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import shutil
 import stat
+import tempfile
 import tomllib
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from hypothesis import strategies as st
 
 from tui.cli import main
 from tui.config import load_config
+from tui.deployinit import write as writer
 from tui.deployinit.render import toml_string
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "deploy"
@@ -381,3 +383,23 @@ def test_an_output_folder_that_cannot_be_made_is_one_line(kolla: Path, tmp_path:
     (tmp_path / "file").write_text("")
     code, _, err = run(capsys, "--kolla", str(kolla), "-o", str(tmp_path / "file" / "sub" / "x.toml"))
     assert code == 3 and err.count("\n") == 1 and "(folder): cannot be created" in err
+
+
+def test_the_check_writes_no_secret_anywhere(kolla: Path, tmp_path: Path, monkeypatch, capsys) -> None:
+    """The loader's check runs on a scratch copy: no password goes to it, not even for a moment."""
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    seen: list[str] = []
+    real_write = writer._write
+
+    def spy(path: Path, data: bytes) -> None:
+        if str(path).startswith(str(scratch)):
+            seen.append(data.decode())
+        real_write(path, data)
+
+    monkeypatch.setattr(writer, "_write", spy)
+    (kolla / "clouds.yaml").unlink()  # the clouds.yaml made from admin-openrc.sh holds a password too
+    code, _, err = run(capsys, "--kolla", str(kolla), "--dry-run")
+    assert code == 0, err
+    assert seen and not [s for s in fixture_passwords(kolla) if s in "".join(seen)]

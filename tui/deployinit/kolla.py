@@ -125,6 +125,9 @@ def _rabbitmq(plan: Plan, variables: dict[str, Any], secrets: dict[str, Any], fi
     if tls and cacert:
         section["cacert"] = cacert
     plan.rabbitmq = section
+    if not flag(variables, "enable_haproxy", True, file):
+        plan.notes.append("enable_haproxy is off: management_url is the internal VIP address; point it at a "
+                          "[rabbitmq] host if no RabbitMQ listens there")
     engine = text_value(variables, "kolla_container_engine", file, default="docker") or "docker"
     plan.notes.append(f'on a RabbitMQ host without the management API: [rabbitmq] cli_command = '
                       f'"{engine} exec rabbitmq rabbitmqctl"')

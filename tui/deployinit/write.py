@@ -72,14 +72,16 @@ def build(plan: Plan, config: Path, *, password_env: bool) -> Output:
     return Output(config, text, secrets, summary)
 
 
-def check(plan: Plan, *, password_env: bool) -> None:
-    """The config as it would be written, loaded by stacktop's own loader from a scratch folder (its secret
-    files there too): InitError with the loader's line when it does not pass."""
+def check(plan: Plan) -> None:
+    """The config as it would be written, loaded by stacktop's own loader from a scratch folder: InitError with
+    the loader's line when it does not pass. No secret is written there: the passwords are handed over as
+    environment variables, a clouds.yaml to be made from an openrc is an empty file (the loader only checks
+    that clouds_file exists)."""
     with tempfile.TemporaryDirectory(prefix="stacktop-init-") as scratch:
         config = Path(scratch) / "config.toml"
-        trial = build(_copy(plan), config, password_env=password_env)
-        for path, data in trial.secrets.items():
-            _write(path, data)
+        trial = build(_copy(plan), config, password_env=True)
+        for path in trial.secrets:
+            _write(path, b"")
         _write(config, trial.text.encode("utf-8"))
         env = {ENV_NAMES[name]: value for name, (value, _origin) in _passwords(plan).items()}
         try:
