@@ -403,3 +403,16 @@ def test_the_check_writes_no_secret_anywhere(kolla: Path, tmp_path: Path, monkey
     code, _, err = run(capsys, "--kolla", str(kolla), "--dry-run")
     assert code == 0, err
     assert seen and not [s for s in fixture_passwords(kolla) if s in "".join(seen)]
+
+
+def test_a_relative_folder_gives_absolute_paths(kolla: Path, osa: Path, tmp_path: Path, monkeypatch,
+                                                capsys) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, stdout, _ = run(capsys, "--kolla", "kolla", "--dry-run")
+    assert code == 0
+    assert tomllib.loads(stdout)["openstack"]["clouds_file"] == str(kolla / "clouds.yaml")
+    code, stdout, _ = run(capsys, "--osa", "osa", "-o", "out.toml", "--dry-run")
+    assert code == 0
+    data = tomllib.loads(stdout)
+    assert data["rabbitmq"]["cacert"].startswith(str(osa))
+    assert data["openstack"]["clouds_file"] == str(tmp_path / "out.clouds.yaml")

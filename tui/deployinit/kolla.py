@@ -67,7 +67,7 @@ def _shown(value: Any) -> str:
 
 
 def _folder(folder: Path) -> Path:
-    folder = folder.expanduser()
+    folder = folder.expanduser().absolute()  # the config names files in it: valid from any working directory
     if not folder.is_dir():
         raise InitError(folder, "(folder)", "is not a directory", "point --kolla at kolla-ansible's config folder "
                         "(/etc/kolla: globals.yml, passwords.yml, clouds.yaml)")

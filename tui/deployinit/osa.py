@@ -29,7 +29,7 @@ GALERA_PORT = 3306  # the galera_server role's my.cnf
 
 
 def read_osa(folder: Path, *, openrc: Path | None = None, cloud: str | None = None) -> Plan:
-    folder = folder.expanduser()
+    folder = folder.expanduser().absolute()  # the config names files in it: valid from any working directory
     if not folder.is_dir():
         raise InitError(folder, "(folder)", "is not a directory", "point --osa at OpenStack-Ansible's config "
                         "folder (/etc/openstack_deploy)")
