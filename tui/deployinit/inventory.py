@@ -63,23 +63,37 @@ class Inventory:
         return order
 
 
+MAX_HOSTS = 10000  # per host line: a larger range is a typo, and would cost memory before any check
+
+
 def expand(pattern: str) -> list[str]:
     """`control[01:03]` -> control01, control02, control03 (numeric ranges keep their width; letters too)."""
+    out: list[str] = []
+    _expand(pattern, out)
+    return out
+
+
+def _expand(pattern: str, out: list[str]) -> None:
     match = _RANGE.search(pattern)
     if match is None:
-        return [pattern]
-    start, end, step = match.group(1), match.group(2), int(match.group(3) or 1)
+        if len(out) >= MAX_HOSTS:
+            raise InitError(pattern, "(host range)", f"expands to more than {MAX_HOSTS:,} hosts", "check the range")
+        out.append(pattern)
+        return
+    start, end, step = match.group(1), match.group(2), max(int(match.group(3) or 1), 1)
     head, tail = pattern[: match.start()], pattern[match.end():]
     if start.isdigit() and end.isdigit():
+        if (int(end) - int(start)) // step >= MAX_HOSTS:
+            raise InitError(pattern, "(host range)", f"expands to more than {MAX_HOSTS:,} hosts", "check the range")
         width = len(start) if start.startswith("0") else 0
-        items = [str(i).zfill(width) for i in range(int(start), int(end) + 1, max(step, 1))]
+        items = [str(i).zfill(width) for i in range(int(start), int(end) + 1, step)]
     elif len(start) == 1 and len(end) == 1 and start.isalpha() and end.isalpha():
-        items = [chr(c) for c in range(ord(start), ord(end) + 1, max(step, 1))]
+        items = [chr(c) for c in range(ord(start), ord(end) + 1, step)]
     else:
-        return [pattern]
-    if len(items) > 10000:
-        raise InitError(pattern, "(host range)", "expands to more than 10,000 hosts", "check the range")
-    return [name for item in items for name in expand(head + item + tail)]
+        out.append(pattern)
+        return
+    for item in items:
+        _expand(head + item + tail, out)
 
 
 def _pairs(words: list[str], path: Path, lineno: int) -> dict[str, str]:
