@@ -334,7 +334,8 @@ def _init(args: argparse.Namespace) -> int:
     from tui.deployinit.common import InitError
     from tui.deployinit.kolla import read_kolla
     from tui.deployinit.osa import read_osa
-    from tui.deployinit.write import build, check, refuse_existing, write
+    from tui.deployinit.write import build, check, write
+    from tui.safetext import clean
 
     if (args.kolla is None and args.inventory is not None) or (args.osa is None and args.openrc is not None):
         sys.stderr.write("stacktop init: --inventory goes with --kolla, --openrc with --osa - see stacktop init "
@@ -352,15 +353,14 @@ def _init(args: argparse.Namespace) -> int:
         result = build(plan, output, password_env=args.password_env)
         if args.dry_run:
             sys.stdout.write(result.text)
-            sys.stderr.write(f"stacktop init: dry run, nothing written (would write {output}); "
-                             f"{result.summary}\n")
+            sys.stderr.write(clean(f"stacktop init: dry run, nothing written (would write {output}); "
+                                   f"{result.summary}") + "\n")
             return 0
-        refuse_existing(result, args.force)
         write(result, force=args.force)
     except InitError as exc:
         sys.stderr.write(f"{exc}\n")
         return EXIT_UNKNOWN
-    sys.stderr.write(f"stacktop init: wrote {output}; {result.summary}\n")
+    sys.stderr.write(clean(f"stacktop init: wrote {output}; {result.summary}") + "\n")
     return 0
 
 

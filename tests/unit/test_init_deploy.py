@@ -416,3 +416,11 @@ def test_a_relative_folder_gives_absolute_paths(kolla: Path, osa: Path, tmp_path
     data = tomllib.loads(stdout)
     assert data["rabbitmq"]["cacert"].startswith(str(osa))
     assert data["openstack"]["clouds_file"] == str(tmp_path / "out.clouds.yaml")
+
+
+def test_a_hostile_folder_name_is_shown_escaped(tmp_path: Path, capsys) -> None:
+    folder = Path(shutil.copytree(DATA / "kolla", tmp_path / "k\x1b[31mred\x07"))
+    code, _, err = run(capsys, "--kolla", str(folder), "-o", str(tmp_path / "x\x1b]0;t.toml"))
+    assert code == 0, err
+    assert "\x1b" not in err and "\x07" not in err and err.count("\n") == 1
+    assert load_config(str(tmp_path / "x\x1b]0;t.toml"), env={}).openstack.clouds_file == str(folder / "clouds.yaml")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from tui.config import ConfigError, load_config
@@ -40,9 +40,10 @@ def _passwords(plan: Plan) -> dict[str, tuple[str, str]]:
 
 
 def build(plan: Plan, config: Path, *, password_env: bool) -> Output:
-    """The TOML and the secret files for a config at `config` (nothing written)."""
+    """The TOML and the secret files for a config at `config` (nothing written; `plan` is left as it was)."""
     import yaml
 
+    plan = replace(plan, openstack=dict(plan.openstack))
     secrets: dict[Path, bytes] = {}
     refs: dict[str, dict[str, str]] = {}
     said: list[str] = []
@@ -79,7 +80,7 @@ def check(plan: Plan) -> None:
     that clouds_file exists)."""
     with tempfile.TemporaryDirectory(prefix="stacktop-init-") as scratch:
         config = Path(scratch) / "config.toml"
-        trial = build(_copy(plan), config, password_env=True)
+        trial = build(plan, config, password_env=True)
         for path in trial.secrets:
             _write(path, b"")
         _write(config, trial.text.encode("utf-8"))
@@ -89,12 +90,6 @@ def check(plan: Plan) -> None:
         except ConfigError as exc:
             raise InitError(plan.folder, exc.key, f"the config made from it does not pass: {exc.problem}",
                             exc.fix) from None
-
-
-def _copy(plan: Plan) -> Plan:
-    from dataclasses import replace
-
-    return replace(plan, openstack=dict(plan.openstack))
 
 
 def refuse_existing(output: Output, force: bool) -> None:
