@@ -18,7 +18,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
               "tui.tablediff", "tui.breadcrumb", "tui.sources", "tui.commands", "tui.gcpolicy")),
     ("models", ("tui.models", "tui.freshness")),
     ("rules", ("tui.rules",)),
-    ("config", ("tui.config",)),
+    ("config", ("tui.config", "tui.deployinit")),
     ("openstack", ("tui.openstack",)),
     ("collectors", ("tui.collectors",)),
     ("sources", ("tui.exercises", "tui.sim")),
