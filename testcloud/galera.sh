@@ -11,7 +11,8 @@
 #   galera.sh reset         up + wsrep_desync=OFF and the stacktop password on every node + empty test table
 #   galera.sh kill N [M..]  SIGKILL the nodes at once and wait until the processes are gone (scenario helper)
 #   galera.sh start N       (re)start node N and wait until it is Synced (scenario helper)
-#   galera.sh bootstrap-pc N   SET GLOBAL wsrep_provider_options='pc.bootstrap=YES' on node N
+#   galera.sh bootstrap-pc N   re-form a Primary component from node N (SET GLOBAL wsrep_provider_options=
+#                              'pc.bootstrap=YES'; on MariaDB 11.x SET GLOBAL wsrep_provider_pc_bootstrap=ON)
 #   galera.sh sql N "SQL"   run SQL on node N as root over its unix socket
 #   galera.sh wipe          down, then delete every datadir (next `up` starts from nothing)
 #

@@ -361,8 +361,18 @@ make_primary() {  # running nodes but none Primary (quorum lost and never recove
     if [[ -n "$st" ]] && (( s > bestseq )); then bestseq=$s; best=$n; fi
   done
   [[ -n "$best" ]] || return 0
-  log "no running node is Primary: pc.bootstrap=YES on node$best (most advanced, seqno $bestseq)"
-  q "$best" "SET GLOBAL wsrep_provider_options='pc.bootstrap=YES'" || true
+  log "no running node is Primary: pc.bootstrap on node$best (most advanced, seqno $bestseq)"
+  pc_bootstrap "$best" || true
+}
+
+pc_bootstrap() {  # re-form a Primary component from node N. MariaDB 11.x loads the provider as a plugin and
+  # refuses wsrep_provider_options changes (ERROR 1210): there pc.bootstrap is the variable
+  # wsrep_provider_pc_bootstrap; older servers take it through wsrep_provider_options.
+  if [[ -n "$(q "$1" "SHOW GLOBAL VARIABLES LIKE 'wsrep_provider_pc_bootstrap'")" ]]; then
+    cli "$1" -e "SET GLOBAL wsrep_provider_pc_bootstrap=ON"
+  else
+    cli "$1" -e "SET GLOBAL wsrep_provider_options='pc.bootstrap=YES'"
+  fi
 }
 
 stop_node() {  # SIGTERM one node we started, SIGKILL after 60 s
@@ -507,7 +517,7 @@ galera_main() {
                   for a in "$@"; do node_arg "$a" member >/dev/null; done; cmd_kill "$@" ;;
     start)        n=$(node_arg "${2:-}" member)
                   if [[ "$n" == garbd ]]; then start_garbd; wait_members; else start_node "$n"; wait_synced "$n"; fi ;;
-    bootstrap-pc) n=$(node_arg "${2:-}"); q "$n" "SET GLOBAL wsrep_provider_options='pc.bootstrap=YES'" ;;
+    bootstrap-pc) n=$(node_arg "${2:-}"); pc_bootstrap "$n" ;;
     sql)          n=$(node_arg "${2:-}"); cli "$n" -e "${3:?SQL}" ;;
     wipe)         cmd_down; rm -rf "$BASE"; log "wiped $BASE" ;;
     *)            galera_usage ;;

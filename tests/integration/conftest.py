@@ -107,7 +107,8 @@ class GaleraCluster:
     """One Galera test cluster: by default the 3-node MariaDB 10.11 cluster of testcloud/galera.sh (its header
     documents ports and accounts; the other profiles share them). `component` is its scripts/testcloud name;
     `arbitrators` the garbd members' gcomm addresses; `offers_tls`: the server offers TLS by itself (MariaDB
-    11.4+ makes a self-signed certificate at start)."""
+    11.4+ makes a self-signed certificate at start); `provider_plugin`: provider options are variables
+    (wsrep_provider_pc_bootstrap, MariaDB 11.x), wsrep_provider_options cannot be changed."""
 
     nodes: tuple[str, ...] = ("127.0.0.1:3311", "127.0.0.1:3312", "127.0.0.1:3313")
     user: str = "root"
@@ -119,6 +120,7 @@ class GaleraCluster:
     server: str = "MariaDB 10.11"
     arbitrators: tuple[str, ...] = ()
     offers_tls: bool = False
+    provider_plugin: bool = False
 
     def run(self, *args: str, timeout: float = 300) -> str:
         """The cluster's script ARGS... (kill N, start N, bootstrap-pc N, sql N "SQL", reset...)."""
@@ -143,7 +145,7 @@ GALERA_PROFILES = {
     "galera": GaleraCluster(),
     "galera11": GaleraCluster(nodes=("127.0.0.1:3331", "127.0.0.1:3332", "127.0.0.1:3333"),
                               script=paths.REPO / "testcloud" / "trixie" / "galera11.sh", component="galera11",
-                              server="MariaDB 11.8", offers_tls=True),
+                              server="MariaDB 11.8", offers_tls=True, provider_plugin=True),
     "galera-arb": GaleraCluster(nodes=("127.0.0.1:3321", "127.0.0.1:3322"),
                                 script=paths.REPO / "testcloud" / "galera-arb.sh", component="galera-arb",
                                 arbitrators=("127.0.0.1:4633",)),

@@ -89,6 +89,7 @@ def node_fields(status: dict[str, str], variables: dict[str, str]) -> dict[str, 
         "flow_control_paused_ns": to_int(s("wsrep_flow_control_paused_ns")),
         "incoming_addresses": to_str(s("wsrep_incoming_addresses")),
         "arbitrators_seen": arbitrators_seen(s("wsrep_incoming_addresses")),
+        "provider_option_variables": ("wsrep_provider_pc_bootstrap" in variables) if variables else None,
         "provider_version": to_str(s("wsrep_provider_version")),
     }
 

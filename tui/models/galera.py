@@ -26,6 +26,8 @@ class GaleraNode:
     recv_queue_history: wsrep_local_recv_queue of the last few polls,
     oldest first, ending with this one. arbitrators_seen: members of this node's component without an SQL
     address (garbd): the empty entries of wsrep_incoming_addresses (None when the node did not report it).
+    provider_option_variables: the provider's options are system variables (wsrep_provider_pc_bootstrap ...:
+    MariaDB 11.x), so they are set one by one, not through wsrep_provider_options.
     """
 
     address: str
@@ -57,6 +59,7 @@ class GaleraNode:
     recv_queue_history: tuple[int, ...] = ()
     incoming_addresses: str | None = None
     arbitrators_seen: int | None = None
+    provider_option_variables: bool | None = None
     provider_version: str | None = None
     query_ms: float | None = None
 

@@ -1,6 +1,7 @@
 """Galera rules: quorum, membership, sync state, flow control. Pure functions over a GaleraSnapshot.
 
-What a node outside the Primary component does was measured on MariaDB 10.11 / galera-4 (tests/integration/galera): with
+What a node outside the Primary component does was measured on MariaDB 10.11 and 11.8 / galera-4
+(tests/integration/galera): with
 `wsrep_cluster_status` != Primary (or `wsrep_ready` = OFF) `SELECT 1`, `SHOW STATUS`, information_schema and
 new connections still work, but SELECT on tables, INSERT, UPDATE and DDL fail with
 `(1047, 'WSREP has not yet prepared node for application use')`; with `SET SESSION wsrep_dirty_reads=ON`
@@ -68,6 +69,21 @@ def _finding(severity: Severity, kind: str, subject: str, summary: str, evidence
 
 def _onoff(value: bool | None) -> str:
     return "?" if value is None else ("ON" if value else "OFF")
+
+
+PC_BOOTSTRAP_OPTION = "SET GLOBAL wsrep_provider_options='pc.bootstrap=YES'"
+PC_BOOTSTRAP_VARIABLE = "SET GLOBAL wsrep_provider_pc_bootstrap=ON"
+
+
+def pc_bootstrap_sql(node: GaleraNode) -> str:
+    """The statement that re-forms a Primary component on `node`. MariaDB 11.x loads the provider as a plugin
+    with its options as variables and refuses wsrep_provider_options changes (ERROR 1210, measured on 11.8):
+    there it is wsrep_provider_pc_bootstrap; unknown (the node's variables not read): both forms."""
+    if node.provider_option_variables:
+        return PC_BOOTSTRAP_VARIABLE
+    if node.provider_option_variables is None:
+        return f"{PC_BOOTSTRAP_OPTION} (MariaDB 11.x: {PC_BOOTSTRAP_VARIABLE})"
+    return PC_BOOTSTRAP_OPTION
 
 
 def most_advanced(nodes: tuple[GaleraNode, ...]) -> GaleraNode | None:
@@ -184,7 +200,7 @@ def quorum_findings(snap: GaleraSnapshot) -> list[Finding]:
                 "Recovery, choose one: (1) restart the missing nodes: once every member of the last Primary "
                 "component is back, the component re-forms by itself (pc.recovery, gvwstate.dat); "
                 f"(2) if they cannot come back, {where} run "
-                "SET GLOBAL wsrep_provider_options='pc.bootstrap=YES'. Risk of (2): if the other nodes are "
+                f"{pc_bootstrap_sql(candidate or node)}. Risk of (2): if the other nodes are "
                 "alive in another component that is still Primary (a network split, not a crash) you get two "
                 "Primary components writing diverging data (split brain), and anything committed on a more "
                 "advanced node you cannot see is lost: check their grastate.dat / mariadbd --wsrep-recover "
