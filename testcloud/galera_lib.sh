@@ -10,7 +10,7 @@
 #   RUN_USER       the user mariadbd runs as               SST_METHOD  stacktop_rsync (host) | rsync (chroot)
 #   PROVIDER       libgalera_smm.so path as mariadbd sees it   CLUSTER_NAME   PASSWORD_FILE (the reader's)
 #   ARBITRATOR     empty, or the gcomm port of a garbd member this script runs beside the data nodes
-#   SERVER_CHECK   a function that fails with one line when the server binaries are missing
+#   SERVER_CHECK   a function `up` runs first: fails with one line when the server binaries are missing
 #
 # Every mariadbd starts with --defaults-file=<node>/my.cnf and every client call uses --no-defaults over the
 # node's unix socket: the machine's own MariaDB (3306, /etc/mysql) is never touched.
@@ -399,7 +399,7 @@ join_node() {  # start node N into the running Primary component; one retry with
 cmd_up() {
   local n any=0 t0=$SECONDS
   mkdir -p "$BASE"
-  "$SERVER_CHECK" up
+  "$SERVER_CHECK"
   if all_healthy; then write_password_file; cmd_status; return 0; fi
   for n in "${NODES[@]}"; do running "$n" && any=1; done
   if (( any == 0 )); then

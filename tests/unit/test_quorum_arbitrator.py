@@ -81,3 +81,12 @@ def test_no_arbitrators_configured_keeps_the_plain_wording() -> None:
     summary = next(f.summary for f in galera_findings(s, NOW) if f.kind == "galera.size_mismatch")
     assert summary.startswith("Galera cluster degraded: 2 of 3 nodes (1 missing); still Primary")
     assert verdict(s) == "degraded 2/3, still Primary"
+
+
+def test_an_arbitrator_not_configured_is_named_as_such() -> None:
+    both = "127.0.0.1:3311,127.0.0.1:3312,"
+    s = snap(data(1, 3, both), data(2, 3, both), arbitrators=(), expected=2)
+    (f,) = galera_findings(s, NOW)
+    assert (f.kind, f.severity) == ("galera.size_mismatch", "info")
+    assert "1 of them have no SQL address (wsrep_incoming_addresses): arbitrators (garbd), 0 configured" in f.summary
+    assert "[galera] arbitrators" in f.next_step

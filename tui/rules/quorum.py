@@ -227,9 +227,15 @@ def size_findings(snap: GaleraSnapshot) -> list[Finding]:
         "unreachable_nodes": [n.address for n in snap.unreachable],
     }
     if size > expected:
-        return [_finding("info", "galera.size_mismatch", CLUSTER,
-                         f"Galera cluster has {size} nodes, [galera] expected_size is {expected}.", evidence,
-                         "If the extra node is intended, raise [galera] expected_size.")]
+        summary = f"Galera cluster has {size} nodes, [galera] expected_size is {expected}."
+        next_step = "If the extra node is intended, raise [galera] expected_size."
+        seen = max((n.arbitrators_seen or 0 for n in snap.reachable if n.primary), default=0)
+        if seen > len(snap.arbitrators):
+            summary += (f" {seen} of them have no SQL address (wsrep_incoming_addresses): arbitrators (garbd), "
+                        f"{len(snap.arbitrators)} configured.")
+            next_step = ("List the arbitrator's group address in [galera] arbitrators (it counts in "
+                         "expected_size), or raise [galera] expected_size.")
+        return [_finding("info", "galera.size_mismatch", CLUSTER, summary, evidence, next_step)]
     if size == expected:
         return []
     missing = expected - size
