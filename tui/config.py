@@ -85,7 +85,8 @@ class GaleraConfig:
     nodes: tuple[str, ...] = ()
     user: str = "root"
     password: Secret = field(default_factory=Secret)
-    expected_size: int | None = None
+    expected_size: int | None = None  # members, arbitrators included (default: nodes + arbitrators)
+    arbitrators: tuple[str, ...] = ()  # garbd members as host:port (gcomm): no SQL, never polled
     interval: float = 5.0
     timeout: float = 5.0
     tls: bool = False  # TLS to every node, verified against the system's CAs (or cacert)
@@ -205,8 +206,8 @@ _SECTIONS: dict[str, set[str]] = {
         "cli_command", "interval", "timeout", "cacert", "insecure", "max_body_mb",
     },
     "galera": {
-        "nodes", "user", "password", "password_env", "password_file", "expected_size", "interval", "timeout",
-        "tls", "cacert", "insecure",
+        "nodes", "user", "password", "password_env", "password_file", "expected_size", "arbitrators", "interval",
+        "timeout", "tls", "cacert", "insecure",
     },
     "thresholds": {
         "service_down_time", "agent_down_time", "volume_service_down_time", "fleet_down_fraction", "stuck",
@@ -533,25 +534,44 @@ def _rabbitmq(r: _Reader, data: dict[str, Any], label: str) -> RabbitMQConfig:
     return rabbitmq
 
 
+def _host_ports(r: _Reader, sec: dict[str, Any], label: str, key: str, example: str) -> tuple[str, ...]:
+    """A list of host:port strings without credentials, each listed once."""
+    values = r.str_list(sec, label, key)
+    for i, value in enumerate(values):
+        if "@" in value:  # user:password@host:port: never echoed
+            raise r.err(f"{label}.{key}[{i}]", "contains credentials (user:password@)",
+                        f"write host:port only; set [{label}] user and password_env or password_file")
+        host, _, port = value.rpartition(":")
+        if not host or not port.isdigit() or not 0 < int(port) < 65536:
+            raise r.err(f"{label}.{key}", f"'{value}' is not host:port", example)
+        if values.index(value) != i:
+            raise r.err(f"{label}.{key}", f"'{value}' is listed twice", "list each member once")
+    return values
+
+
 def _galera(r: _Reader, data: dict[str, Any], label: str) -> GaleraConfig:
     ga = r.table(data, "galera", label)
-    nodes = r.str_list(ga, label, "nodes")
-    for i, node in enumerate(nodes):
-        if "@" in node:  # user:password@host:port: never echoed
-            raise r.err(f"{label}.nodes[{i}]", "contains credentials (user:password@)",
-                        f"write host:port only; set [{label}] user and password_env or password_file")
-        host, _, port = node.rpartition(":")
-        if not host or not port.isdigit() or not 0 < int(port) < 65536:
-            raise r.err(f"{label}.nodes", f"'{node}' is not host:port", 'write e.g. nodes = ["db1:3306"]')
-    expected = ga.get("expected_size", len(nodes) or None)
+    nodes = _host_ports(r, ga, label, "nodes", 'write e.g. nodes = ["db1:3306"]')
+    arbitrators = _host_ports(r, ga, label, "arbitrators",
+                              'write the arbitrator\'s group address, e.g. arbitrators = ["garbd1:4567"]')
+    if arbitrators and not nodes:
+        raise r.err(f"{label}.arbitrators", "is set but nodes is empty",
+                    "list the data nodes in nodes: an arbitrator has no SQL port, it is seen through them")
+    both = sorted(set(nodes) & set(arbitrators))
+    if both:
+        raise r.err(f"{label}.arbitrators", f"'{both[0]}' is also in {label}.nodes",
+                    "a member is either a data node (SQL host:port) or an arbitrator (garbd, no SQL), not both")
+    members = len(nodes) + len(arbitrators)
+    expected = ga.get("expected_size", members or None)
     if expected is not None and (isinstance(expected, bool) or not isinstance(expected, int) or expected < 1):
         raise r.err(f"{label}.expected_size", f"must be a positive integer, got {expected!r}",
-                    "set it to the number of nodes the cluster should have")
+                    "set it to the number of members the cluster should have (data nodes + arbitrators)")
     galera = GaleraConfig(
         nodes=nodes,
         user=r.string(ga, label, "user", "root") or "root",
         password=r.secret(ga, label),
         expected_size=expected,
+        arbitrators=arbitrators,
         interval=r.number(ga, label, "interval", 5.0),
         timeout=r.number(ga, label, "timeout", 5.0),
         tls=r.boolean(ga, label, "tls", False),
@@ -559,11 +579,12 @@ def _galera(r: _Reader, data: dict[str, Any], label: str) -> GaleraConfig:
         insecure=r.boolean(ga, label, "insecure", False),
     )
     r.tls_pair(label, galera.cacert, galera.insecure, "the nodes' certificates")
-    if expected is not None and nodes and expected < len(nodes):
+    if expected is not None and nodes and expected < members:
         # a warning, not an error: the cluster may really be shrinking (a node being retired is still
         # listed); at run time a bigger cluster is the info finding galera.size_mismatch
-        r.warnings.append(f"{r.file}: {label}.expected_size: {expected} is less than the {len(nodes)} nodes "
-                          f"listed - raise it to {len(nodes)}, or drop the retired nodes from {label}.nodes")
+        listed = f"{len(nodes)} nodes" + (f" + {len(arbitrators)} arbitrator(s)" if arbitrators else "")
+        r.warnings.append(f"{r.file}: {label}.expected_size: {expected} is less than the {listed} "
+                          f"listed - raise it to {members}, or drop the retired nodes from {label}.nodes")
     return galera
 
 
