@@ -20,7 +20,7 @@ from typing import Any
 
 from tui.collectors.base import BaseCollector
 from tui.errors import SourceError
-from tui.journal_codec import apply, decode, load_class
+from tui.journal_codec import absolute, apply, decode, load_class
 from tui.models.finding import Finding
 
 
@@ -138,7 +138,7 @@ class Timeline:
             index += 1
         if dirty:  # decoded once per poll that moved, however many patches it applied
             cls = load_class(cls_name)
-            snap = decode(cls, body) if cls is not None else body
+            snap = decode(cls, absolute(body)) if cls is not None else absolute(body)
         self._cursor[source] = (index, body, snap, findings, error, ok_at)
         if snap is None and error is None:
             return None
