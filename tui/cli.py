@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from tui import __version__
 from tui.config import Config, ConfigError, load_config
 from tui.recorder import JournalError
 from tui.snapshot import EXIT_UNKNOWN
@@ -29,10 +28,20 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(EXIT_UNKNOWN)
 
 
+class _Version(argparse.Action):
+    """--version, read from the package metadata only when asked (an import the other commands do not pay)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        from tui import version
+
+        sys.stdout.write(f"stacktop {version()}\n")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="stacktop", description="A terminal dashboard for the on-call engineer of an "
                      "OpenStack cloud. Read-only: it never changes the cloud.")
-    parser.add_argument("--version", action="version", version=f"stacktop {__version__}")
+    parser.add_argument("--version", action=_Version, nargs=0, help="print stacktop's version and exit")
     common = argparse.ArgumentParser(add_help=False)
     # SUPPRESS: an option given before the subcommand (stacktop --config F snapshot) is not reset by it
     common.add_argument("--config", metavar="PATH", default=argparse.SUPPRESS,

@@ -3,9 +3,9 @@
     stacktop snapshot --format prometheus > /var/lib/node_exporter/textfile/stacktop.prom.$$ &&
         mv /var/lib/node_exporter/textfile/stacktop.prom.$$ /var/lib/node_exporter/textfile/stacktop.prom
 
-Every family is a gauge with HELP and TYPE lines. Label values are names from outside (queues, hosts, kinds):
-controls are written out as escapes first (tui.safetext.clean, like every stacktop output), then backslash,
-double quote and newline are escaped as the format asks.
+Every family is a gauge with HELP and TYPE lines. Label values are names from outside (queues, kinds): backslash,
+double quote and newline are escaped as the format asks, and every other control is written out as an escape
+(tui.safetext.clean, like every stacktop output), so none reaches a terminal that shows the file.
 """
 
 from __future__ import annotations
@@ -21,8 +21,11 @@ SEVERITIES = ("critical", "warning", "info")
 
 
 def label_value(value: object) -> str:
-    """A label value as the exposition format writes it (between the double quotes)."""
-    return clean(value).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    """A label value as the exposition format writes it (between the double quotes): a newline as `\\n`, the
+    other controls written out (`\\x1b`, read back as those four characters), backslash and double quote
+    escaped."""
+    lines = str(value).split("\n")
+    return "\\n".join(clean(line).replace("\\", "\\\\").replace('"', '\\"') for line in lines)
 
 
 def _sample(name: str, value: float | int, labels: Iterable[tuple[str, object]] = ()) -> str:
