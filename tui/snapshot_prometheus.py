@@ -47,7 +47,8 @@ def render_prometheus(observations: list[Observation], generated_at: float) -> s
     findings = all_findings(observations)
     out = _Families()
     out.family("stacktop_status", "The snapshot's verdict, as its exit code: 0 OK, 1 WARNING, 2 CRITICAL, "
-               "3 UNKNOWN (a source could not be read).", [_sample("stacktop_status", exit_code(observations))])
+               "3 UNKNOWN (a source could not be read, or none is configured).",
+               [_sample("stacktop_status", exit_code(observations))])
     out.family("stacktop_snapshot_timestamp_seconds", "When the snapshot was taken (Unix time).",
                [_sample("stacktop_snapshot_timestamp_seconds", float(generated_at))])
     by_severity = Counter(f.severity for f in findings)

@@ -175,3 +175,11 @@ def test_plain_text_is_one_line_per_finding_however_long() -> None:
     assert lines[4] == f"CRITICAL nova.service_down compute-01: {long.strip()} - next: look"
     assert lines[5] == "WARNING instance.error evil\\x1b[2J\\x1b]0;pwned\\x07x: it broke - next: look"
     assert len(lines) == 6
+
+
+def test_no_source_configured_is_unknown_in_every_format() -> None:
+    assert render_nagios([]).split(" | ")[0] == "STACKTOP UNKNOWN - no source is configured"
+    got = families(render_prometheus([], NOW))
+    assert got["stacktop_status"][0].value == 3
+    assert got["stacktop_source_up"] == [] and "stacktop_queue_messages" not in got
+    assert render_plain([]) == "No source is configured: see config.example.toml, or try --demo.\n"
