@@ -242,14 +242,16 @@ def _snapshot(args: argparse.Namespace) -> int:
         config = _load_config(args.config, args.cloud)
     connector = demo.galera_connector if demo is not None and hasattr(demo, "galera_connector") else None
     deadline = args.deadline if args.deadline is not None else config.snapshot.deadline
+    # the simulated cloud stands still: its answers are judged at its time, so no age grows while reading
+    clock = demo.clock.time if demo is not None and hasattr(demo, "clock") else time.time
     try:
         collectors = build_collectors(config, galera_connector=connector)
         left = max(0.5, deadline - (time.monotonic() - _STARTED) - 0.5)  # 0.5 s to print the report
-        observations, lingering = run_snapshot(collectors, left, named=deadline)
+        observations, lingering = run_snapshot(collectors, left, named=deadline, clock=clock)
     finally:
         if demo is not None:
             demo.stop()
-    _print_snapshot(fmt, observations, config)
+    _print_snapshot(fmt, observations, config, clock())
     late = late_sources(observations)
     if late:
         sys.stderr.write(f"stacktop snapshot: {', '.join(late)} still not answered after the {deadline:g}s "
@@ -274,8 +276,9 @@ def _snapshot_format(args: argparse.Namespace) -> str:
     return "json" if args.json else args.format or "text"
 
 
-def _print_snapshot(fmt: str, observations: list, config: Config) -> None:
-    """The report on stdout in `fmt`; every known secret redacted (a source's error may quote a URL)."""
+def _print_snapshot(fmt: str, observations: list, config: Config, now: float) -> None:
+    """The report on stdout in `fmt`, as of `now`; every known secret redacted (a source's error may quote a
+    URL)."""
     from tui.recorder import Redactor
 
     thresholds = config.thresholds
@@ -284,12 +287,12 @@ def _print_snapshot(fmt: str, observations: list, config: Config) -> None:
 
         from tui.snapshot import render_text
 
-        Console().print(render_text(observations, thresholds=thresholds))
+        Console().print(render_text(observations, thresholds=thresholds, now=now))
         return
     if fmt == "json":
         from tui.snapshot import to_report
 
-        report = json.dumps(to_report(observations, thresholds=thresholds), indent=2) + "\n"
+        report = json.dumps(to_report(observations, now, thresholds=thresholds), indent=2) + "\n"
     elif fmt == "nagios":
         from tui.snapshot_nagios import render_nagios
 
@@ -297,11 +300,11 @@ def _print_snapshot(fmt: str, observations: list, config: Config) -> None:
     elif fmt == "prometheus":
         from tui.snapshot_prometheus import render_prometheus
 
-        report = render_prometheus(observations, time.time())
+        report = render_prometheus(observations, now)
     else:
         from tui.snapshot_plain import render_plain
 
-        report = render_plain(observations, thresholds)
+        report = render_plain(observations, thresholds, now)
     sys.stdout.write(Redactor(config.secrets())(report))
 
 
