@@ -74,7 +74,8 @@ def test_wheel_installs_into_a_fresh_venv_and_runs_the_demo(tmp_path: Path) -> N
     version = sh(stacktop, "--version", cwd=elsewhere, env=env)
     assert (version.returncode, version.stdout) == (0, f"stacktop {tui.__version__}\n")
 
-    snap = sh(stacktop, "snapshot", "--demo", "--json", cwd=elsewhere, env=env, timeout=180)
+    # a deadline no loaded machine reaches: what is judged here is that it runs, not how fast
+    snap = sh(stacktop, "snapshot", "--demo", "--json", "--deadline", "600", cwd=elsewhere, env=env, timeout=900)
     assert snap.returncode == 2, snap.stderr  # the demo's storyline point holds critical findings
     report = json.loads(snap.stdout)
     assert set(report["sources"]) == {"services", "instances", "rabbitmq", "galera"}
