@@ -39,10 +39,17 @@ def perf_label(label: str) -> str:
     return label
 
 
+def _number(value: float | int) -> str:
+    """Plain decimal notation (the plugin guidelines have no exponent), to the millisecond."""
+    if isinstance(value, int):
+        return str(value)
+    return f"{value:.3f}".rstrip("0").rstrip(".") or "0"
+
+
 def perf(label: str, value: float | int, uom: str = "", warn: str = "", crit: str = "",
          minimum: float | int | None = None, maximum: float | int | None = None) -> str:
-    fields = [f"{value:g}{uom}" if isinstance(value, float) else f"{value}{uom}", warn, crit,
-              "" if minimum is None else f"{minimum:g}", "" if maximum is None else f"{maximum:g}"]
+    fields = [f"{_number(value)}{uom}", warn, crit, "" if minimum is None else _number(minimum),
+              "" if maximum is None else _number(maximum)]
     return f"{perf_label(label)}={';'.join(fields).rstrip(';')}"
 
 
@@ -86,7 +93,7 @@ def perfdata(observations: list[Observation], findings: list[Finding]) -> list[s
            perf("sources_ok", sum(1 for obs in observations if obs.ok), minimum=0, maximum=len(observations))]
     for obs in observations:
         if obs.duration_s is not None:
-            out.append(perf(f"{obs.source}_duration", round(obs.duration_s, 3), "s", minimum=0))
+            out.append(perf(f"{obs.source}_duration", obs.duration_s, "s", minimum=0))
     by_source = {obs.source: obs for obs in observations if obs.ok}
     rabbit = getattr(by_source.get("rabbitmq"), "snapshot", None)
     if rabbit is not None:

@@ -162,6 +162,12 @@ def test_perf_label_quoting(label: str, written: str) -> None:
     assert perf(label, 1.5, "s", minimum=0) == f"{written}=1.5s;;;0"
 
 
+def test_perf_values_in_plain_decimals() -> None:
+    assert perf("t", 1234567.891234, "s") == "t=1234567.891s"
+    assert perf("t", 0.0004, "s") == "t=0s"
+    assert perf("n", 7, warn="0", minimum=0, maximum=12) == "n=7;0;;0;12"
+
+
 # -- text, piped ---------------------------------------------------------------------------------------------
 
 def test_plain_text_is_one_line_per_finding_however_long() -> None:
