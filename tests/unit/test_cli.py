@@ -32,7 +32,8 @@ def test_snapshot_demo_json_reads_every_source() -> None:
     report = json.loads(proc.stdout)
     assert set(report["sources"]) == {"services", "instances", "rabbitmq", "galera"}
     assert all(src["ok"] for src in report["sources"].values()), report["sources"]
-    assert len(report["data"]["instances"]["servers"]) == 50
+    names = {s["name"] for s in report["data"]["instances"]["servers"]}
+    assert len(names) >= 50 and {"bigdata-000", "web-000-canary"} <= names, "the 50 and the storyline's boots"
     kinds = {f["kind"] for f in report["findings"]}
     assert "nova.service_disabled" in kinds, "the demo starts with compute-04 disabled for maintenance"
     assert set(report["findings"][0]) == {"severity", "kind", "subject", "summary", "evidence", "next_step",
