@@ -29,7 +29,7 @@ from tui.models.finding import SEVERITY_ORDER, Finding, Severity
 from tui.models.galera import GaleraSnapshot
 from tui.models.instances import BUILD_QUEUED, InstancesSnapshot
 from tui.models.observation import Observation
-from tui.models.placement import AuditReport
+from tui.models.placement import AuditDigest
 from tui.models.rabbitmq import RabbitSnapshot
 from tui.models.services import SectionRead, ServicesSnapshot
 from tui.models.triage import Level, TriageCell, TriageSummary
@@ -302,7 +302,7 @@ def triage_summary(observations: Mapping[str, Observation], now: datetime, thres
 
 def _placement_cell(obs: Observation | None) -> TriageCell | None:
     """The background audit, only when it found allocations to look at (a healthy audit adds no cell)."""
-    if obs is None or obs.error is not None or not isinstance(obs.snapshot, AuditReport):
+    if obs is None or obs.error is not None or not isinstance(obs.snapshot, AuditDigest):
         return None
     stale = [f for f in obs.findings if f.kind == "placement.stale_allocation" and f.severity == "warning"]
     stuck = [f for f in obs.findings if f.kind == "placement.migration_stuck"]
