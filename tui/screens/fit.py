@@ -1,4 +1,4 @@
-"""`:fit FLAVOR [TRAIT...]`: why won't it fit? (seed 004: capacity is a constraint problem.)
+"""`:fit FLAVOR [TRAIT...]`: why won't it fit? (capacity is a constraint problem.)
 
 Aggregate free capacity is shown next to the computes placement really offers for the request
 (GET /allocation_candidates, the scheduler's own question), and for every other compute the resource or trait

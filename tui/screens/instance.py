@@ -1,4 +1,4 @@
-"""The instance screen (enter on an instance row): seed 000's five questions with their evidence, then actions
+"""The instance screen (enter on an instance row): five questions with their evidence, then actions
 and events with request ids (latest first), ports and volumes.
 
 It reads on demand through the instances collector (InstancesCollector.instance_detail, in a worker owned by
@@ -42,7 +42,7 @@ def header_text(server: Server) -> str:
 
 
 def questions_text(answers: list[Answer]) -> str:
-    lines = ["[b]Five questions[/b] (seed 000)"]
+    lines = ["[b]Five questions[/b] (why is this instance stuck?)"]
     for i, a in enumerate(answers, 1):
         lines.append(f" {VERDICT.get(a.verdict, a.verdict)} {i}. {escape(a.question)} {escape(a.answer)}")
         if a.evidence:

@@ -119,8 +119,8 @@ class TraceScreen(Screen[None]):
         status = self.query_one("#trace-status", Static)
         recorder = context(self.app).recorder
         if recorder is None:
-            status.update(f"[b]done[/b]: {escape(self.result.summary)}\n[yellow]not recorded: no \\[recorder] "
-                          "journal in this session[/]")
+            # the result's summary heads the body below: said once, there
+            status.update("[b]done[/b] [yellow]not recorded: no \\[recorder] journal in this session[/]")
             return
         shot = None
         try:
@@ -129,7 +129,7 @@ class TraceScreen(Screen[None]):
         except Exception:  # a screenshot is a bonus; the result is what matters
             shot = None
         recorder.exercise(self.result, screenshot=shot)
-        status.update(f"[b]recorded in the journal[/b]: {escape(self.result.summary)}")
+        status.update("[b]done, recorded in the journal[/b]")
         self.app.notify(f"{self.result.name} recorded in the journal", timeout=3)
 
     def action_stop(self) -> None:
@@ -232,7 +232,12 @@ def trace_down(app: Any, args: list[str], name: str = "") -> None:
     """`:trace-down HOST`: how long until the API reports nova-compute on HOST down, and its servers."""
     from tui.exercises.down_lag import DownLag
     from tui.exercises.live import run_down_lag
+    from tui.screens.known_hosts import unknown_host
 
+    problem = unknown_host(app, args[0])
+    if problem is not None:
+        app.notify(f":trace-down {args[0]}: {problem}", severity="warning")
+        return
     getter = _client_getter(app)
     if getter is None:
         app.notify("no OpenStack cloud configured: nothing to trace", severity="warning")
