@@ -26,6 +26,7 @@ from tui import clouds as cloudset
 from tui import commands, gcpolicy, sources
 from tui.collectors.base import Collector
 from tui.config import Config
+from tui.freshness import freshness
 from tui.models.observation import Observation
 from tui.recorder import Recorder
 from tui.runner import CollectorRunner
@@ -82,7 +83,9 @@ class StacktopApp(App[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark", "help", "Help", tooltip="this help"),
         Binding("q", "quit", "Quit", tooltip="quit stacktop"),
-        Binding("p", "toggle_pause", "Pause", tooltip="pause / resume refresh"),
+        # one key, two names: the footer says what p does now (check_action shows one of the two)
+        Binding("p", "pause", "Pause", tooltip="pause / resume refresh"),
+        Binding("p", "resume", "Resume", tooltip="resume refresh"),
         Binding("r", "refresh_now", "Refresh", tooltip="refresh every source (of the cloud on screen) now"),
         # the three that open a line are priority bindings: run as the app takes the key from its queue, not
         # after a round trip through the focused table, so that the keys read with them go into the line (an
@@ -557,6 +560,12 @@ class StacktopApp(App[None]):
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
 
+    def action_pause(self) -> None:
+        self.action_toggle_pause()
+
+    def action_resume(self) -> None:
+        self.action_toggle_pause()
+
     def action_toggle_pause(self) -> None:
         self.paused = not self.paused
         for runner in (r for state in self.clouds.values() for r in state.runners.values()):
@@ -565,9 +574,20 @@ class StacktopApp(App[None]):
             else:
                 runner.resume()
         self.query_one("#topbar", TopBar).update(self._topbar_text())
+        self.refresh_bindings()  # the footer: p Pause / p Resume
+        now = self.clock()
+        for pane in self.panes:  # the borders: PAUSED · read HH:MM:SS, or fresh again
+            pane.refresh_freshness(now)
         self.notify("refresh paused: p resumes" if self.paused else "refresh resumed", timeout=2)
 
+    def border_freshness(self, obs: Observation | None, now: float, interval: float,
+                         configured: bool) -> tuple[str, str]:
+        """What a pane's border says about its data (tui.freshness): while paused, when it was read."""
+        return freshness(obs, now, interval, configured=configured, paused=self.paused)
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("pause", "resume"):
+            return self.paused == (action == "resume")
         # a drill-down screen on top: `a` is about the panes under it, not shown there
         return not (action == "toggle_all" and len(self.screen_stack) > 1)
 

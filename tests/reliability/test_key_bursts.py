@@ -53,5 +53,5 @@ def burst_session(proc: Any, master: int) -> bytes:
     os.write(master, b"/BUILD\r")
     until("demo-east > instances /BUILD", "the breadcrumb: the instances pane filtered by BUILD")
     os.write(master, b":host compute-02\r")
-    until("Read again", "the host screen (its footer)")
+    until("instances /BUILD > compute-02", "the host screen (its breadcrumb)")
     return out + quit_cleanly(proc, master)

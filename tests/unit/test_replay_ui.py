@@ -75,7 +75,7 @@ async def test_replay_app_shows_the_recorded_findings(tmp_path: Path) -> None:
         assert [f.key for f in obs.findings] == [f.key for f in last.findings]
         assert obs.snapshot == last.snapshot, "the pane got the very snapshot that was recorded"
         top = app._topbar_text()
-        assert "REPLAY" in top and "j.jsonl" in top and ("PAUSED" in top or "END" in top)
+        assert "replaying j.jsonl" in top and ("PAUSED" in top or "END" in top)
         app._tick()
         await pilot.pause()
         assert any("killed on purpose" in str(n.message) for n in app._notifications)
@@ -152,3 +152,35 @@ def test_replay_cli_refuses_a_journal_without_snapshots(tmp_path: Path, capsys: 
     assert main(["replay", str(path)]) == 3
     assert "no recorded snapshots to replay" in capsys.readouterr().err
     assert main(["replay", str(tmp_path / "missing.jsonl")]) == 3
+
+
+async def test_replay_words_describe_a_replay(tmp_path: Path) -> None:
+    """A replay says it replays: the top bar names the journal and the speed, the borders how often the source
+    was recorded (not the replay's own polling), `n` and the host screen say what a replay cannot do."""
+    from tui.screens.host import HostScreen
+    from tui.widgets.source_pane import SourcePane
+
+    path, _seen, host = await record_sim(tmp_path)
+    player = Player.from_journal(path, speed=4.0)
+    app = ReplayApp(Config(), player, name=path.name)
+    async with app.run_test(size=(160, 48)) as pilot:
+        pane = next(p for p in app.panes if isinstance(p, SourcePane) and p.SOURCE == "services")
+        for _ in range(100):
+            await pilot.pause(0.05)
+            if pane.observation is not None and pane.observation.error is None:
+                break
+        app._tick()
+        assert "replaying j.jsonl at 4x" in app._topbar_text()
+        assert str(pane.border_subtitle) == "replayed · recorded every 5s"
+        await pilot.press("n")
+        await pilot.pause()
+        messages = [str(n.message) for n in app._notifications]
+        assert any("a replay writes no notes" in m for m in messages), messages
+        assert not any("recorder" in m for m in messages), messages
+        app.push_screen(HostScreen(host))
+        for _ in range(100):
+            await pilot.pause(0.05)
+            body = str(app.screen.query_one("#host-detail").render())
+            if "replay" in body:
+                break
+        assert "this is a replay of a recording" in body and "OpenStack" not in body, body

@@ -70,7 +70,7 @@ def provider_errors(audits: tuple[ProviderAudit, ...]) -> str:
 class AuditScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Back"),
-        Binding("r", "rerun", "Audit again"),
+        Binding("r", "rerun", "Refresh", tooltip="refresh: run the audit again"),
         Binding("enter", "open_host", "Host screen"),
     ]
 

@@ -116,8 +116,8 @@ def detail_text(detail: InstanceDetail, now: datetime, stuck: Any, known: Server
 class InstanceScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Back"),
-        Binding("h", "host", "Host screen"),
-        Binding("r", "reload", "Reload"),
+        Binding("h", "host", "Host screen", tooltip="the host screen of the instance's host"),
+        Binding("r", "reload", "Refresh", tooltip="refresh: read the instance again"),
         Binding("enter", "noop", show=False),
     ]
 

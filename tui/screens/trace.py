@@ -40,7 +40,8 @@ class TraceScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Stop and back"),
         Binding("s", "stop", "Stop and record"),
-        Binding("m", "mark", "Mark: I stopped it now"),
+        Binding("m", "mark", "Mark: I stopped it now",
+                tooltip="compute-down trace: mark the moment you stopped nova-compute"),
     ]
 
     DEFAULT_CSS = """
@@ -211,7 +212,7 @@ def trace_boot(app: Any, args: list[str], name: str = "") -> None:
 
     getter = _client_getter(app)
     if getter is None:
-        app.notify("no OpenStack cloud configured: nothing to trace", severity="warning")
+        app.notify(context(app).cannot_read("nothing to trace"), severity="warning")
         return
     interval = app.config.recorder.trace_interval
     server_id, wanted = resolve_server(app, args[0]) if args else (None, "")
@@ -240,7 +241,7 @@ def trace_down(app: Any, args: list[str], name: str = "") -> None:
         return
     getter = _client_getter(app)
     if getter is None:
-        app.notify("no OpenStack cloud configured: nothing to trace", severity="warning")
+        app.notify(context(app).cannot_read("nothing to trace"), severity="warning")
         return
     lag = DownLag(host=args[0], service_down_time=app.config.thresholds.service_down_time,
                   interval=app.config.recorder.trace_interval)

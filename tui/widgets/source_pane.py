@@ -150,7 +150,11 @@ class SourcePane(Vertical, can_focus=False):
         self.set_message(escape(str(snapshot))[:200])
 
     def refresh_freshness(self, now: float) -> None:
-        text, level = freshness(self.observation, now, self.interval, configured=self.configured)
+        words = getattr(self.app, "border_freshness", None)  # the app's say: paused, replayed
+        if callable(words):
+            text, level = words(self.observation, now, self.interval, self.configured)
+        else:
+            text, level = freshness(self.observation, now, self.interval, configured=self.configured)
         if text != getattr(self, "_subtitle_text", None):  # assigning repaints the whole pane, even unchanged
             self._subtitle_text = text
             self.border_subtitle = escape(text)
