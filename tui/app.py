@@ -32,6 +32,7 @@ from tui.recorder import Recorder
 from tui.runner import CollectorRunner
 from tui.safetext import clean, escape
 from tui.screens.help import HelpScreen
+from tui.tablediff import RowFilter
 from tui.widgets.breadcrumb import Breadcrumb
 from tui.widgets.command_input import CommandInput, StacktopCommands
 from tui.widgets.drilldown import DrillDown
@@ -687,6 +688,8 @@ class StacktopApp(App[None]):
     def _filter_done(self, box: Input) -> None:
         """Enter: the filter stays applied (the breadcrumb shows it), the line closes, the table has the focus."""
         self._apply_filter(box.value)  # typed faster than its Input.Changed messages came
+        if RowFilter(box.value).invalid:
+            self.notify(f"/{box.value}: invalid regex, searching literally", severity="warning", timeout=4)
         box.remove_class("-shown")
         if self._typing is box:
             self._typing = None

@@ -124,3 +124,39 @@ async def test_r_is_refresh_on_every_screen_and_help_lists_the_drill_down_keys()
         assert any(line.split()[:1] == ["h"] and "host screen" in line for line in lines), text
         assert any(line.split()[:1] == ["m"] and "mark" in line for line in lines), text
         assert any(line.split()[:1] == ["p"] for line in lines), text
+
+
+async def test_filter_says_how_many_rows_match_and_when_it_searches_literally() -> None:
+    """`/[` is not a regex: searched literally, and said so; every filter shows `N of M` in the pane's title,
+    and the instances status line counts the filtered rows, not all of them."""
+    from tui.gallery import GalleryApp, Tour, make_demo
+    from tui.widgets.instances_pane import InstancesPane
+
+    demo = make_demo()
+    try:
+        app = GalleryApp(demo)
+        async with app.run_test(size=(160, 48)) as pilot:
+            tour = Tour(app, pilot)
+            await tour.walk(5)
+            await tour.command("instances")
+            pane = app.active_pane()
+            assert isinstance(pane, InstancesPane) and pane.table is not None
+            await pilot.press("a")  # every server
+            await tour.until(lambda: pane.table is not None and pane.table.row_count > 10, "every server listed")
+            total = pane.table.row_count
+            await pilot.press("slash", "left_square_bracket", "enter")
+            await tour.until(lambda: "invalid regex" in str(pane.border_title), "the title says: literal")
+            assert str(pane.border_title).startswith(f"instances · 0 of {total:,} match /[")
+            assert any("invalid regex, searching literally" in str(n.message) for n in app._notifications)
+            await pilot.press("escape")
+            await pilot.press("slash", *"BUILD", "enter")
+            await tour.until(lambda: "match /BUILD" in str(pane.border_title), "the title counts /BUILD")
+            shown = pane.table.row_count
+            assert 0 < shown < total
+            assert str(pane.border_title) == f"instances · {shown:,} of {total:,} match /BUILD"
+            message = str(pane.query_one(".pane-message").render())
+            assert f"filtered: showing all {shown:,} of {total:,}" in message, message
+            await pilot.press("escape")
+            await tour.until(lambda: str(pane.border_title) == "instances", "no filter, the plain title")
+    finally:
+        demo.stop()

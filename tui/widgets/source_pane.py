@@ -17,6 +17,7 @@ from textual.widgets import Static
 from tui.freshness import freshness
 from tui.models.observation import Observation
 from tui.safetext import escape
+from tui.tablediff import RowFilter
 from tui.widgets.keyed_table import KeyedTable
 from tui.widgets.observed import Observed, keys_first, superseded
 
@@ -176,6 +177,16 @@ class SourcePane(Vertical, can_focus=False):
             self.app.stylesheet.update_nodes(self.walk_children(with_self=True), animate=True)
         else:  # no rule under a pane depends on -ok / -loading / -off (app.tcss, DEFAULT_CSS above)
             self.app.stylesheet.update_nodes([self], animate=True)
+
+    def filter_counted(self, row_filter: RowFilter, shown: int, total: int) -> None:
+        """The table's filter let `shown` of `total` rows through: the title says so while a filter is on."""
+        title = self.TITLE or self.SOURCE
+        if row_filter.active:
+            literal = ", invalid regex: searched literally" if row_filter.invalid else ""
+            title = f"{title} · {shown:,} of {total:,} match /{row_filter.text}{literal}"
+        if title != getattr(self, "_title_text", None):
+            self._title_text = title
+            self.border_title = escape(title)
 
     def apply_filter(self, text: str) -> None:
         if self.table is not None:
