@@ -706,7 +706,7 @@ class StacktopApp(App[None]):
         if pane is None or pane.table is None:
             return None, None
         key = pane.table.cursor_key()
-        return (f"{pane.SOURCE}:{key}" if key else None), pane.SOURCE
+        return (f"{pane.SOURCE}:{pane.row_name(key)}" if key else None), pane.SOURCE
 
     def action_note(self) -> None:
         if self.recorder is None:
@@ -733,22 +733,31 @@ class StacktopApp(App[None]):
 
     def deliver_screenshot(self, filename: str | None = None, path: str | None = None,
                            time_format: str | None = None) -> str | None:
-        """Every screenshot (palette -> Screenshot, which calls this directly, or the screenshot action): delivered
-        as Textual does and, with a recorder, also written beside the journal and entered in it, so that
-        `stacktop export` links it."""
+        """Every screenshot (palette -> Screenshot, which calls this directly, or the screenshot action): written
+        here, at once, and the toast says where. With a recorder it goes beside the journal and is entered in
+        it, so that `stacktop export` links it; else into `path`, the downloads folder or the current one.
+        Textual's own delivery wrote in a thread and could toast "Failed to save screenshot" for a file that
+        was saved."""
         filename = filename or f"stacktop-{time.strftime('%Y%m%dT%H%M%S')}.svg"
-        key = super().deliver_screenshot(filename, path, time_format)
-        if self.recorder is not None:
+        if path is not None:
+            folder = Path(path).expanduser()
+        elif self.recorder is not None:
             folder = self.recorder.journal.directory
-            copy = folder / filename
-            try:
-                if path is None or Path(path).resolve() != folder.resolve():  # else Textual writes that very file
-                    copy.write_text(self.export_screenshot(), encoding="utf-8")
-                self.recorder.screenshot(str(copy))
-            except OSError as exc:
-                self.notify(f"screenshot not copied to the recorder folder {folder}: {exc.strerror}",
-                            severity="warning")
-        return key
+        else:
+            from textual.app import user_downloads_path
+
+            downloads = user_downloads_path()
+            folder = downloads if downloads.is_dir() else Path.cwd()
+        target = (folder / filename).resolve()
+        try:
+            target.write_text(self.export_screenshot(), encoding="utf-8")
+        except OSError as exc:
+            self.notify(f"screenshot not saved to {target}: {exc.strerror}", title="Screenshot", severity="error")
+            return None
+        if self.recorder is not None:
+            self.recorder.screenshot(str(target))
+        self.notify(f"screenshot saved to {target}", title="Screenshot", timeout=4)
+        return str(target)
 
     # ----- command mode --------------------------------------------------------------------------------
     def action_command(self, prefill: str = "") -> None:

@@ -299,7 +299,7 @@ def _export(args: argparse.Namespace) -> int:
         sys.stderr.write(f"{path}: no such journal - give a file from [recorder] dir\n")
         return EXIT_UNKNOWN
     contents = _read_journal(path)
-    report = to_markdown(path, contents.events)
+    report = to_markdown(path, contents.events, output=args.output or None)
     if args.output:
         Path(args.output).write_text(report, encoding="utf-8")
     else:

@@ -160,3 +160,32 @@ async def test_filter_says_how_many_rows_match_and_when_it_searches_literally() 
             await tour.until(lambda: str(pane.border_title) == "instances", "no filter, the plain title")
     finally:
         demo.stop()
+
+
+async def test_a_note_on_a_rabbitmq_row_names_the_queue(tmp_path: Any) -> None:
+    """A RabbitMQ row's key joins vhost and queue with a unit separator: the note names the queue instead."""
+    from tui.gallery import GalleryApp, Tour, make_demo
+    from tui.recorder import Journal, Recorder, read_journal
+
+    demo = make_demo()
+    recorder = Recorder(Journal(tmp_path, name="j.jsonl"))
+    try:
+        app = GalleryApp(demo, recorder=recorder)
+        async with app.run_test(size=(160, 48)) as pilot:
+            tour = Tour(app, pilot)
+            await tour.walk(5)
+            await tour.command("queues")
+            pane = app.active_pane()
+            assert pane is not None and pane.SOURCE == "rabbitmq" and pane.table is not None
+            await tour.until(lambda: pane.table is not None and pane.table.cursor_key() is not None, "a queue row")
+            key = pane.table.cursor_key()
+            assert key is not None and "\x1f" in key
+            await pilot.press("n", *"known", "enter")
+            await pilot.pause(0.2)
+    finally:
+        demo.stop()
+    recorder.close()
+    notes = [e for e in read_journal(tmp_path / "j.jsonl") if e["type"] == "note"]
+    vhost, _, queue = key.partition("\x1f")
+    named = queue if vhost == "/" else f"{queue} (vhost {vhost})"
+    assert [n["subject"] for n in notes] == [f"rabbitmq:{named}"]

@@ -188,6 +188,14 @@ class SourcePane(Vertical, can_focus=False):
             self._title_text = title
             self.border_title = escape(title)
 
+    def row_name(self, key: str) -> str:
+        """A row's key as a person reads it (a note names its row so). Keys of two parts joined by a unit
+        separator (RabbitMQ: vhost, queue) read as the queue, with its vhost unless it is the default one."""
+        first, separator, rest = key.partition("\x1f")
+        if not separator:
+            return key
+        return rest if first == "/" else f"{rest} (vhost {first})"
+
     def apply_filter(self, text: str) -> None:
         if self.table is not None:
             self.table.set_filter(text)
