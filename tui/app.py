@@ -46,6 +46,7 @@ from tui.widgets.too_small import message as too_small_message
 from tui.widgets.triage_row import TriageRow
 
 NARROW_WIDTH = 120
+TOAST_MAX_S = 5.0  # the longest a toast stays (a critical other cloud's included: its badge stays red)
 KEY_FIRST_S = 0.25  # renders wait at most this long for a pending key's frame (a key may change nothing)
 
 # Plain black and white with bright, distinct severities: for projectors, low-vision users and bad terminals.
@@ -76,6 +77,7 @@ class TopBar(Static):
 
 class StacktopApp(App[None]):
     CSS_PATH = "app.tcss"
+    NOTIFICATION_TIMEOUT = 3.0
     TITLE = "stacktop"
     ENABLE_COMMAND_PALETTE = True
     AUTO_FOCUS = None
@@ -489,7 +491,9 @@ class StacktopApp(App[None]):
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
                timeout: float | None = None, markup: bool = True) -> None:
         """Every toast (the app's and each screen's) is plain text: its message holds names, errors and ids
-        from outside, which must never be parsed as markup nor reach the terminal as controls."""
+        from outside, which must never be parsed as markup nor reach the terminal as controls. Toasts sit at
+        the top right (app.tcss) and go within TOAST_MAX_S: they must not hide rows for long."""
+        timeout = min(self.NOTIFICATION_TIMEOUT if timeout is None else timeout, TOAST_MAX_S)
         super().notify(clean(message), title=clean(title), severity=severity, timeout=timeout, markup=False)
 
     # ----- several clouds ------------------------------------------------------------------------------

@@ -189,3 +189,22 @@ async def test_a_note_on_a_rabbitmq_row_names_the_queue(tmp_path: Any) -> None:
     vhost, _, queue = key.partition("\x1f")
     named = queue if vhost == "/" else f"{queue} (vhost {vhost})"
     assert [n["subject"] for n in notes] == [f"rabbitmq:{named}"]
+
+
+async def test_toasts_keep_off_the_findings_and_go_soon() -> None:
+    from textual.widgets._toast import Toast
+
+    from tui.widgets.findings_pane import FindingsPane
+
+    app = StacktopApp(Config(), collectors=[])
+    async with app.run_test(size=(160, 48), notifications=True) as pilot:
+        app.notify("cloud west turned critical: nova.service_down compute-07", severity="error", timeout=10)
+        app.notify("refresh paused: p resumes")
+        await until(pilot, lambda: len(list(app.screen.query(Toast))) == 2, "two toasts shown")
+        await pilot.pause(0.1)
+        findings = app.query_one(FindingsPane).region
+        toasts = [toast.region for toast in app.screen.query(Toast)]
+        assert all(t.area and not t.overlaps(findings) for t in toasts), (toasts, findings)
+        triage = app.query_one("#triage").region
+        assert not any(t.overlaps(triage) for t in toasts), "the triage row stays readable"
+        assert max(n.timeout for n in app._notifications) <= 5
