@@ -184,3 +184,12 @@ async def test_replay_words_describe_a_replay(tmp_path: Path) -> None:
             if "replay" in body:
                 break
         assert "this is a replay of a recording" in body and "OpenStack" not in body, body
+        app.pop_screen()
+        await pilot.pause()
+        for line in (f"trace-down {host}", "trace-request req-00000000-0000-0000-0000-000000000000", "trace-boot"):
+            app.clear_notifications()
+            app.run_command(line)
+            await pilot.pause(0.1)
+            messages = [str(n.message) for n in app._notifications]
+            assert len(app.screen_stack) == 1, f":{line} opened a screen in a replay"
+            assert any("nothing to trace: this is a replay" in m for m in messages), (line, messages)

@@ -164,6 +164,12 @@ class InstanceScreen(Screen[None]):
         head = header_text(known) + "\n\n" if known is not None else ""
         return head + "reading server, actions, ports, volumes, allocations..."
 
+    def _why_not_read(self) -> str:
+        ctx = context(self.app)
+        if ctx.replaying:
+            return ctx.cannot_read("actions, ports, volumes and allocations are not read")
+        return "the instances source is not running"
+
     def action_reload(self) -> None:
         self.run_worker(self._load(), group="instance-detail", exclusive=True, exit_on_error=False)
 
@@ -173,7 +179,7 @@ class InstanceScreen(Screen[None]):
         loader = getattr(collector, "instance_detail", None)
         if loader is None:
             body.update(self._initial_text().replace("reading", "cannot read") +
-                        "\n[yellow]the instances source is not running[/]")
+                        f"\n[yellow]{escape(self._why_not_read())}[/]")
             return
         try:
             detail = await loader(self.server_id)

@@ -273,6 +273,9 @@ def trace_request(app: Any, args: list[str], name: str = "") -> None:
     from tui.exercises.live import run_request_trace
 
     rid = args[0]
+    if context(app).replaying:
+        app.notify(context(app).cannot_read("nothing to trace"), severity="warning")
+        return
     if not rid.startswith("req-"):
         app.notify(f":trace-request {rid}: a request id looks like req-<uuid> (openstack server event list)",
                    severity="warning")
