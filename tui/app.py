@@ -740,8 +740,7 @@ class StacktopApp(App[None]):
         """Every screenshot (palette -> Screenshot, which calls this directly, or the screenshot action): written
         here, at once, and the toast says where. With a recorder it goes beside the journal and is entered in
         it, so that `stacktop export` links it; else into `path`, the downloads folder or the current one.
-        Textual's own delivery wrote in a thread and could toast "Failed to save screenshot" for a file that
-        was saved."""
+        Not Textual's delivery: it writes in a thread and toasts its own verdict about its own file only."""
         filename = filename or f"stacktop-{time.strftime('%Y%m%dT%H%M%S')}.svg"
         if path is not None:
             folder = Path(path).expanduser()

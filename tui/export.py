@@ -27,8 +27,8 @@ def _cell(value: Any, limit: int | None = None) -> str:
 
 
 def _plain_key(text: str) -> str:
-    """Row keys of two parts (a RabbitMQ queue: vhost, unit separator, name) in journals of earlier
-    versions, as the name a person reads."""
+    """A row key of two parts (a RabbitMQ queue: vhost, unit separator, name), as a note's subject may hold
+    it, as the name a person reads."""
     if "\x1f" not in text:
         return text
     return text.replace("/\x1f", "").replace("\x1f", " ")
