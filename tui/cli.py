@@ -357,13 +357,22 @@ def _run_app(args: argparse.Namespace, config: Config, demo: Any, log: Path | No
         kwargs["clock"] = lambda: demo.now().timestamp()  # sim time: ages and rules follow the storyline
         kwargs["galera_connector"] = demo.galera_connector
         kwargs["galera_connectors"] = getattr(demo, "galera_connectors", None)
-    app = StacktopApp(config, recorder=_recorder(config), **kwargs)
+    recorder = _recorder(config)
+    app = StacktopApp(config, recorder=recorder, **kwargs)
     try:
         app.run()
     finally:
         if demo is not None:
             demo.stop()
+        _say_journal(recorder)
     return _exit_code(app, log)
+
+
+def _say_journal(recorder: Any) -> None:
+    """After the dashboard closes: where this session's journal is (replay and export take it)."""
+    path = getattr(getattr(recorder, "journal", None), "path", None)
+    if path is not None and Path(path).is_file():
+        sys.stderr.write(f"journal: {path}\n")
 
 
 def _export(args: argparse.Namespace) -> int:
@@ -374,7 +383,7 @@ def _export(args: argparse.Namespace) -> int:
         sys.stderr.write(f"{path}: no such journal - give a file from [recorder] dir\n")
         return EXIT_UNKNOWN
     contents = _read_journal(path)
-    report = to_markdown(path, contents.events)
+    report = to_markdown(path, contents.events, output=args.output or None)
     if args.output:
         Path(args.output).write_text(report, encoding="utf-8")
     else:

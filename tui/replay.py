@@ -11,6 +11,7 @@ path).
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import time
 import typing
 from collections.abc import Iterable, Mapping
@@ -108,6 +109,13 @@ class Timeline:
     @property
     def sources(self) -> list[str]:
         return [s for s, entries in self.per_source.items() if any(e.kind == "snapshot" for e in entries)]
+
+    def recorded_interval(self, source: str) -> float | None:
+        """How often the source was polled while recording: the median gap between its recorded snapshots
+        (None with fewer than two)."""
+        times = [e.at for e in self.per_source.get(source, []) if e.kind == "snapshot"]
+        gaps = sorted(b - a for a, b in itertools.pairwise(times) if b > a)
+        return gaps[len(gaps) // 2] if gaps else None
 
     def state_at(self, source: str, t: float) -> SourceState | None:
         """The source's state at time t (None before its first recorded snapshot)."""

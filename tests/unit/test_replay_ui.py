@@ -102,7 +102,7 @@ async def test_replay_app_shows_the_recorded_findings(tmp_path: Path) -> None:
         assert same_but_heartbeats(Encoder().encode(obs.snapshot), Encoder().encode(last.snapshot)) == [], \
             "the pane got the snapshot that was recorded (heartbeats within HEARTBEAT_S)"
         top = app._topbar_text()
-        assert "REPLAY" in top and "j.jsonl" in top and ("PAUSED" in top or "END" in top)
+        assert "replaying j.jsonl" in top and ("PAUSED" in top or "END" in top)
         app._tick()
         await pilot.pause()
         assert any("killed on purpose" in str(n.message) for n in app._notifications)
@@ -179,3 +179,44 @@ def test_replay_cli_refuses_a_journal_without_snapshots(tmp_path: Path, capsys: 
     assert main(["replay", str(path)]) == 3
     assert "no recorded snapshots to replay" in capsys.readouterr().err
     assert main(["replay", str(tmp_path / "missing.jsonl")]) == 3
+
+
+async def test_replay_words_describe_a_replay(tmp_path: Path) -> None:
+    """A replay says it replays: the top bar names the journal and the speed, the borders how often the source
+    was recorded (not the replay's own polling), `n` and the host screen say what a replay cannot do."""
+    from tui.screens.host import HostScreen
+    from tui.widgets.source_pane import SourcePane
+
+    path, _seen, host = await record_sim(tmp_path)
+    player = Player.from_journal(path, speed=0.5)  # slow: still playing on a loaded machine
+    app = ReplayApp(Config(), player, name=path.name)
+    async with app.run_test(size=(160, 48)) as pilot:
+        pane = next(p for p in app.panes if isinstance(p, SourcePane) and p.SOURCE == "services")
+        for _ in range(600):  # a loaded machine: up to 30 s
+            await pilot.pause(0.05)
+            if pane.observation is not None and pane.observation.error is None:
+                break
+        app._tick()
+        assert "replaying j.jsonl at 0.5x" in app._topbar_text()
+        assert str(pane.border_subtitle) == "replayed · recorded every 5s"
+        await pilot.press("n")
+        await pilot.pause()
+        messages = [str(n.message) for n in app._notifications]
+        assert any("a replay writes no notes" in m for m in messages), messages
+        assert not any("recorder" in m for m in messages), messages
+        app.push_screen(HostScreen(host))
+        for _ in range(600):
+            await pilot.pause(0.05)
+            body = str(app.screen.query_one("#host-detail").render())
+            if "replay" in body:
+                break
+        assert "this is a replay of a recording" in body and "OpenStack" not in body, body
+        app.pop_screen()
+        await pilot.pause()
+        for line in (f"trace-down {host}", "trace-request req-00000000-0000-0000-0000-000000000000", "trace-boot"):
+            app.clear_notifications()
+            app.run_command(line)
+            await pilot.pause(0.1)
+            messages = [str(n.message) for n in app._notifications]
+            assert len(app.screen_stack) == 1, f":{line} opened a screen in a replay"
+            assert any("nothing to trace: this is a replay" in m for m in messages), (line, messages)
