@@ -68,13 +68,14 @@ def test_formats_on_the_demo() -> None:
     first, *details = nagios.stdout.rstrip("\n").split("\n")
     assert first.startswith("STACKTOP CRITICAL - ") and "triage.compute_down" in first
     assert " | findings_critical=" in first and "galera_cluster_size=3;3:;2:;0;3" in first
-    assert [d.split(":")[0] for d in details[-4:]] == [
-        "source services", "source instances", "source rabbitmq", "source galera"]
-    assert details[:-4] == [line for line in lines if line.startswith(("CRITICAL ", "WARNING ", "INFO "))]
+    assert [d.split(":")[0] for d in details[-5:]] == [
+        "source services", "source instances", "source rabbitmq", "source galera", "source placement"]
+    assert details[:-5] == [line for line in lines if line.startswith(("CRITICAL ", "WARNING ", "INFO "))]
 
     got = {f.name: f.samples for f in text_string_to_metric_families(prometheus.stdout)}
     assert got["stacktop_status"][0].value == EXIT_CRITICAL
-    assert {s.labels["source"] for s in got["stacktop_source_up"]} == {"services", "instances", "rabbitmq", "galera"}
+    assert {s.labels["source"] for s in got["stacktop_source_up"]} == {"services", "instances", "rabbitmq", "galera",
+                                                                      "placement"}
     assert all(s.value == 1 for s in got["stacktop_source_up"])
     assert got["stacktop_galera_cluster_size"][0].value == got["stacktop_galera_cluster_expected_size"][0].value == 3
     queues = {s.labels["queue"] for s in got["stacktop_queue_messages"]}
