@@ -5,7 +5,7 @@ so its CPU is not counted as stacktop's); --quick: 300 / 10 / 100, a few rounds 
 cannot rot; its numbers mean little). Prints a table and writes JSON (machine description included) to
 bench/results/bench.json (quick: bench/results/bench-quick.json) and, for full runs, bench/results/bench.md.
 
-Sections (--only takes a comma list): triage, steady, firstpaint, keypress, idle, rss, broker.
+Sections (--only takes a comma list): triage, steady, firstpaint, keypress, idle, rss, broker, journal.
 Baselines run side by side with stacktop in the same run (alternating rounds); figures are medians.
 """
 
@@ -21,7 +21,7 @@ from pathlib import Path
 
 from bench.common import FULL, QUICK, RESULTS, Result, log, machine, median, spawn_sim
 
-SECTIONS = ("triage", "firstpaint", "keypress", "rss", "steady", "idle", "broker")
+SECTIONS = ("triage", "firstpaint", "keypress", "rss", "steady", "idle", "broker", "journal")
 
 
 def fmt(value: float | None, unit: str) -> str:
@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
             results.append(Result(name, name, None, "s", note=f"FAILED: {type(exc).__name__}: {exc}"))
             log(f"{name} FAILED: {exc!r}")
 
-    from bench import broker, steady, triage, ui
+    from bench import broker, journal, steady, triage, ui
     from bench.common import ensure_bytecode
 
     ensure_bytecode()
@@ -124,6 +124,13 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             demo.stop()
     section("broker", broker.bench_broker, scale.queues, 1 if quick else 7)
+    if "journal" in only:
+        # the demo's default churn and storyline, sim time advanced one poll interval per cycle
+        demo = spawn_sim(scale, manual=True)
+        try:
+            section("journal", journal.bench_journal, demo, 24 if quick else 240, 6 if quick else 30)
+        finally:
+            demo.stop()
     moment("end")
 
     doc = {"quick": quick, "scale": asdict(scale), "machine": desc, "sections": only,
