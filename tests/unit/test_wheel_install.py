@@ -1,6 +1,7 @@
 """stacktop as users install a Python CLI: a wheel built from this tree (the files a clone holds), installed
-with pip into a fresh venv, run from a directory outside the tree (so the source is not what gets imported):
-`stacktop --version`, `stacktop snapshot --demo --json` and `stacktop --demo` in a real terminal."""
+with `pipx install` into a fresh environment of its own, run from a directory outside the tree (so the source
+is not what gets imported): `stacktop --version`, `stacktop snapshot --demo --json` and `stacktop --demo` in a
+real terminal."""
 
 from __future__ import annotations
 
@@ -62,11 +63,13 @@ def test_wheel_installs_into_a_fresh_venv_and_runs_the_demo(tmp_path: Path) -> N
     sources = {n for n in files if n.startswith("tui/") and n.endswith(".py")}
     assert sources <= packaged, f"modules left out of the wheel: {sorted(sources - packaged)}"
 
-    venv = tmp_path / "venv"
-    assert sh(sys.executable, "-m", "venv", venv, cwd=tmp_path, env=pip_env).returncode == 0
-    installed = sh(venv / "bin/python", "-m", "pip", "install", "-q", wheel, cwd=tmp_path, env=pip_env)
-    assert installed.returncode == 0, installed.stderr
-    stacktop = venv / "bin/stacktop"
+    pipx_env = {**pip_env, "PIPX_HOME": str(tmp_path / "pipx"), "PIPX_BIN_DIR": str(tmp_path / "bin"),
+                "PIPX_MAN_DIR": str(tmp_path / "man")}
+    installed = sh(sys.executable, "-m", "pipx", "install", wheel, cwd=tmp_path, env=pipx_env)
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    venv = tmp_path / "pipx" / "venvs" / "stacktop"
+    stacktop = tmp_path / "bin" / "stacktop"
+    assert stacktop.exists() and venv.is_dir(), installed.stdout
 
     where = sh(venv / "bin/python", "-c", "import tui; print(tui.__file__)", cwd=elsewhere, env=env)
     assert Path(where.stdout.strip()).is_relative_to(venv), where.stdout
@@ -78,7 +81,7 @@ def test_wheel_installs_into_a_fresh_venv_and_runs_the_demo(tmp_path: Path) -> N
     snap = sh(stacktop, "snapshot", "--demo", "--json", "--deadline", "600", cwd=elsewhere, env=env, timeout=900)
     assert snap.returncode == 2, snap.stderr  # the demo's storyline point holds critical findings
     report = json.loads(snap.stdout)
-    assert set(report["sources"]) == {"services", "instances", "rabbitmq", "galera"}
+    assert set(report["sources"]) == {"services", "instances", "rabbitmq", "galera", "placement"}
     assert all(source["ok"] for source in report["sources"].values()), report["sources"]
     assert any(f["kind"] == "triage.compute_down" for f in report["findings"])
 
