@@ -40,15 +40,21 @@ def _kind_word(q: QueueInfo) -> str:
     return "stream" if q.type == "stream" else "quorum queue"
 
 
-def _lost_majority(queues: list[QueueInfo]) -> list[Finding]:
+def _missing(q: QueueInfo, down: set[str]) -> tuple[str, ...]:
+    """Members not online, or on a node reported down (a stream's `online` can lag its members' nodes)."""
+    online = set(q.online or ()) if q.online is not None else None
+    return tuple(m for m in q.members or () if m in down or (online is not None and m not in online))
+
+
+def _lost_majority(queues: list[QueueInfo], down: set[str]) -> list[Finding]:
     """One critical per replicated queue without a majority (service queues first), capped."""
     order = {"service": 0, "notifications": 1, "other": 2, "fanout": 3, "reply": 4}
     queues = sorted(queues, key=lambda q: (order.get(classify_queue(q.name).cls, 5), q.vhost, q.name))
     out = []
     for q in queues[:MAX_QUEUE_FINDINGS]:
         members = q.members or ()
-        online = [m for m in members if m in set(q.online or ())]
-        missing = q.offline_members
+        missing = _missing(q, down)
+        online = [m for m in members if m not in missing]
         need = len(members) // 2 + 1
         kind = classify_queue(q.name)
         what = _kind_word(q)
@@ -88,11 +94,11 @@ def cluster_findings(snapshot: RabbitSnapshot) -> list[Finding]:
     down_elsewhere: list[QueueInfo] = []
     for q in snapshot.queues:
         if q.replicated:
-            missing = q.offline_members
-            if not missing:
-                continue
-            if q.has_majority is False:
+            missing = _missing(q, down)
+            if q.state == "minority" or (q.members and (len(q.members) - len(missing)) * 2 <= len(q.members)):
                 lost.append(q)
+                continue
+            if not missing:
                 continue
             for m in missing:
                 if m in impact:
@@ -107,7 +113,7 @@ def cluster_findings(snapshot: RabbitSnapshot) -> list[Finding]:
                 down_elsewhere.append(q)
     out = [_node_down(n, impact[n.name], snapshot.node) for n in down_nodes]
     out += _drained(nodes)
-    out += _lost_majority(lost)
+    out += _lost_majority(lost, down)
     for missing, queues in sorted(unexplained.items()):
         out.append(Finding(
             severity="info", kind="rabbitmq.members_offline", subject=", ".join(missing),
