@@ -1,4 +1,9 @@
 """The contract tests use the integration suite's real-server fixtures (started on demand, never skipped
 unless STACKTOP_SKIP_REAL=1)."""
 
-from tests.integration.conftest import galera_cluster, openstack_cloud, rabbitmq_broker  # noqa: F401
+from tests.integration.conftest import (  # noqa: F401
+    galera_cluster,
+    openstack_cloud,
+    rabbitmq4_cluster,
+    rabbitmq_broker,
+)
