@@ -150,7 +150,7 @@ def _node_down(n: NodeInfo, impact: _NodeImpact, answered_by: str | None) -> Fin
         summary += f"; {len(impact.down)} queue{'s' if len(impact.down) != 1 else ''} on it down: " \
                    f"{_short(queue_subject(q) for q in impact.down)}"
         evidence["queues_down"] = [queue_subject(q) for q in impact.down]
-    else:
+    elif not impact.replicated:
         summary += "; queues led there move to other members, classic queues on it are unavailable"
     if answered_by and answered_by != n.name:
         summary += f" (reported by {answered_by})"
