@@ -92,10 +92,14 @@ def _queue_dict4(q: Queue, t: float, node: str, stats: bool, cluster: list[Rabbi
     for key in _GONE_IN_4:
         row.pop(key, None)
     row["type"] = q.qtype
+    if not stats:
+        row["state"] = "running"
     if not replicated:
         row["node"] = node
         if stats and "messages" in row:
             row["storage_version"] = 2
+        if not stats:
+            row["online"] = None  # the light listing's classic row says so
         return row
     row["node"] = leader_node.name
     row["leader"] = leader_node.name
@@ -104,8 +108,8 @@ def _queue_dict4(q: Queue, t: float, node: str, stats: bool, cluster: list[Rabbi
     majority = len(online) * 2 > len(members)
     row["state"] = "running" if majority else "minority"
     if not stats or "messages" not in row:
-        if q.qtype == "stream" and not stats:  # the light listing has no totals for a stream
-            for key in ("messages", "messages_ready", "messages_unacknowledged"):
+        if q.qtype == "stream" and not stats:  # the light listing: a stream's name, state and online only
+            for key in ("messages", "messages_ready", "messages_unacknowledged", "leader", "members", "node"):
                 row.pop(key, None)
         return row
     if q.qtype == "quorum":
