@@ -22,67 +22,19 @@ declare sees a consumer, or no messages, or no queue at all, the management numb
 from __future__ import annotations
 
 import dataclasses
-import functools
-import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal
 
 from tui.models.finding import Finding, Severity
 from tui.models.rabbitmq import Alarm, NodeInfo, QueueInfo, RabbitSnapshot
+from tui.rules.queue_names import (
+    SOURCE,
+    classify_queue,
+    queue_subject,
+)
+from tui.rules.rabbit_cluster import cluster_findings
 
-SOURCE = "rabbitmq"
 MIN_POLLS = 2
-
-QueueClass = Literal["service", "reply", "fanout", "notifications", "other"]
-
-# oslo.messaging topic -> the service that consumes it. Longest topic wins, so dotted topics work.
-SERVICE_TOPICS: dict[str, str] = {
-    # nova
-    "scheduler": "nova-scheduler",
-    "conductor": "nova-conductor",
-    "compute": "nova-compute",
-    "consoleauth": "nova-consoleauth",
-    "cert": "nova-cert",
-    "console": "nova-console",
-    # neutron (agents report their state to q-reports-plugin: nobody there = every agent looks down)
-    "q-plugin": "neutron-server",
-    "q-reports-plugin": "neutron-server",
-    "q-l3-plugin": "neutron-server",
-    "q-server-resource-versions": "neutron-server",
-    "q-metering-plugin": "neutron-server",
-    "q-firewall-plugin": "neutron-server",
-    "dhcp_agent": "neutron-dhcp-agent",
-    "l3_agent": "neutron-l3-agent",
-    "metering_agent": "neutron-metering-agent",
-    # cinder
-    "cinder-scheduler": "cinder-scheduler",
-    "cinder-volume": "cinder-volume",
-    "cinder-backup": "cinder-backup",
-    # others commonly on the same broker
-    "engine": "heat-engine",
-    "heat-engine-listener": "heat-engine",
-    "ironic.conductor_manager": "ironic-conductor",
-    "manila-scheduler": "manila-scheduler",
-    "manila-share": "manila-share",
-    "manila-data": "manila-data",
-    "magnum-conductor": "magnum-conductor",
-    "octavia_prov": "octavia-driver-agent",
-    "trove-taskmanager": "trove-taskmanager",
-    "trove-conductor": "trove-conductor",
-    "central": "designate-central",
-    "worker": "designate-worker",
-    "producer": "designate-producer",
-    "mdns": "designate-mdns",
-}
-_TOPICS_LONGEST_FIRST = sorted(SERVICE_TOPICS, key=len, reverse=True)
-
-# reply_<uuid4 hex>, or with the queue manager reply_<hostname>:<processname>:<counter>
-_REPLY = re.compile(r"^reply_(?:[0-9a-f]{8,}|(?P<host>[^:]+):(?P<process>[^:]+):[0-9]+)$")
-# <topic>_fanout_<uuid4 hex>, <topic>_fanout_<hostname>:<processname>:<counter>, or the stream <topic>_fanout
-_FANOUT = re.compile(r"^(?P<topic>.+)_fanout(?:_[0-9a-f]{8,}|_(?P<host>[^:]+):(?P<process>[^:]+):[0-9]+)?$")
-_NOTIFICATIONS = re.compile(r"^(versioned_)?notifications([._].*)?$")
 
 SEVERITY_BY_CLASS: dict[str, Severity] = {
     "service": "critical",
@@ -91,60 +43,6 @@ SEVERITY_BY_CLASS: dict[str, Severity] = {
     "reply": "info",
     "fanout": "info",
 }
-
-
-@dataclass(frozen=True)
-class QueueKind:
-    """What a queue name says: its class and, for service topics, the topic, service, host and backend; for
-    queue-manager reply/fanout names, the client's host and process."""
-
-    cls: QueueClass
-    topic: str | None = None
-    service: str | None = None
-    host: str | None = None
-    backend: str | None = None
-    process: str | None = None
-
-
-@functools.lru_cache(maxsize=8192)
-def classify_queue(name: str) -> QueueKind:
-    """What the name says (pure, so cached: the RabbitMQ pane's attention view and the rules ask it for every
-    one of thousands of queues on every poll, and the names hardly change)."""
-    m = _REPLY.match(name)
-    if m:
-        return QueueKind("reply", host=m.group("host"), process=m.group("process"))
-    m = _FANOUT.match(name)
-    if m:
-        topic = m.group("topic")
-        return QueueKind("fanout", topic=topic, service=_service_of(topic), host=m.group("host"),
-                         process=m.group("process"))
-    if _NOTIFICATIONS.match(name):
-        return QueueKind("notifications", topic=name)
-    for topic in _TOPICS_LONGEST_FIRST:
-        if name == topic:
-            return QueueKind("service", topic=topic, service=SERVICE_TOPICS[topic])
-        if name.startswith(topic + "."):
-            server = name[len(topic) + 1:]
-            if not server:
-                break
-            host, backend = server, None
-            if "@" in server:  # cinder-volume.<host>@<backend>
-                host, _, backend = server.partition("@")
-            return QueueKind("service", topic=topic, service=SERVICE_TOPICS[topic], host=host or None,
-                             backend=backend or None)
-    return QueueKind("other")
-
-
-def _service_of(topic: str) -> str | None:
-    for known in _TOPICS_LONGEST_FIRST:
-        if topic == known or topic.startswith(known + "."):
-            return SERVICE_TOPICS[known]
-    return None
-
-
-def queue_subject(q: QueueInfo) -> str:
-    """The finding subject: the queue name, qualified by its vhost unless that is the default "/"."""
-    return q.name if q.vhost == "/" else f"{q.vhost}/{q.name}"
 
 
 def is_suspect(q: QueueInfo) -> bool:
@@ -324,8 +222,6 @@ def partition_findings(nodes: Iterable[NodeInfo]) -> list[Finding]:
 
 
 def rabbitmq_findings(snapshot: RabbitSnapshot, now: datetime, min_polls: int = MIN_POLLS) -> list[Finding]:
-    from tui.rules.rabbit_cluster import cluster_findings
-
     return (alarm_findings(snapshot.nodes, snapshot.alarms) + partition_findings(snapshot.nodes)
             + cluster_findings(snapshot) + queue_findings(snapshot.queues, now, min_polls))
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from tui.models.finding import Finding
 from tui.models.rabbitmq import NodeInfo, QueueInfo, RabbitSnapshot
-from tui.rules.queues import SOURCE, classify_queue, queue_subject
+from tui.rules.queue_names import SOURCE, classify_queue, queue_subject
 
 MAX_QUEUE_FINDINGS = 20  # per-queue criticals beyond this are counted in one more finding
 EXAMPLES = 5
