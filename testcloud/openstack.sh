@@ -27,16 +27,31 @@ all_running() {
 }
 
 healthy() {
-  [ -f "$B/setup.stamp" ] && [ -f "$CLOUDS_YAML" ] && [ -x "$V/python" ] && all_running && cloudctl check >/dev/null
+  [ -f "$B/setup.stamp" ] && [ -f "$CLOUDS_YAML" ] && [ -x "$V/python" ] && [ "$(running_profile)" = "$(wanted_profile)" ] \
+    && all_running && cloudctl check >/dev/null
 }
 
 # one up/down/reset at a time (parallel pytest sessions)
 lock() { exec 9>"$B/.lock"; flock 9; HELD="$(held_list)"; TESTCLOUD_HELD="$HELD"; }
 
 bring_up() {
-  local t0=$SECONDS
+  local t0=$SECONDS profile
+  profile="$(wanted_profile)"
+  case " ${PROFILES[*]} " in *" $profile "*) ;; *)
+    log "unknown profile '$profile' (STACKTOP_TESTCLOUD_PROFILE: ${PROFILES[*]})" >&2; exit 2 ;; esac
   "$D/install.sh"
   "$D/setup.sh"
+  if [ "$(running_profile)" != "$profile" ]; then
+    log "messaging profile $(running_profile) -> $profile: restarting every process"
+    "$D/stop.sh" >/dev/null
+    if [ "$profile" = 2025 ]; then
+      # a fresh vhost each time: queues another profile (or an earlier run) declared must not linger
+      rabbitmqctl -q delete_vhost openstack2025 >/dev/null 2>&1 || true
+      rabbitmqctl -q add_vhost openstack2025 >/dev/null
+      rabbitmqctl -q set_permissions -p openstack2025 guest '.*' '.*' '.*' >/dev/null
+    fi
+  fi
+  echo "$profile" > "$B/profile.running"
   export TESTCLOUD_STARTED_FILE="$B/run/.started" TESTCLOUD_FRESH_SINCE
   TESTCLOUD_FRESH_SINCE="$(date +%s)"
   : > "$TESTCLOUD_STARTED_FILE"
@@ -99,7 +114,7 @@ case "${1:-}" in
       if http_ok "$u"; then printf '  %-26s answers\n' "$u"; else printf '  %-26s DOES NOT ANSWER\n' "$u"; rc=1; fi
     done
     if [ $rc = 0 ] && [ -x "$V/python" ] && [ -f "$CLOUDS_YAML" ] && cloudctl check; then
-      log "up, healthy (clouds.yaml: $CLOUDS_YAML, cloud $CLOUD_NAME)"
+      log "up, healthy, messaging profile $(running_profile) (clouds.yaml: $CLOUDS_YAML, cloud $CLOUD_NAME)"
     else
       log "not ready"; rc=1
     fi

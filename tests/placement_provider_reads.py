@@ -1,5 +1,5 @@
 """Per-provider placement reads that only the tests need (the contract tests and the storyline test compare
-what the simulator answers): the app reads placement through `tui.placement_reads` instead."""
+what the simulator answers): the app reads placement through `tui.openstack.placement_reads` instead."""
 
 from __future__ import annotations
 

@@ -59,6 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("journal", help="a journal file (JSON lines) from [recorder] dir")
     exp.add_argument("--markdown", action="store_true", help="Markdown (the default and only format for now)")
     exp.add_argument("-o", "--output", metavar="FILE", help="write there instead of stdout")
+    _init_parser(sub)
     rep = sub.add_parser("replay", help="play a recorded journal back through the panes (pause, speed)",
                          description="Play a journal back through the same panes: p pauses, + and - change "
                          "the speed, ] skips a minute. Nothing is read from the cloud.")
@@ -68,6 +69,27 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--config", metavar="PATH", default=argparse.SUPPRESS,
                      help="config whose [thresholds] the panes use (default: the usual lookup)")
     return parser
+
+
+def _init_parser(sub: Any) -> None:
+    init = sub.add_parser("init", help="write a config from a kolla-ansible or OpenStack-Ansible deployment's files",
+                          description="Write a stacktop config from a deployment's own files. No secret goes into "
+                          "the TOML: passwords go to files (mode 600) beside it, or --password-env. A missing or "
+                          "ambiguous value: one line naming the file and key, exit 3.")
+    where = init.add_mutually_exclusive_group(required=True)
+    where.add_argument("--kolla", metavar="DIR", help="kolla-ansible's config folder (/etc/kolla)")
+    where.add_argument("--osa", metavar="DIR", help="OpenStack-Ansible's config folder (/etc/openstack_deploy)")
+    init.add_argument("--inventory", metavar="FILE", help="kolla: the Ansible inventory with the [mariadb] hosts "
+                      "(default: multinode or all-in-one in DIR)")
+    init.add_argument("--openrc", metavar="FILE", help="OSA: the admin openrc (default: DIR/openrc)")
+    init.add_argument("--cloud", dest="init_cloud", metavar="NAME", help="the clouds.yaml entry to use (default: "
+                      "kolla-admin-internal / kolla-admin, OSA's default, or the only one)")
+    init.add_argument("-o", "--output", metavar="FILE", default=None,
+                      help="where to write the config (default: ~/.config/stacktop/config.toml)")
+    init.add_argument("--password-env", action="store_true", help="reference $STACKTOP_RABBITMQ_PASSWORD and "
+                      "$STACKTOP_GALERA_PASSWORD instead of writing password files")
+    init.add_argument("--dry-run", action="store_true", help="print the config; write nothing")
+    init.add_argument("--force", action="store_true", help="replace an existing config (and its password files)")
 
 
 def _positive_int(text: str) -> int:
@@ -307,6 +329,41 @@ def _export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _init(args: argparse.Namespace) -> int:
+    from tui.config import DEFAULT_PATH
+    from tui.deployinit.common import InitError
+    from tui.deployinit.kolla import read_kolla
+    from tui.deployinit.osa import read_osa
+    from tui.deployinit.write import build, check, write
+    from tui.safetext import clean
+
+    if (args.kolla is None and args.inventory is not None) or (args.osa is None and args.openrc is not None):
+        sys.stderr.write("stacktop init: --inventory goes with --kolla, --openrc with --osa - see stacktop init "
+                         "--help\n")
+        return EXIT_UNKNOWN
+    output = Path(args.output or DEFAULT_PATH).expanduser().absolute()
+    try:
+        if args.kolla is not None:
+            inventory = Path(args.inventory).expanduser() if args.inventory else None
+            plan = read_kolla(Path(args.kolla), inventory=inventory, cloud=args.init_cloud)
+        else:
+            openrc = Path(args.openrc).expanduser() if args.openrc else None
+            plan = read_osa(Path(args.osa), openrc=openrc, cloud=args.init_cloud)
+        check(plan)
+        result = build(plan, output, password_env=args.password_env)
+        if args.dry_run:
+            sys.stdout.write(result.text)
+            sys.stderr.write(clean(f"stacktop init: dry run, nothing written (would write {output}); "
+                                   f"{result.summary}") + "\n")
+            return 0
+        write(result, force=args.force)
+    except InitError as exc:
+        sys.stderr.write(f"{exc}\n")
+        return EXIT_UNKNOWN
+    sys.stderr.write(clean(f"stacktop init: wrote {output}; {result.summary}") + "\n")
+    return 0
+
+
 def _replay(args: argparse.Namespace) -> int:
     from tui.replay import Player
 
@@ -347,7 +404,9 @@ def _recorder(config: Config):  # type: ignore[no-untyped-def]
 
     secrets = config.secrets()
     try:
-        return Recorder(Journal(config.recorder.dir, secrets=secrets))
+        return Recorder(Journal(config.recorder.dir, secrets=secrets,
+                                max_bytes=int(config.recorder.max_file_mb * 1024 * 1024),
+                                max_total_bytes=int(config.recorder.max_total_mb * 1024 * 1024)))
     except OSError as exc:
         sys.stderr.write(f"{config.path or 'config'}: recorder.dir: cannot write {config.recorder.dir}: "
                          f"{exc.strerror} - point [recorder] dir at a writable folder\n")
@@ -365,6 +424,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _snapshot(args)
         if args.command == "export":
             return _export(args)
+        if args.command == "init":
+            return _init(args)
         if args.command == "replay":
             return _replay(args)
         return _dashboard(args)

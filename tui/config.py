@@ -54,6 +54,11 @@ class OpenStackConfig:
     cacert: str | None = None  # CA bundle for the cloud's TLS endpoints (overrides clouds.yaml's)
     insecure: bool = False  # TLS verification off: only when set explicitly; the header says INSECURE
     max_body_mb: float = 16.0  # a larger answer is refused before it is decoded (tui.deadline)
+    audit_interval: float = 600.0  # the stale-allocation audit in the background, seconds; 0: off
+
+    @property
+    def audited(self) -> bool:
+        return bool(self.cloud) and self.audit_interval > 0
 
 
 @dataclass(frozen=True)
@@ -80,7 +85,8 @@ class GaleraConfig:
     nodes: tuple[str, ...] = ()
     user: str = "root"
     password: Secret = field(default_factory=Secret)
-    expected_size: int | None = None
+    expected_size: int | None = None  # members, arbitrators included (default: nodes + arbitrators)
+    arbitrators: tuple[str, ...] = ()  # garbd members as host:port (gcomm): no SQL, never polled
     interval: float = 5.0
     timeout: float = 5.0
     tls: bool = False  # TLS to every node, verified against the system's CAs (or cacert)
@@ -128,6 +134,8 @@ class RecorderConfig:
     dir: str = "~/.local/share/stacktop/recordings"
     trace_interval: float = 0.5  # seconds between polls of an exercise (boot trace, compute-down lag)
     log_sources: tuple[LogSource, ...] = ()
+    max_file_mb: float = 20.0  # a journal file rotates at this size; rotated files are gzipped
+    max_total_mb: float = 1024.0  # every journal in `dir` together: the oldest files are deleted beyond this
 
 
 @dataclass(frozen=True)
@@ -191,19 +199,20 @@ class Config:
 
 
 _SECTIONS: dict[str, set[str]] = {
-    "openstack": {"cloud", "clouds_file", "interval", "timeout", "cacert", "insecure", "max_body_mb"},
+    "openstack": {"cloud", "clouds_file", "interval", "timeout", "cacert", "insecure", "max_body_mb",
+                  "audit_interval"},
     "rabbitmq": {
         "management_url", "user", "password", "password_env", "password_file", "vhosts", "amqp_url",
         "cli_command", "interval", "timeout", "cacert", "insecure", "max_body_mb",
     },
     "galera": {
-        "nodes", "user", "password", "password_env", "password_file", "expected_size", "interval", "timeout",
-        "tls", "cacert", "insecure",
+        "nodes", "user", "password", "password_env", "password_file", "expected_size", "arbitrators", "interval",
+        "timeout", "tls", "cacert", "insecure",
     },
     "thresholds": {
         "service_down_time", "agent_down_time", "volume_service_down_time", "fleet_down_fraction", "stuck",
     },
-    "recorder": {"dir", "trace_interval", "log_sources"},
+    "recorder": {"dir", "trace_interval", "log_sources", "max_file_mb", "max_total_mb"},
     "ui": {"inactive_cloud_interval"},
     "snapshot": {"deadline"},
     "clouds": set(),  # [[clouds]]: checked entry by entry (_CLOUD_KEYS)
@@ -274,7 +283,7 @@ class _Reader:
 
     def bounded(self, sec: dict[str, Any], section: str, key: str, default: float, low: float, high: float,
                 unit: str) -> float:
-        """A finite number in [low, high] (NaN and inf refused), for the keys of issue #22."""
+        """A finite number in [low, high] (NaN and inf refused)."""
         value = sec.get(key, default)
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise self.err(f"{section}.{key}", f"must be a number, got {_typename(value)}",
@@ -479,6 +488,14 @@ def load_config(cli_path: str | None = None, env: dict[str, str] | None = None) 
     return parse_config(data, file=name, mode=stat.S_IMODE(st.st_mode), env=env)
 
 
+def _audit_interval(r: _Reader, sec: dict[str, Any], label: str) -> float:
+    value = r.bounded(sec, label, "audit_interval", 600.0, 0.0, 86400.0, "seconds")
+    if 0 < value < 60:
+        raise r.err(f"{label}.audit_interval", f"must be 0 (off) or at least 60 seconds, got {value:g}",
+                    "e.g. audit_interval = 600 (each audit reads every resource provider)")
+    return value
+
+
 def _openstack(r: _Reader, data: dict[str, Any], label: str, default_cloud: str | None) -> OpenStackConfig:
     os_sec = r.table(data, "openstack", label)
     openstack = OpenStackConfig(
@@ -489,6 +506,7 @@ def _openstack(r: _Reader, data: dict[str, Any], label: str, default_cloud: str 
         cacert=r.string(os_sec, label, "cacert", None),
         insecure=r.boolean(os_sec, label, "insecure", False),
         max_body_mb=r.bounded(os_sec, label, "max_body_mb", 16.0, 1.0, 4096.0, "MB"),
+        audit_interval=_audit_interval(r, os_sec, label),
     )
     r.tls_pair(label, openstack.cacert, openstack.insecure, "the cloud's certificates")
     if openstack.clouds_file and not Path(openstack.clouds_file).expanduser().is_file():
@@ -516,25 +534,44 @@ def _rabbitmq(r: _Reader, data: dict[str, Any], label: str) -> RabbitMQConfig:
     return rabbitmq
 
 
+def _host_ports(r: _Reader, sec: dict[str, Any], label: str, key: str, example: str) -> tuple[str, ...]:
+    """A list of host:port strings without credentials, each listed once."""
+    values = r.str_list(sec, label, key)
+    for i, value in enumerate(values):
+        if "@" in value:  # user:password@host:port: never echoed
+            raise r.err(f"{label}.{key}[{i}]", "contains credentials (user:password@)",
+                        f"write host:port only; set [{label}] user and password_env or password_file")
+        host, _, port = value.rpartition(":")
+        if not host or not port.isdigit() or not 0 < int(port) < 65536:
+            raise r.err(f"{label}.{key}", f"'{value}' is not host:port", example)
+        if values.index(value) != i:
+            raise r.err(f"{label}.{key}", f"'{value}' is listed twice", "list each member once")
+    return values
+
+
 def _galera(r: _Reader, data: dict[str, Any], label: str) -> GaleraConfig:
     ga = r.table(data, "galera", label)
-    nodes = r.str_list(ga, label, "nodes")
-    for i, node in enumerate(nodes):
-        if "@" in node:  # user:password@host:port: never echoed
-            raise r.err(f"{label}.nodes[{i}]", "contains credentials (user:password@)",
-                        f"write host:port only; set [{label}] user and password_env or password_file")
-        host, _, port = node.rpartition(":")
-        if not host or not port.isdigit() or not 0 < int(port) < 65536:
-            raise r.err(f"{label}.nodes", f"'{node}' is not host:port", 'write e.g. nodes = ["db1:3306"]')
-    expected = ga.get("expected_size", len(nodes) or None)
+    nodes = _host_ports(r, ga, label, "nodes", 'write e.g. nodes = ["db1:3306"]')
+    arbitrators = _host_ports(r, ga, label, "arbitrators",
+                              'write the arbitrator\'s group address, e.g. arbitrators = ["garbd1:4567"]')
+    if arbitrators and not nodes:
+        raise r.err(f"{label}.arbitrators", "is set but nodes is empty",
+                    "list the data nodes in nodes: an arbitrator has no SQL port, it is seen through them")
+    both = sorted(set(nodes) & set(arbitrators))
+    if both:
+        raise r.err(f"{label}.arbitrators", f"'{both[0]}' is also in {label}.nodes",
+                    "a member is either a data node (SQL host:port) or an arbitrator (garbd, no SQL), not both")
+    members = len(nodes) + len(arbitrators)
+    expected = ga.get("expected_size", members or None)
     if expected is not None and (isinstance(expected, bool) or not isinstance(expected, int) or expected < 1):
         raise r.err(f"{label}.expected_size", f"must be a positive integer, got {expected!r}",
-                    "set it to the number of nodes the cluster should have")
+                    "set it to the number of members the cluster should have (data nodes + arbitrators)")
     galera = GaleraConfig(
         nodes=nodes,
         user=r.string(ga, label, "user", "root") or "root",
         password=r.secret(ga, label),
         expected_size=expected,
+        arbitrators=arbitrators,
         interval=r.number(ga, label, "interval", 5.0),
         timeout=r.number(ga, label, "timeout", 5.0),
         tls=r.boolean(ga, label, "tls", False),
@@ -542,11 +579,12 @@ def _galera(r: _Reader, data: dict[str, Any], label: str) -> GaleraConfig:
         insecure=r.boolean(ga, label, "insecure", False),
     )
     r.tls_pair(label, galera.cacert, galera.insecure, "the nodes' certificates")
-    if expected is not None and nodes and expected < len(nodes):
+    if expected is not None and nodes and expected < members:
         # a warning, not an error: the cluster may really be shrinking (a node being retired is still
         # listed); at run time a bigger cluster is the info finding galera.size_mismatch
-        r.warnings.append(f"{r.file}: {label}.expected_size: {expected} is less than the {len(nodes)} nodes "
-                          f"listed - raise it to {len(nodes)}, or drop the retired nodes from {label}.nodes")
+        listed = f"{len(nodes)} nodes" + (f" + {len(arbitrators)} arbitrator(s)" if arbitrators else "")
+        r.warnings.append(f"{r.file}: {label}.expected_size: {expected} is less than the {listed} "
+                          f"listed - raise it to {members}, or drop the retired nodes from {label}.nodes")
     return galera
 
 
@@ -618,7 +656,9 @@ def parse_config(data: dict[str, Any], *, file: str, mode: int | None, env: dict
     rec = r.table(data, "recorder")
     recorder = RecorderConfig(dir=r.string(rec, "recorder", "dir", RecorderConfig.dir) or RecorderConfig.dir,
                               trace_interval=r.number(rec, "recorder", "trace_interval", 0.5, maximum=60.0),
-                              log_sources=_log_sources(r, rec.get("log_sources", [])))
+                              log_sources=_log_sources(r, rec.get("log_sources", [])),
+                              max_file_mb=r.bounded(rec, "recorder", "max_file_mb", 20.0, 1.0, 10240.0, "MB"),
+                              max_total_mb=r.bounded(rec, "recorder", "max_total_mb", 1024.0, 10.0, 1048576.0, "MB"))
     ui = r.table(data, "ui")
     ui_config = UIConfig(inactive_cloud_interval=r.number(ui, "ui", "inactive_cloud_interval", 60.0))
     snap = r.table(data, "snapshot")

@@ -1,9 +1,13 @@
 """The journal's snapshot codec: how a poll's snapshot is written to the journal and read back.
 
 The recorder writes, per source, a `snapshot` event whenever a poll's snapshot or findings changed: the first
-one (and every FULL_EVERY-th, and the first after a rotation) in full, the others as a compact patch against
-the previous one (SnapshotEncoder; lists of objects are patched by identity: a server by id, a queue by
-vhost+name). Each event names the snapshot's class so replay can rebuild the frozen dataclass (decode()).
+one (and the first after a rotation, and one whenever the patches written since the last full one outweigh it)
+in full, the others as a compact patch against what a reader has rebuilt so far (SnapshotEncoder). Lists of
+objects are patched by identity (a server by id, a queue by vhost+name) and their order as runs of the previous
+order. Heartbeats that move while nothing else about their object changes (a service's `updated_at`, an
+agent's `heartbeat`, an age at read) are written when they moved by HEARTBEAT_S or more: a healthy cloud's
+heartbeats do not rewrite every row every poll, and a replayed age is off by less than HEARTBEAT_S. Each event
+names the snapshot's class so replay can rebuild the frozen dataclass (decode()).
 """
 
 from __future__ import annotations
@@ -19,7 +23,11 @@ from typing import Any
 
 from tui.models.finding import Finding
 
-FULL_EVERY = 200  # a full snapshot after this many patches of one source (bounds the cost of a seek)
+FULL_EVERY = 5000  # a full snapshot after this many patches of one source at the latest (bounds a seek)
+HEARTBEAT_S = 60.0  # a heartbeat-only change is written once it moved this far (seconds)
+# fields that move with every heartbeat: timestamps (ISO strings) and ages (seconds)
+HEARTBEAT_FIELDS = frozenset({"updated_at", "heartbeat", "compute_updated_at", "heartbeat_timestamp",
+                              "last_heartbeat_at", "age_at_read_s", "age_s", "elapsed_s"})
 IDENTITY_KEYS: tuple[tuple[str, ...], ...] = (("id",), ("vhost", "name"), ("address",), ("section", "binary", "host"),
                                               ("service_type", "url"), ("name",), ("key",), ("event",))
 
@@ -95,23 +103,71 @@ def _ident(e: Mapping[str, Any], keys: tuple[str, ...]) -> str | None:
     return "\x1f".join(parts)
 
 
+def _moved_little(old: Any, new: Any) -> bool:
+    """A heartbeat field's change that is not worth a line: less than HEARTBEAT_S."""
+    if isinstance(old, (int, float)) and isinstance(new, (int, float)) and not isinstance(old, bool) \
+            and not isinstance(new, bool):
+        return abs(new - old) < HEARTBEAT_S
+    if isinstance(old, str) and isinstance(new, str):
+        try:
+            delta = (datetime.fromisoformat(new) - datetime.fromisoformat(old)).total_seconds()
+        except (ValueError, TypeError):
+            return False
+        return abs(delta) < HEARTBEAT_S
+    return False
+
+
+def _order_runs(old_ids: list[Any], ids: list[Any]) -> list[Any]:
+    """The new order as runs of the old one: [start, length] pairs (old positions) and, for an element the
+    old list did not have, its id (a string)."""
+    where = {ident: i for i, ident in enumerate(old_ids)}
+    runs: list[Any] = []
+    for ident in ids:
+        pos = where.get(ident)
+        if pos is None:
+            runs.append(ident)
+        elif runs and isinstance(runs[-1], list) and runs[-1][0] + runs[-1][1] == pos:
+            runs[-1][1] += 1
+        else:
+            runs.append([pos, 1])
+    return runs
+
+
+def _expand_runs(old_ids: list[Any], runs: list[Any]) -> list[Any]:
+    out: list[Any] = []
+    for run in runs:
+        if isinstance(run, list):
+            out.extend(old_ids[run[0]:run[0] + run[1]])
+        else:
+            out.append(run)
+    return out
+
+
 def diff(old: Any, new: Any) -> dict[str, Any] | None:
-    """A patch turning old into new (None when equal). {"=": v} replaces; {"d": {k: patch}, "x": [gone]}
-    patches a dict; {"L": keys, "u": {id: patch}, "n": {id: v}, "o": [ids]} patches a list by identity
-    ("o", the new order, only when membership or order changed)."""
+    """A patch turning old into new (None when equal, or when only heartbeats moved by less than
+    HEARTBEAT_S). {"=": v} replaces; {"d": {k: patch}, "x": [gone]} patches a dict; {"L": keys, "u": {id:
+    patch}, "n": {id: v}, "r": runs} patches a list by identity ("r", the new order as runs of the old
+    order, only when membership or order changed; journals written before runs carry "o", every id);
+    {"i": {index: patch}} patches a list of the same length element by element."""
     if old is new:
         return None
     if isinstance(old, dict) and isinstance(new, dict):
         d: dict[str, Any] = {}
+        heartbeats_only = True
         for k, v in new.items():
             if k not in old:
                 d[k] = {"=": v}
+                heartbeats_only = False
             else:
                 p = diff(old[k], v)
                 if p is not None:
                     d[k] = p
+                    if k not in HEARTBEAT_FIELDS or not _moved_little(old[k], v):
+                        heartbeats_only = False
         gone = [k for k in old if k not in new]
         if not d and not gone:
+            return None
+        if heartbeats_only and not gone:
             return None
         patch: dict[str, Any] = {"d": d}
         if gone:
@@ -138,8 +194,11 @@ def diff(old: Any, new: Any) -> dict[str, Any] | None:
                 return None
             lp: dict[str, Any] = {"L": list(keys), "u": upd, "n": add}
             if not same_order:
-                lp["o"] = ids
+                lp["r"] = _order_runs(old_ids, ids)
             return lp
+        if len(old) == len(new):  # a short list, or one without identities: patched element by element
+            at = {str(i): p for i, (a, b) in enumerate(zip(old, new, strict=True)) if (p := diff(a, b)) is not None}
+            return {"i": at} if at else None
     if old == new:
         return None
     return {"=": new}
@@ -158,9 +217,14 @@ def apply(old: Any, patch: Mapping[str, Any]) -> Any:
     if "L" in patch:
         keys = tuple(patch["L"])
         by_id = {_ident(e, keys): e for e in old or ()}
-        ids = patch.get("o") or list(by_id)
+        ids = _expand_runs(list(by_id), patch["r"]) if "r" in patch else patch.get("o") or list(by_id)
         upd, add = patch.get("u", {}), patch.get("n", {})
         return [add[i] if i in add else apply(by_id[i], upd[i]) if i in upd else by_id[i] for i in ids]
+    if "i" in patch:
+        out = list(old or ())
+        for index, p in patch["i"].items():
+            out[int(index)] = apply(out[int(index)], p)
+        return out
     raise ValueError(f"not a snapshot patch: {sorted(patch)[:3]}")
 
 
@@ -172,26 +236,44 @@ def class_name(value: Any) -> str | None:
 
 
 class SnapshotEncoder:
-    """Per source: the last JSON written, to emit full snapshots or patches. Used by the journal's writer
-    thread (the encoding of a big snapshot never runs on the UI loop)."""
+    """Per source: what a reader of the journal has rebuilt so far, to emit full snapshots or patches. Used by
+    the journal's writer thread (the encoding of a big snapshot never runs on the UI loop).
+
+    A source's snapshot is written in full first, then as patches until the bytes of the patches written since
+    (told by written()) outweigh the full one, or after full_every patches: replaying from the last full
+    snapshot then reads at most about twice its size, and full snapshots are at most half of a journal."""
 
     def __init__(self, full_every: int = FULL_EVERY) -> None:
         self.full_every = full_every
-        self._last: dict[str, tuple[Any, Any, int]] = {}  # source -> (json, findings json, patches since full)
+        # source -> (json a reader has, findings json, patches since full)
+        self._last: dict[str, tuple[Any, Any, int]] = {}
+        self._budget: dict[str, list[int]] = {}  # source -> [bytes of the last full, bytes of patches since]
         self._encoders: dict[str, Encoder] = {}
 
     def reset(self) -> None:
         """The next snapshot of every source is written in full (after a rotation: each file stands alone)."""
         self._last.clear()
+        self._budget.clear()
+
+    def written(self, source: str, size: int, *, full: bool) -> None:
+        """The size of the line the journal wrote for this source's last event."""
+        if full:
+            self._budget[source] = [size, 0]
+        elif source in self._budget:
+            self._budget[source][1] += size
+
+    def _full_due(self, source: str, patches: int) -> bool:
+        budget = self._budget.get(source)
+        return patches >= self.full_every or (budget is not None and budget[1] > max(budget[0], 64 * 1024))
 
     def event(self, source: str, at: float | None, snapshot: Any, findings: Iterable[Finding]) -> dict[str, Any] | None:
-        """The `snapshot` event for this poll, or None when nothing changed since the last one written."""
+        """The `snapshot` event for this poll, or None when nothing worth a line changed since the last one."""
         encoder = self._encoders.setdefault(source, Encoder())
         body = encoder.encode(snapshot)
         found = [f.to_dict() for f in findings]
         last = self._last.get(source)
         event: dict[str, Any] = {"type": "snapshot", "source": source, "at": at, "class": class_name(snapshot)}
-        if last is None or last[2] >= self.full_every:
+        if last is None or self._full_due(source, last[2]):
             event["full"] = body
             event["findings"] = found
             self._last[source] = (body, found, 0)
@@ -202,7 +284,7 @@ class SnapshotEncoder:
         event["delta"] = patch
         if found != last[1]:
             event["findings"] = found
-        self._last[source] = (body, found, last[2] + 1)
+        self._last[source] = (last[0] if patch is None else apply(last[0], patch), found, last[2] + 1)
         return event
 
 

@@ -13,15 +13,21 @@ What is recorded (each line has `schema_version`, `ts`, `type`):
 
 Lines are written (and snapshots encoded) by a thread, never on the UI loop, and flushed one by one, so a
 crash loses at most the line being written. Known secrets (config passwords) are replaced by `***` before a
-line is written. The file rotates at `max_bytes` (journal.jsonl -> journal.jsonl.1 ... .keep).
+line is written. The file rotates at `max_bytes` (journal.jsonl -> journal.jsonl.1.gz ... .keep.gz, each file
+standing alone: it starts with full snapshots); rotated files are gzipped by the writer thread, and every
+journal of the directory together stays under `max_total_bytes` (the oldest files go first, never the one
+being written). Readers (export, replay) read a gzipped journal as they read a plain one.
 """
 
 from __future__ import annotations
 
+import gzip
 import json
 import logging
 import queue
+import shutil
 import threading
+import zlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -36,6 +42,9 @@ from tui.safetext import clean
 SCHEMA_VERSION = 2  # 2: snapshot events
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
 DEFAULT_KEEP = 5
+DEFAULT_MAX_TOTAL_BYTES = 1024 * 1024 * 1024
+JOURNAL_GLOB = "stacktop-*.jsonl*"  # every session's journal in a directory (and its rotated files)
+log = logging.getLogger(__name__)
 
 
 def _iso(epoch: float | None) -> str | None:
@@ -136,7 +145,8 @@ class Journal:
     """Append-only JSON-lines journal with a writer thread, per-line flush and size-bounded rotation."""
 
     def __init__(self, directory: str | Path, *, name: str | None = None, secrets: Iterable[str | None] = (),
-                 max_bytes: int = DEFAULT_MAX_BYTES, keep: int = DEFAULT_KEEP) -> None:
+                 max_bytes: int = DEFAULT_MAX_BYTES, keep: int = DEFAULT_KEEP,
+                 max_total_bytes: int = DEFAULT_MAX_TOTAL_BYTES) -> None:
         self.directory = Path(directory).expanduser()
         self.directory.mkdir(parents=True, exist_ok=True)
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
@@ -144,6 +154,7 @@ class Journal:
         self.redact = Redactor(secrets)
         self.max_bytes = max_bytes
         self.keep = keep
+        self.max_total_bytes = max_total_bytes
         self._queue: queue.Queue[str | Observation | tuple[str, Observation] | None] = queue.Queue()
         self._snapshots: Any = None  # tui.journal_codec.SnapshotEncoder, made by the writer thread
         self._file = self.path.open("a", encoding="utf-8")
@@ -185,7 +196,9 @@ class Journal:
         record = {"schema_version": SCHEMA_VERSION, "ts": _iso(obs.ok_at), **event}
         if cloud is not None:
             record.update(source=obs.source, cloud=cloud)
-        return self.redact(json.dumps(record))
+        line = self.redact(json.dumps(record))
+        self._snapshots.written(key, len(line) + 1, full="full" in event)
+        return line
 
     def _write_loop(self) -> None:
         while True:
@@ -207,14 +220,47 @@ class Journal:
 
     def _rotate(self) -> None:
         self._file.close()
+        name = self.path.name
         for index in range(self.keep - 1, 0, -1):
-            older = self.path.with_name(f"{self.path.name}.{index}")
+            older = self.path.with_name(f"{name}.{index}.gz")
             if older.exists():
-                older.replace(self.path.with_name(f"{self.path.name}.{index + 1}"))
-        self.path.replace(self.path.with_name(f"{self.path.name}.1"))
+                older.replace(self.path.with_name(f"{name}.{index + 1}.gz"))
+        rotated = self.path.with_name(f"{name}.1")
+        self.path.replace(rotated)
         self._file = self.path.open("a", encoding="utf-8")
         if self._snapshots is not None:
             self._snapshots.reset()  # each file starts with full snapshots
+        try:
+            with rotated.open("rb") as src, gzip.open(rotated.with_name(f"{name}.1.gz"), "wb", compresslevel=6) as dst:
+                shutil.copyfileobj(src, dst, 1024 * 1024)
+            rotated.unlink()
+        except OSError as exc:  # a full disk: the plain file stays, the journal goes on
+            log.warning("journal: could not gzip %s: %s", rotated, exc)
+        self.prune()
+
+    def prune(self) -> list[Path]:
+        """Delete the oldest journal files of the directory until all of them together fit max_total_bytes
+        (never the file being written). Returns what was deleted."""
+        try:
+            files = [(f.stat().st_mtime, f.stat().st_size, f) for f in self.directory.glob(JOURNAL_GLOB)
+                     if f.is_file() and f != self.path]
+            total = sum(size for _, size, _ in files) + self.path.stat().st_size
+        except OSError:
+            return []
+        deleted: list[Path] = []
+        for _, size, f in sorted(files, key=lambda item: (item[0], str(item[2]))):
+            if total <= self.max_total_bytes:
+                break
+            try:
+                f.unlink()
+            except OSError:
+                continue
+            total -= size
+            deleted.append(f)
+        if deleted:
+            log.info("journal: deleted %d oldest file(s) to stay under %d MB", len(deleted),
+                     self.max_total_bytes // (1024 * 1024))
+        return deleted
 
     def close(self) -> None:
         """Write everything queued, then close."""
@@ -283,9 +329,14 @@ def load_journal(path: str | Path, *, strict: bool = True) -> JournalContents:
         from tui.config import NotRegularFile, read_regular_file
 
         raw = read_regular_file(path, limit=None)
+        if raw[:2] == b"\x1f\x8b":  # a rotated journal, gzipped
+            raw = gzip.decompress(raw)
     except NotRegularFile as exc:
         raise JournalError(clean(f"{path}: is {exc.kind}, not a journal - give a file from [recorder] dir")) \
             from None
+    except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+        raise JournalError(clean(f"{path}: a damaged gzip file ({exc}) - give an intact journal from "
+                                 "[recorder] dir")) from None
     except OSError as exc:
         raise JournalError(clean(f"{path}: cannot be read: {exc.strerror} - check the path and permissions")) \
             from None

@@ -21,14 +21,19 @@ class SourceSpec:
     section: str  # the config section that configures it (Config.<section>)
     pane: str = ""  # "module:Class" of its pane; empty: a plain summary pane
     commands: tuple[str, ...] = ()  # `:` commands that focus its pane (the first is the command, the rest aliases)
+    has_pane: bool = True  # False: its findings go to the findings pane only
+    interval_key: str = "interval"  # the section's key for its interval
+    enabled_by: str = ""  # a property of the section that must be true too (e.g. an off switch)
 
     def configured(self, config: Any) -> bool:
         section = getattr(config, self.section)
+        if self.enabled_by:
+            return bool(getattr(section, self.enabled_by))
         flag = getattr(section, "configured", None)
         return bool(flag) if flag is not None else bool(getattr(section, "cloud", None))
 
     def interval(self, config: Any) -> float:
-        return float(getattr(config, self.section).interval)
+        return float(getattr(getattr(config, self.section), self.interval_key))
 
 
 SOURCES: tuple[SourceSpec, ...] = (  # in pane order
@@ -40,6 +45,9 @@ SOURCES: tuple[SourceSpec, ...] = (  # in pane order
                "tui.widgets.rabbitmq_pane:RabbitMQPane", ("queues", "rabbitmq")),
     SourceSpec("galera", "Galera", "tui.collectors.galera", "galera",
                "tui.widgets.galera_pane:GaleraPane", ("galera", "db")),
+    # the stale-allocation audit in the background (`:audit` runs it on demand): findings only, no pane
+    SourceSpec("placement", "placement audit", "tui.collectors.placement", "openstack", has_pane=False,
+               interval_key="audit_interval", enabled_by="audited"),
 )
 FINDINGS_COMMANDS: tuple[str, ...] = ("findings",)  # the findings pane: every source's findings, not a source
 

@@ -35,3 +35,27 @@ held() {
   rm -f "$f"; return 1
 }
 held_list() { local n; for n in "${SERVICES[@]}"; do held "$n" && printf '%s ' "$n"; done; return 0; }
+
+# The oslo.messaging profile the cloud's processes run with ($B/profile.running records it):
+#   default  classic queues, random reply/fanout names (oslo.messaging's defaults), vhost `openstack`
+#   2025     the shape kolla-ansible 2025.1 deploys: rabbit_quorum_queue, rabbit_transient_quorum_queue,
+#            use_queue_manager (stable reply/fanout names per hostname:processname), rabbit_stream_fanout;
+#            (a stream fanout needs rabbit_qos_prefetch_count > 0); vhost `openstack2025` (a queue cannot
+#            change type in place)
+# Wanted: $STACKTOP_TESTCLOUD_PROFILE (default `default`); `up` restarts every process when it differs.
+PROFILES=(default 2025)
+wanted_profile() { echo "${STACKTOP_TESTCLOUD_PROFILE:-default}"; }
+running_profile() { cat "$B/profile.running" 2>/dev/null || echo default; }
+profile_vhost() { if [ "$1" = 2025 ]; then echo openstack2025; else echo openstack; fi; }
+# profile_env PROFILE NAME: the environment of process NAME under PROFILE (oslo.config reads
+# OS_<GROUP>__<OPTION> over its config files), one VAR=value per line
+profile_env() {
+  [ "$1" = 2025 ] || return 0
+  local host=ctl-1
+  case "$2" in nova-compute-0[12]) host="${2#nova-}" ;; neutron-agent-compute-0[12]) host="${2#neutron-agent-}" ;; esac
+  printf '%s\n' "OS_DEFAULT__TRANSPORT_URL=rabbit://guest:guest@127.0.0.1:5672/openstack2025" \
+    OS_OSLO_MESSAGING_RABBIT__RABBIT_QUORUM_QUEUE=true OS_OSLO_MESSAGING_RABBIT__RABBIT_TRANSIENT_QUORUM_QUEUE=true \
+    OS_OSLO_MESSAGING_RABBIT__USE_QUEUE_MANAGER=true OS_OSLO_MESSAGING_RABBIT__RABBIT_STREAM_FANOUT=true \
+    OS_OSLO_MESSAGING_RABBIT__RABBIT_QOS_PREFETCH_COUNT=1 \
+    "OS_OSLO_MESSAGING_RABBIT__HOSTNAME=$host" "OS_OSLO_MESSAGING_RABBIT__PROCESSNAME=$2"
+}

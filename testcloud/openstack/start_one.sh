@@ -8,7 +8,9 @@ name=$1; shift
 if pid_alive "$name"; then exit 0; fi
 mkdir -p "$B/run" "$B/logs"
 cd "$B"
-setsid nohup "$@" >> "$B/logs/$name.out" 2>&1 < /dev/null 9>&- &
+# the environment of the messaging profile the cloud runs (common.sh profile_env; none for the default)
+mapfile -t penv < <(profile_env "$(running_profile)" "$name")
+setsid nohup env "${penv[@]}" "$@" >> "$B/logs/$name.out" 2>&1 < /dev/null 9>&- &
 echo $! > "$B/run/$name.pid"
 # for `up`: what was (re)started now must show a fresh heartbeat before the cloud counts as ready
 [ -z "${TESTCLOUD_STARTED_FILE:-}" ] || echo "$name" >> "$TESTCLOUD_STARTED_FILE"

@@ -6,6 +6,8 @@
                       mgmt_url, user, password, vhost, amqp_url (with credentials, for pika), amqp_address
   galera_cluster   -> GaleraCluster: nodes ["127.0.0.1:3311", ...], user/password (root, empty: the harness),
                       reader_user/reader_password (stacktop/stacktop: what stacktop reads with), script
+  galera11_cluster -> the same for the MariaDB 11.8 cluster (testcloud/trixie/galera11.sh, 3331-3333)
+  galera_arb_cluster -> the same for 2 data nodes (3321-3322) + garbd (arbitrators ["127.0.0.1:4633"])
   rabbitmq4_cluster -> tests.testbed.rabbit4.Rabbit4Cluster: the 3-node RabbitMQ 4.0 cluster (broker(i),
                       stop_node(i) / start_node(i), running_nodes())
 
@@ -31,7 +33,8 @@ from tests.testbed.rabbitmq import Broker, create_vhost, delete_vhost
 from tests.testbed.testcloud import TestbedError, run_script
 from tests.testbed.testcloud import testcloud as _testcloud
 
-UP_TIMEOUT = {"openstack": 1200, "rabbitmq": 120, "galera": 600, "rabbitmq4": 600}
+UP_TIMEOUT = {"openstack": 1200, "rabbitmq": 120, "galera": 600, "galera11": 900, "galera-arb": 600,
+              "rabbitmq4": 600}
 # In CI (CI=true) a session starts from the known state: `reset` (= up, then no servers / volumes / leftover
 # allocations, memory watermark 0.4, Galera synced with an empty test table) instead of `up`. Elsewhere `up`
 # only, so a developer's session never deletes what a parallel session is using; STACKTOP_TESTCLOUD_RESET=1
@@ -113,7 +116,11 @@ def rabbitmq4_cluster() -> Rabbit4Cluster:
 # ------------------------------------------------------------------------------------------------- Galera
 @dataclass(frozen=True)
 class GaleraCluster:
-    """The 3-node cluster of testcloud/galera.sh (its header documents ports and accounts)."""
+    """One Galera test cluster: by default the 3-node MariaDB 10.11 cluster of testcloud/galera.sh (its header
+    documents ports and accounts; the other profiles share them). `component` is its scripts/testcloud name;
+    `arbitrators` the garbd members' gcomm addresses; `offers_tls`: the server offers TLS by itself (MariaDB
+    11.4+ makes a self-signed certificate at start); `provider_plugin`: provider options are variables
+    (wsrep_provider_pc_bootstrap, MariaDB 11.x), wsrep_provider_options cannot be changed."""
 
     nodes: tuple[str, ...] = ("127.0.0.1:3311", "127.0.0.1:3312", "127.0.0.1:3313")
     user: str = "root"
@@ -121,16 +128,58 @@ class GaleraCluster:
     reader_user: str = "stacktop"
     reader_password: str = "stacktop"
     script: Path = paths.REPO / "testcloud" / "galera.sh"
+    component: str = "galera"
+    server: str = "MariaDB 10.11"
+    arbitrators: tuple[str, ...] = ()
+    offers_tls: bool = False
+    provider_plugin: bool = False
 
     def run(self, *args: str, timeout: float = 300) -> str:
-        """testcloud/galera.sh ARGS... (kill N, start N, bootstrap-pc N, sql N "SQL", reset...)."""
+        """The cluster's script ARGS... (kill N, start N, bootstrap-pc N, sql N "SQL", reset...)."""
         rc, text = run_script(["bash", str(self.script), *args], timeout)
         if rc != 0:
-            raise RuntimeError(f"galera.sh {' '.join(args)} failed ({rc}): {text[-3000:]}")
+            raise RuntimeError(f"{self.script.name} {' '.join(args)} failed ({rc}): {text[-3000:]}")
         return text
+
+    @property
+    def indexes(self) -> tuple[int, ...]:
+        """Data node numbers, 1-based, as the script's verbs take them."""
+        return tuple(range(1, len(self.nodes) + 1))
+
+    def address(self, node: int) -> str:
+        return self.nodes[node - 1]
+
+    def port(self, node: int) -> int:
+        return int(self.address(node).rsplit(":", 1)[1])
+
+
+GALERA_PROFILES = {
+    "galera": GaleraCluster(),
+    "galera11": GaleraCluster(nodes=("127.0.0.1:3331", "127.0.0.1:3332", "127.0.0.1:3333"),
+                              script=paths.REPO / "testcloud" / "trixie" / "galera11.sh", component="galera11",
+                              server="MariaDB 11.8", offers_tls=True, provider_plugin=True),
+    "galera-arb": GaleraCluster(nodes=("127.0.0.1:3321", "127.0.0.1:3322"),
+                                script=paths.REPO / "testcloud" / "galera-arb.sh", component="galera-arb",
+                                arbitrators=("127.0.0.1:4633",)),
+}
+
+
+def start_galera(component: str) -> GaleraCluster:
+    """Bring a Galera test cluster up (idempotent, a quick no-op when it runs) and describe it."""
+    testcloud(START_VERB, component)
+    return GALERA_PROFILES[component]
 
 
 @pytest.fixture(scope="session")
 def galera_cluster() -> GaleraCluster:
-    testcloud(START_VERB, "galera")
-    return GaleraCluster()
+    return start_galera("galera")
+
+
+@pytest.fixture(scope="session")
+def galera11_cluster() -> GaleraCluster:
+    return start_galera("galera11")
+
+
+@pytest.fixture(scope="session")
+def galera_arb_cluster() -> GaleraCluster:
+    return start_galera("galera-arb")

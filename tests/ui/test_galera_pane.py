@@ -114,3 +114,16 @@ async def test_pane_registered_and_updates_rows_in_place() -> None:
         assert str(table.get_row("127.0.0.1:3313")[1]) == "yes"
         assert table.cursor_key() == "127.0.0.1:3313"
         assert "healthy" in str(pane.query_one(".pane-message").render())
+
+
+def test_verdict_line_names_the_arbitrator_the_data_nodes_count() -> None:
+    both = "127.0.0.1:3311,127.0.0.1:3312,"
+    present = GaleraSnapshot(nodes=(node(1, incoming_addresses=both, arbitrators_seen=1),
+                                    node(2, incoming_addresses=both, arbitrators_seen=1)),
+                             expected_size=3, taken_at=0.0, arbitrators=("garbd1:4567",))
+    assert verdict_line(present).startswith("[green]healthy[/]  ·  arbitrator garbd1:4567 in  ·  ")
+    gone = dataclasses.replace(present, nodes=tuple(dataclasses.replace(n, cluster_size=2, arbitrators_seen=0)
+                                                    for n in present.nodes))
+    line = verdict_line(gone, galera_findings(gone, NOW))
+    assert line.startswith("[yellow]degraded 2/3, still Primary; arbitrator garbd1:4567 missing[/]")
+    assert line.count("garbd1:4567") == 1

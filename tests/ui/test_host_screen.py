@@ -1,6 +1,6 @@
 """Host drill-down, `:audit` and `:fit` driven by Pilot against the simulated cloud (tui.sim, manual clock).
 
-The reads are the real ones (tui.placement_reads over HTTP to the simulator); the app reaches the cloud
+The reads are the real ones (tui.openstack.placement_reads over HTTP to the simulator); the app reaches the cloud
 through the instances collector's client, as it does in production.
 """
 
@@ -202,7 +202,7 @@ async def test_popping_the_host_screen_cancels_its_read(demo: Demo, monkeypatch:
         started.set()
         await asyncio.sleep(60)
 
-    monkeypatch.setattr("tui.placement_reads.read_host", slow)
+    monkeypatch.setattr("tui.openstack.placement_reads.read_host", slow)
     app = app_for(demo)
     async with app.run_test(size=(120, 40)) as pilot:
         await until(pilot, lambda: "instances" in app.runners, "the sources to start")

@@ -23,7 +23,7 @@ from tui.models.placement import (
     parse_usages,
 )
 from tui.openstack.errors import NotFound
-from tui.placement_reads import compute_states, consumer_info, parse_services
+from tui.openstack.placement_reads import compute_states, consumer_info, parse_services
 from tui.rules.allocations import audit_findings, audit_provider, needs_second_look, phantom_lines
 
 PAYLOADS = Path(__file__).resolve().parents[1] / "data" / "payloads" / "openstack"
@@ -183,7 +183,7 @@ def load(case: str, name: str) -> Any:
 
 
 def real_views(case: str) -> list[ProviderView]:
-    """What tui.placement_reads builds, from payloads captured on a real cloud."""
+    """What tui.openstack.placement_reads builds, from payloads captured on a real cloud."""
     services = parse_services(load(case, "compute_services.json")["services"], None)
     servers = [HostServer.from_api(s) for s in load(case, "servers_detail.json")["servers"]]
     migrations = [Migration.from_api(m) for m in load(case, "os_migrations.json")["migrations"]]

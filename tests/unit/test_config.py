@@ -112,8 +112,24 @@ BAD: list[tuple[str, str, int, str]] = [
     ("section not a table", 'openstack = "prod"\n', 0o600,
      "openstack: must be a table, got a string - write it as [openstack]"),
     ("expected_size zero", '[galera]\nnodes = ["a:1"]\nexpected_size = 0\n', 0o600,
-     "galera.expected_size: must be a positive integer, got 0 - set it to the number of nodes the cluster "
-     "should have"),
+     "galera.expected_size: must be a positive integer, got 0 - set it to the number of members the cluster "
+     "should have (data nodes + arbitrators)"),
+    ("arbitrator not host:port", '[galera]\nnodes = ["a:1", "b:1"]\narbitrators = ["garbd"]\n', 0o600,
+     "galera.arbitrators: 'garbd' is not host:port - write the arbitrator's group address, e.g. "
+     'arbitrators = ["garbd1:4567"]'),
+    ("arbitrator with credentials", '[galera]\nnodes = ["a:1"]\narbitrators = ["u:pw@g:4567"]\n', 0o600,
+     "galera.arbitrators[0]: contains credentials (user:password@) - write host:port only; set [galera] user "
+     "and password_env or password_file"),
+    ("arbitrator also a node", '[galera]\nnodes = ["a:1", "b:1"]\narbitrators = ["b:1"]\n', 0o600,
+     "galera.arbitrators: 'b:1' is also in galera.nodes - a member is either a data node (SQL host:port) or an "
+     "arbitrator (garbd, no SQL), not both"),
+    ("arbitrators without nodes", '[galera]\narbitrators = ["g:4567"]\n', 0o600,
+     "galera.arbitrators: is set but nodes is empty - list the data nodes in nodes: an arbitrator has no SQL "
+     "port, it is seen through them"),
+    ("arbitrators not a list", '[galera]\nnodes = ["a:1"]\narbitrators = 1\n', 0o600,
+     'galera.arbitrators: must be a list of strings - write e.g. arbitrators = ["a", "b"]'),
+    ("node listed twice", '[galera]\nnodes = ["a:1", "a:1"]\n', 0o600,
+     "galera.nodes: 'a:1' is listed twice - list each member once"),
     ("missing password file", '[galera]\npassword_file = "/nonexistent/pw"\n', 0o600,
      "galera.password_file: cannot read /nonexistent/pw: No such file or directory - point it at a readable "
      "file holding only the password"),

@@ -201,3 +201,13 @@ def test_expected_size_below_the_node_count_is_a_warning(tmp_path: Path) -> None
                             "or drop the retired nodes from galera.nodes",)
     same = _write(tmp_path, '[galera]\nnodes = ["a:1", "b:1"]\nexpected_size = 3\n')
     assert load_config(str(same), env={}).warnings == ()
+
+
+def test_arbitrators_count_in_expected_size(tmp_path: Path) -> None:
+    path = _write(tmp_path, '[galera]\nnodes = ["db1:3306", "db2:3306"]\narbitrators = ["garbd1:4567"]\n')
+    cfg = load_config(str(path), env={})
+    assert cfg.galera.arbitrators == ("garbd1:4567",) and cfg.galera.expected_size == 3 and cfg.warnings == ()
+    low = _write(tmp_path, '[galera]\nnodes = ["a:1", "b:1"]\narbitrators = ["g:4567"]\nexpected_size = 2\n')
+    assert load_config(str(low), env={}).warnings == (
+        f"{low}: galera.expected_size: 2 is less than the 2 nodes + 1 arbitrator(s) listed - raise it to 3, "
+        "or drop the retired nodes from galera.nodes",)

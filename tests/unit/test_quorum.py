@@ -217,3 +217,14 @@ def test_snapshot_is_frozen() -> None:
     except dataclasses.FrozenInstanceError:
         return
     raise AssertionError("GaleraNode must be frozen")
+
+
+def test_pc_bootstrap_statement_follows_the_server() -> None:
+    from tui.rules.quorum import PC_BOOTSTRAP_OPTION, PC_BOOTSTRAP_VARIABLE, pc_bootstrap_sql
+
+    assert pc_bootstrap_sql(synced(1, provider_option_variables=True)) == PC_BOOTSTRAP_VARIABLE
+    assert pc_bootstrap_sql(synced(1, provider_option_variables=False)) == PC_BOOTSTRAP_OPTION
+    both = pc_bootstrap_sql(synced(1))
+    assert PC_BOOTSTRAP_OPTION in both and PC_BOOTSTRAP_VARIABLE in both
+    s = snap(dataclasses.replace(non_primary(1), provider_option_variables=True), down(2), down(3))
+    assert f"run {PC_BOOTSTRAP_VARIABLE}. Risk" in one(s, "galera.quorum_lost").next_step

@@ -50,12 +50,12 @@ def test_queue_manager_and_stream_fanout_names_are_reply_and_fanout():
 
 def test_real_4_0_rows_parse_type_leader_members_online():
     qs = {q.name: q for q in parse_queues(_load("queues.json"))}
-    assert qs["classic.q"].type == "classic" and qs["classic.q"].members is None
+    assert qs["classic.q"].queue_type == "classic" and qs["classic.q"].members is None
     quorum = qs["compute.host1"]
-    assert quorum.type == "quorum" and quorum.leader == "rabbit4a@localhost" and quorum.delivery_limit == 20
+    assert quorum.queue_type == "quorum" and quorum.leader == "rabbit4a@localhost" and quorum.delivery_limit == 20
     assert len(quorum.members or ()) == 3 and quorum.has_majority is True and quorum.offline_members == ()
     stream = qs["scheduler_fanout"]
-    assert stream.type == "stream" and stream.messages == 3
+    assert stream.queue_type == "stream" and stream.messages == 3
     assert not stream.no_consumer_with_messages  # retention, not a backlog
 
 
@@ -128,9 +128,9 @@ def test_two_nodes_down_replicated_queues_without_majority_are_critical():
 
 
 def test_members_offline_without_a_node_down_is_info_and_queue_down_elsewhere_is_reported():
-    q = QueueInfo("/", "conductor", messages=0, consumers=1, type="quorum", state="running", leader="a@x",
+    q = QueueInfo("/", "conductor", messages=0, consumers=1, queue_type="quorum", state="running", leader="a@x",
                   members=("a@x", "b@x", "c@x"), online=("a@x", "b@x"))
-    classic = QueueInfo("/", "scheduler", messages=0, consumers=0, type="classic", state="down", node="c@x")
+    classic = QueueInfo("/", "scheduler", messages=0, consumers=0, queue_type="classic", state="down", node="c@x")
     s = RabbitSnapshot(endpoint="e", taken_at=NOW, queues=(q, classic))
     found = {f.kind: f for f in rabbitmq_findings(s, NOW)}
     assert found["rabbitmq.members_offline"].severity == "info" and "c@x" in found["rabbitmq.members_offline"].subject

@@ -6,6 +6,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 from tui.export import findings_table, to_markdown
 from tui.models.finding import Finding
 from tui.models.observation import Observation
@@ -69,9 +71,46 @@ def test_rotation_is_size_bounded(tmp_path: Path) -> None:
         journal.write({"type": "note", "text": f"line {i} " + "x" * 50})
     journal.close()
     files = sorted(p.name for p in tmp_path.iterdir())
-    assert files == ["j.jsonl", "j.jsonl.1", "j.jsonl.2", "j.jsonl.3"]
+    assert files == ["j.jsonl", "j.jsonl.1.gz", "j.jsonl.2.gz", "j.jsonl.3.gz"], "rotated files are gzipped"
     assert all(p.stat().st_size < 2200 for p in tmp_path.iterdir())
     assert read_journal(tmp_path / "j.jsonl")[-1]["text"].startswith("line 199 ")
+    newest_rotated = read_journal(tmp_path / "j.jsonl.1.gz")
+    oldest_rotated = read_journal(tmp_path / "j.jsonl.3.gz")
+    assert newest_rotated and oldest_rotated, "a gzipped journal reads as a plain one"
+    n = [int(e["text"].split()[1]) for e in oldest_rotated + newest_rotated + read_journal(tmp_path / "j.jsonl")]
+    assert n == sorted(n), "the numbers run oldest file (.3) to the live one"
+
+
+def test_every_journal_of_the_directory_stays_under_the_total_cap(tmp_path: Path) -> None:
+    import os
+
+    for day in range(5):  # earlier sessions' journals, oldest first
+        old = tmp_path / f"stacktop-2026120{day}T000000Z.jsonl.1.gz"
+        old.write_bytes(os.urandom(3000))
+        os.utime(old, (1_000_000 + day, 1_000_000 + day))
+    (tmp_path / "notes.md").write_text("not a journal: never touched")
+    journal = Journal(tmp_path, name="stacktop-now.jsonl", max_bytes=2000, keep=3, max_total_bytes=12_000)
+    for i in range(200):
+        journal.write({"type": "note", "text": f"line {i} " + "x" * 50})
+    journal.close()
+    names = sorted(p.name for p in tmp_path.iterdir())
+    total = sum(p.stat().st_size for p in tmp_path.glob("stacktop-*"))
+    assert total <= 12_000, names
+    assert "notes.md" in names and "stacktop-now.jsonl" in names
+    assert "stacktop-20261200T000000Z.jsonl.1.gz" not in names, "the oldest go first"
+    assert read_journal(tmp_path / "stacktop-now.jsonl")[-1]["text"].startswith("line 199 ")
+
+
+def test_a_damaged_gzip_journal_is_one_line(tmp_path: Path) -> None:
+    import gzip
+
+    from tui.recorder import JournalError, load_journal
+
+    path = tmp_path / "j.jsonl.1.gz"
+    path.write_bytes(gzip.compress(b'{"type": "note", "text": "ok"}\n' * 100)[:-20])
+    with pytest.raises(JournalError) as err:
+        load_journal(path)
+    assert "damaged gzip" in str(err.value) and "\n" not in str(err.value)
 
 
 def test_torn_last_line_is_skipped(tmp_path: Path) -> None:

@@ -3,13 +3,14 @@ same runners giving the same findings, transitions and failures in the same orde
 
 from __future__ import annotations
 
+import json
 import random
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from tui.collectors.registry import build_collectors
-from tui.journal_codec import Encoder, SnapshotEncoder, apply, decode, diff
+from tui.journal_codec import HEARTBEAT_S, Encoder, SnapshotEncoder, apply, decode, diff
 from tui.models.finding import Finding
 from tui.models.instances import Fault, HostHealth, InstancesSnapshot, PollInfo, Server
 from tui.models.observation import Observation
@@ -185,3 +186,68 @@ async def test_every_source_snapshot_rebuilds_equal() -> None:
     finally:
         demo.stop()
     assert names == ["services", "instances", "rabbitmq", "galera"]
+
+
+def _rows(beat: datetime, n: int = 50) -> dict[str, Any]:
+    return {"taken_at": beat.isoformat(),
+            "rows": [{"id": f"svc{i}", "state": "up", "updated_at": beat.isoformat(), "age_at_read_s": 3.0}
+                     for i in range(n)]}
+
+
+def test_heartbeats_alone_are_not_rewritten_every_poll_but_catch_up() -> None:
+    """A healthy cloud's heartbeats move every poll: no row is patched until its heartbeat moved HEARTBEAT_S
+    from what a reader has; a state change is written at once, with its heartbeat."""
+    enc = SnapshotEncoder()
+    reader: Any = None
+    patched_rows = []
+    for step in range(30):  # 10 s polls: 290 s of heartbeats
+        doc = _rows(T + timedelta(seconds=10 * step))
+        if step == 17:
+            doc["rows"][3]["state"] = "down"
+        event = enc.event("services", float(step), doc, [])
+        assert event is not None  # taken_at moves: a (tiny) line every poll
+        reader = event["full"] if "full" in event else apply(reader, event["delta"])
+        rows = (event.get("delta") or {}).get("d", {}).get("rows", {}).get("u", {})
+        patched_rows.append(len(rows))
+        for mine, real in zip(reader["rows"], doc["rows"], strict=True):
+            lag = datetime.fromisoformat(real["updated_at"]) - datetime.fromisoformat(mine["updated_at"])
+            assert timedelta(0) <= lag < timedelta(seconds=HEARTBEAT_S), "a reader's heartbeat lags < HEARTBEAT_S"
+            assert mine["state"] == real["state"], "a state change is never held back"
+    assert patched_rows[1:6] == [0] * 5, "heartbeat-only moves under HEARTBEAT_S are not written"
+    assert max(patched_rows) == 50, "once they moved HEARTBEAT_S from what a reader has, they are"
+    assert sum(1 for n in patched_rows if n) <= 30 * 10 / HEARTBEAT_S + 2
+
+
+def test_order_change_of_a_long_list_is_runs_not_every_id() -> None:
+    servers = [{"id": f"{i:08d}", "status": "ACTIVE"} for i in range(5000)]
+    new = [{"id": "new-one", "status": "BUILD"}] + [s for s in servers if s["id"] != "00002500"]
+    patch = diff({"servers": servers}, {"servers": new})
+    assert patch is not None and apply({"servers": servers}, patch) == {"servers": new}
+    assert len(json.dumps(patch)) < 200, "the new order as runs of the old one, not 5,000 ids"
+    rng = random.Random(3)
+    shuffled = servers[:]
+    rng.shuffle(shuffled)
+    patch = diff({"servers": servers}, {"servers": shuffled})
+    assert patch is not None and apply({"servers": servers}, patch) == {"servers": shuffled}
+
+
+def test_old_journals_with_every_id_in_order_still_apply() -> None:
+    old = [{"id": f"s{i}", "v": i} for i in range(6)]
+    patch = {"L": ["id"], "u": {}, "n": {"s9": {"id": "s9", "v": 9}}, "o": ["s9", "s5", "s4", "s3", "s2", "s1", "s0"]}
+    assert [e["id"] for e in apply(old, patch)] == ["s9", "s5", "s4", "s3", "s2", "s1", "s0"]
+
+
+def test_full_snapshot_again_once_patches_outweigh_it() -> None:
+    enc = SnapshotEncoder()
+    kinds = []
+    for step in range(400):
+        doc = {"taken_at": str(step), "rows": [{"id": f"r{i}", "v": f"{step if i == step % 80 else 0:>1000}"}
+                                             for i in range(80)]}
+        event = enc.event("s", float(step), doc, [])
+        assert event is not None
+        line = json.dumps(event)
+        enc.written("s", len(line), full="full" in event)
+        kinds.append("full" if "full" in event else "delta")
+    fulls = [i for i, k in enumerate(kinds) if k == "full"]
+    assert fulls[0] == 0 and len(fulls) >= 2, "a full snapshot again once the patches since outweigh the last"
+    assert len(fulls) < 400 / 20, "but not every few polls"

@@ -38,13 +38,13 @@ async def test_demo_west_is_a_rabbitmq_4_cluster_with_quorum_queues():
     finally:
         clouds.stop()
     assert snap.rabbitmq_version == "4.0.5" and len(snap.nodes) == 3
-    types = {q.type for q in snap.queues}
+    types = {q.queue_type for q in snap.queues}
     assert types == {"quorum", "stream"}
     assert all(n.sockets_total is None for n in snap.nodes)
     replies = [q for q in snap.queues if q.name.startswith("reply_")]
-    assert replies and all(":" in q.name and q.type == "quorum" for q in replies)
+    assert replies and all(":" in q.name and q.queue_type == "quorum" for q in replies)
     stream = snap.queue("compute_fanout")
-    assert stream is not None and stream.type == "stream" and (stream.messages or 0) > 0 and stream.consumers
+    assert stream is not None and stream.queue_type == "stream" and (stream.messages or 0) > 0 and stream.consumers
     assert not [f for f in found if f.subject in ("compute_fanout", "scheduler_fanout")]
     assert not [f for f in found if f.kind.startswith("rabbitmq.") and f.kind != "rabbitmq.queue_no_consumer"]
 

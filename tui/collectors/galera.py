@@ -9,6 +9,9 @@ The connector is a seam (galera_sql): `connector(address, user, password, timeou
 once in the same poll, then failed connects back off (1 s, 2 s, 4 s ... max_backoff_s); node timeouts are short
 (0.4 x timeout, at most 3 s) so a black-holed node cannot hold the poll past the runner's timeout.
 
+Arbitrators (garbd: a group member without SQL) are never polled: their presence is what the data nodes report
+(wsrep_cluster_size, and their empty entry in wsrep_incoming_addresses); they count in expected_size.
+
 History kept here so the rules stay pure (tui.rules.quorum): flow-control counters per node (-> paused share and
 pause requests since the last poll), the last few recv queue lengths, and how many polls in a row the nodes
 disagreed on conf_id / state_uuid. It restarts when a node's connection is reopened.
@@ -76,6 +79,7 @@ class GaleraCollector(BaseCollector):
         password: str | None = None,
         *,
         expected_size: int | None = None,
+        arbitrators: Sequence[str] = (),
         interval: float = 5.0,
         timeout: float = 5.0,
         connector: Connector | None = None,
@@ -90,7 +94,8 @@ class GaleraCollector(BaseCollector):
         self.timeout = timeout
         self.user = user
         self._password = password
-        self.expected_size = expected_size if expected_size is not None else len(nodes)
+        self.arbitrators = tuple(arbitrators)
+        self.expected_size = expected_size if expected_size is not None else len(nodes) + len(self.arbitrators)
         self.connector = connector or pymysql_connector()
         self.thresholds = thresholds
         self.max_backoff_s = max_backoff_s
@@ -197,7 +202,8 @@ class GaleraCollector(BaseCollector):
             raise SourceError(f"no Galera node answers ({reasons}) - check [galera] nodes, user and password")
         self._disagreement_polls = self._disagreement_polls + 1 if disagreement(nodes) else 0
         return GaleraSnapshot(nodes=nodes, expected_size=self.expected_size, taken_at=self._wall(),
-                              interval_s=self.interval, disagreement_polls=self._disagreement_polls)
+                              interval_s=self.interval, disagreement_polls=self._disagreement_polls,
+                              arbitrators=self.arbitrators)
 
     def findings(self, snapshot: GaleraSnapshot, now: datetime) -> list[Finding]:
         return galera_findings(snapshot, now, self.thresholds)
@@ -221,4 +227,4 @@ def build(config: Config, context: BuildContext | None = None, *, connector: Con
     if connector is None and ga.uses_tls:
         connector = pymysql_connector(ssl=tls_context(ga.cacert, ga.insecure))
     return [GaleraCollector(ga.nodes, ga.user, ga.password.value, expected_size=ga.expected_size,
-                            interval=ga.interval, timeout=ga.timeout, connector=connector)]
+                            arbitrators=ga.arbitrators, interval=ga.interval, timeout=ga.timeout, connector=connector)]

@@ -55,6 +55,15 @@ def to_str(value: str | None) -> str | None:
     return value if value not in (None, "") else None
 
 
+def arbitrators_seen(incoming_addresses: str | None) -> int | None:
+    """Members without an SQL address in wsrep_incoming_addresses: garbd joins with an empty incoming address,
+    so its entry is empty ("10.0.0.1:3306,10.0.0.2:3306," for two data nodes and garbd, measured on MariaDB
+    10.11 / galera-4 26.4). None when the variable is missing."""
+    if incoming_addresses is None:
+        return None
+    return sum(1 for entry in incoming_addresses.split(",") if not entry.strip())
+
+
 def node_fields(status: dict[str, str], variables: dict[str, str]) -> dict[str, Any]:
     """The GaleraNode fields one node's SHOW GLOBAL STATUS / VARIABLES answer gives (history fields excluded)."""
     s, v = status.get, variables.get
@@ -79,6 +88,8 @@ def node_fields(status: dict[str, str], variables: dict[str, str]) -> dict[str, 
         "flow_control_requested": to_bool(s("wsrep_flow_control_requested")),
         "flow_control_paused_ns": to_int(s("wsrep_flow_control_paused_ns")),
         "incoming_addresses": to_str(s("wsrep_incoming_addresses")),
+        "arbitrators_seen": arbitrators_seen(s("wsrep_incoming_addresses")),
+        "provider_option_variables": ("wsrep_provider_pc_bootstrap" in variables) if variables else None,
         "provider_version": to_str(s("wsrep_provider_version")),
     }
 

@@ -13,8 +13,9 @@ consuming is thus judged on fresh numbers every poll. Keys the broker leaves out
 History kept here so the rules stay pure (tui.rules.queues): since when and for how many polls each queue has
 held messages with no consumer (QueueInfo.stuck_since / stuck_polls). With [rabbitmq] amqp_url, a queue about
 to be reported is passively declared over AMQP and a live answer that disagrees vetoes the finding.
-`prepare_oneshot()` (stacktop snapshot) makes one collect() take a second sample `confirm_delay_s` later when
-needed, so the 2-poll rule holds in one run.
+`prepare_oneshot()` (stacktop snapshot) makes one collect() take a second sample when needed, so the 2-poll rule
+holds in one run: as soon as the broker's statistics ticked once more (the newest sample timestamp of a suspect
+queue's length moved; watched every TICK_WATCH_S), and at the latest `confirm_delay_s` later.
 
 Errors are SourceError with one line naming the URL and the config key to fix; a failed AMQP confirmation does
 not fail the poll (snapshot.confirm_error). Without a password, user "guest" gets "guest" (RabbitMQ's default).
@@ -63,7 +64,8 @@ MAX_DETAIL = 300  # more queues than this hold messages in a light poll: list th
 MAX_EMPTY_WATCH = 50  # empty queues last seen with no consumer, re-checked on light polls (beyond: next full)
 REGEX_BUDGET = 1500  # characters of name regex per request (the broker's request line is limited)
 MAX_LIVE_CHECKS = 200
-CONFIRM_DELAY_S = 6.0
+CONFIRM_DELAY_S = 6.0  # the latest second sample of a one-shot run (the broker's statistics tick is 5 s)
+TICK_WATCH_S = 0.5  # how often a one-shot run asks whether the broker's statistics ticked
 
 def password_key(secret: Secret) -> str:
     """Which config key holds the password, for error lines (never the password itself)."""
@@ -583,12 +585,37 @@ class RabbitMQCollector(BaseCollector):
         snap = await self._sample()
         snap = await self._confirm_live(snap)
         if self.oneshot and snap.confirmation is None and any(is_suspect(q) for q in snap.queues):
-            # No live answer: a second sample one statistics interval later gives the 2-poll verdict.
-            await asyncio.sleep(self.confirm_delay_s)
+            # No live answer: a second sample after the broker's next statistics tick gives the 2-poll verdict.
+            await self._next_statistics_tick(next(q for q in snap.queues if is_suspect(q)))
             confirm_error = snap.confirm_error
             snap = await self._sample()
             snap = dataclasses.replace(snap, confirmation="second-sample", confirm_error=confirm_error)
         return snap
+
+    async def _newest_sample(self, queue: QueueInfo) -> Any:
+        """The timestamp of the newest statistics sample of a queue's length (None: not told)."""
+        path = f"/api/queues/{quote(queue.vhost, safe='')}/{quote(queue.name, safe='')}"
+        try:
+            _, data = await self._get(path, {"lengths_age": 15, "lengths_incr": 5, "columns": "messages_details"})
+        except SourceError:
+            return None
+        details = data.get("messages_details") if isinstance(data, dict) else None
+        samples = details.get("samples") if isinstance(details, dict) else None
+        if not isinstance(samples, list) or not samples or not isinstance(samples[0], dict):
+            return None
+        return samples[0].get("timestamp")
+
+    async def _next_statistics_tick(self, queue: QueueInfo) -> None:
+        """Wait until the broker's statistics ticked once more (or confirm_delay_s, whichever comes first)."""
+        loop = asyncio.get_running_loop()
+        until = loop.time() + self.confirm_delay_s
+        first = await self._newest_sample(queue)
+        while (left := until - loop.time()) > 0:
+            await asyncio.sleep(min(TICK_WATCH_S, left))
+            if first is not None and loop.time() < until:
+                newest = await self._newest_sample(queue)
+                if newest is not None and newest != first:
+                    return
 
     def findings(self, snapshot: RabbitSnapshot, now: datetime) -> list[Finding]:
         return rabbitmq_findings(snapshot, now, self.min_polls)

@@ -24,7 +24,10 @@ class GaleraNode:
     flow_control_requested: this node is asking the cluster to pause (wsrep_flow_control_requested): it is
     the slow applier. flow_control_sent_delta: pause requests it sent since the previous poll.
     recv_queue_history: wsrep_local_recv_queue of the last few polls,
-    oldest first, ending with this one.
+    oldest first, ending with this one. arbitrators_seen: members of this node's component without an SQL
+    address (garbd): the empty entries of wsrep_incoming_addresses (None when the node did not report it).
+    provider_option_variables: the provider's options are system variables (wsrep_provider_pc_bootstrap ...:
+    MariaDB 11.x), so they are set one by one, not through wsrep_provider_options.
     """
 
     address: str
@@ -55,6 +58,8 @@ class GaleraNode:
     flow_control_sent_delta: int | None = None
     recv_queue_history: tuple[int, ...] = ()
     incoming_addresses: str | None = None
+    arbitrators_seen: int | None = None
+    provider_option_variables: bool | None = None
     provider_version: str | None = None
     query_ms: float | None = None
 
@@ -79,7 +84,8 @@ class GaleraNode:
 class GaleraSnapshot:
     """One poll of every configured node, in configured order.
 
-    expected_size: [galera] expected_size (defaults to the number of configured nodes); disagreement_polls:
+    expected_size: [galera] expected_size (defaults to the configured nodes plus arbitrators); arbitrators:
+    [galera] arbitrators, the gcomm addresses of members without SQL (garbd), never polled; disagreement_polls:
     consecutive polls (this one included) in which the reachable nodes disagreed on conf_id or state_uuid;
     interval_s: the collector's poll interval. taken_at: epoch seconds.
     """
@@ -89,6 +95,7 @@ class GaleraSnapshot:
     taken_at: float
     interval_s: float = 5.0
     disagreement_polls: int = 0
+    arbitrators: tuple[str, ...] = ()
 
     @property
     def reachable(self) -> tuple[GaleraNode, ...]:

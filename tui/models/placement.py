@@ -310,7 +310,7 @@ class BoundPort:
 # ---- the audit --------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class ProviderView:
-    """Everything the audit of one provider rests on (built by tui.placement_reads; pure from here on).
+    """Everything the audit of one provider rests on (built by tui.openstack.placement_reads; pure from here on).
 
     host/node: the compute host and hypervisor_hostname behind the provider (None: unresolved).
     instances: uuids of the non-deleted servers on that host/node (None: could not be read).

@@ -20,8 +20,8 @@ class QueueInfo:
     stuck_since: first poll (collector clock, UTC) that saw messages > 0 and consumers == 0 without a break;
     stuck_polls: how many consecutive polls saw it so. live_*: a passive AMQP queue_declare done right now
     (None when not done); live_missing: that declare answered 404 (the queue is gone).
-    type is classic / quorum / stream (None: a broker that does not say); state is the broker's ("running",
-    "down", "minority", ...). Quorum queues and streams name their leader, members and the members online
+    queue_type is classic / quorum / stream (None: a broker that does not say); state is the broker's
+    ("running", "down", "minority", ...). Quorum queues and streams name their leader, members and the members online
     (None when not reported: classic queues); node is where a classic queue lives.
     """
 
@@ -38,7 +38,7 @@ class QueueInfo:
     live_messages: int | None = None
     live_consumers: int | None = None
     live_missing: bool = False
-    type: str | None = None
+    queue_type: str | None = None
     state: str | None = None
     node: str | None = None
     leader: str | None = None
@@ -55,13 +55,13 @@ class QueueInfo:
     def no_consumer_with_messages(self) -> bool:
         """Known to hold messages with nobody consuming (False when either number is unknown, and for a
         stream: its messages are retention, read and kept, never a backlog)."""
-        return (self.messages is not None and self.messages > 0 and self.type != "stream"
+        return (self.messages is not None and self.messages > 0 and self.queue_type != "stream"
                 and self.consumers is not None and self.consumers == 0)
 
     @property
     def replicated(self) -> bool:
         """A quorum queue or a stream (members and a leader), as opposed to a classic queue."""
-        return self.type in ("quorum", "stream")
+        return self.queue_type in ("quorum", "stream")
 
     @property
     def offline_members(self) -> tuple[str, ...]:

@@ -19,7 +19,7 @@ LEVEL_ORDER: dict[str, int] = {"critical": 0, "warning": 1, "unknown": 2, "ok": 
 
 # Cell names in the seed's order (listings, then the bus and the database, then the catalog). The row shows
 # the catalog first because "can anything authenticate at all" is the first thing to see.
-CELL_NAMES: tuple[str, ...] = ("catalog", "compute", "agents", "volume", "rabbitmq", "galera")
+CELL_NAMES: tuple[str, ...] = ("catalog", "compute", "agents", "volume", "rabbitmq", "galera", "placement")
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,7 @@
 """Galera rules: quorum, membership, sync state, flow control. Pure functions over a GaleraSnapshot.
 
-What a node outside the Primary component does was measured on MariaDB 10.11 / galera-4 (tests/integration/galera): with
+What a node outside the Primary component does was measured on MariaDB 10.11 and 11.8 / galera-4
+(tests/integration/galera): with
 `wsrep_cluster_status` != Primary (or `wsrep_ready` = OFF) `SELECT 1`, `SHOW STATUS`, information_schema and
 new connections still work, but SELECT on tables, INSERT, UPDATE and DDL fail with
 `(1047, 'WSREP has not yet prepared node for application use')`; with `SET SESSION wsrep_dirty_reads=ON`
@@ -12,7 +13,14 @@ the Primary component keeps a majority, critical below majority, info above), ga
 wsrep_cluster_state_uuid for `partition_polls` polls in a row, so a view change caught between two nodes'
 answers is not reported), galera.not_synced (Donor/Desynced warning, Joining/Joined info),
 galera.flow_control (warning: paused share over the last interval above a threshold, or
-wsrep_flow_control_active), galera.recv_queue_growing (warning).
+wsrep_flow_control_active), galera.recv_queue_growing (warning), galera.arbitrator_missing (warning while the
+Primary component keeps a majority, naming the configured arbitrator).
+
+Arbitrators ([galera] arbitrators: garbd, a group member without SQL) are seen only through the data nodes: a
+member with an empty entry in wsrep_incoming_addresses is one (measured on MariaDB 10.11 / galera-4 26.4 with
+garbd 26.4). With two data nodes and one arbitrator (expected_size 3) one data node down leaves a Primary
+component of 2 (the survivor and garbd): reads and writes work; the size finding says so instead of "below
+majority", and the arbitrator gone is its own finding, not a missing node.
 """
 
 from __future__ import annotations
@@ -63,6 +71,21 @@ def _onoff(value: bool | None) -> str:
     return "?" if value is None else ("ON" if value else "OFF")
 
 
+PC_BOOTSTRAP_OPTION = "SET GLOBAL wsrep_provider_options='pc.bootstrap=YES'"
+PC_BOOTSTRAP_VARIABLE = "SET GLOBAL wsrep_provider_pc_bootstrap=ON"
+
+
+def pc_bootstrap_sql(node: GaleraNode) -> str:
+    """The statement that re-forms a Primary component on `node`. MariaDB 11.x loads the provider as a plugin
+    with its options as variables and refuses wsrep_provider_options changes (ERROR 1210, measured on 11.8):
+    there it is wsrep_provider_pc_bootstrap; unknown (the node's variables not read): both forms."""
+    if node.provider_option_variables:
+        return PC_BOOTSTRAP_VARIABLE
+    if node.provider_option_variables is None:
+        return f"{PC_BOOTSTRAP_OPTION} (MariaDB 11.x: {PC_BOOTSTRAP_VARIABLE})"
+    return PC_BOOTSTRAP_OPTION
+
+
 def most_advanced(nodes: tuple[GaleraNode, ...]) -> GaleraNode | None:
     """The reachable node with the highest wsrep_last_committed (the pc.bootstrap candidate)."""
     known = [n for n in nodes if n.reachable and n.last_committed is not None]
@@ -78,6 +101,70 @@ def disagreement(nodes: tuple[GaleraNode, ...]) -> dict[str, dict[str, Any]]:
         if len(set(values.values())) > 1:
             out[field_name] = values
     return out
+
+
+@dataclass(frozen=True)
+class ArbitratorView:
+    """The Primary component split into data nodes and arbitrators, against the configured counts."""
+
+    configured: tuple[str, ...]
+    present: int  # arbitrators in the Primary component
+    data_present: int  # data nodes in the Primary component
+    data_expected: int
+
+    @property
+    def missing(self) -> int:
+        return max(0, len(self.configured) - self.present)
+
+    @property
+    def data_missing(self) -> int:
+        return max(0, self.data_expected - self.data_present)
+
+    @property
+    def name(self) -> str:
+        return ", ".join(self.configured)
+
+
+def arbitrator_view(snap: GaleraSnapshot) -> ArbitratorView | None:
+    """None without configured arbitrators or without a Primary component. Arbitrators present: the most any
+    Primary node counts in wsrep_incoming_addresses; when no node reports that variable, the members no
+    reachable Primary node accounts for (an estimate: data nodes stacktop cannot reach count as arbitrators)."""
+    size = snap.primary_size
+    if not snap.arbitrators or size is None:
+        return None
+    primary = [n for n in snap.reachable if n.primary]
+    seen = [n.arbitrators_seen for n in primary if n.arbitrators_seen is not None]
+    present = max(seen) if seen else size - len(primary)
+    present = max(0, min(len(snap.arbitrators), present, size))
+    expected = snap.expected_size or len(snap.nodes) + len(snap.arbitrators)
+    return ArbitratorView(snap.arbitrators, present, size - present, max(0, expected - len(snap.arbitrators)))
+
+
+def arbitrator_findings(snap: GaleraSnapshot) -> list[Finding]:
+    view = arbitrator_view(snap)
+    if view is None or not view.missing:
+        return []
+    size, expected = snap.primary_size or 0, snap.expected_size or 0
+    one = len(view.configured) == 1
+    who = f"arbitrator {view.name}" if one else f"{view.missing} of the arbitrators {view.name}"
+    summary = (f"Galera {who} {'is' if one else 'are'} not in the cluster: the Primary component has {size} of "
+               f"{expected} members, {view.present} without an SQL address (wsrep_incoming_addresses).")
+    majority = size * 2 > expected
+    if majority:
+        summary += " Still Primary: reads and writes work"
+        summary += (", but losing one more data node stops the cluster (no quorum): the arbitrator is the "
+                    "tie-breaker." if size == 2 else ".")
+    evidence = {
+        "arbitrators": list(view.configured), "arbitrators_in_component": view.present,
+        "data_nodes_in_component": view.data_present, "cluster_size": size, "expected_size": expected,
+        "incoming_addresses_by_node": {n.address: n.incoming_addresses for n in snap.reachable},
+    }
+    host = view.configured[0].rpartition(":")[0] if one else "the arbitrator hosts"
+    next_step = (f"Start garbd on {host} (its service: garb) and check it reaches the data nodes' group "
+                 "communication port (4567 by default); its log says why it left.")
+    subject = view.configured[0] if one else "arbitrators"
+    return [_finding("warning" if majority else "critical", "galera.arbitrator_missing", subject, summary,
+                     evidence, next_step)]
 
 
 def quorum_findings(snap: GaleraSnapshot) -> list[Finding]:
@@ -113,7 +200,7 @@ def quorum_findings(snap: GaleraSnapshot) -> list[Finding]:
                 "Recovery, choose one: (1) restart the missing nodes: once every member of the last Primary "
                 "component is back, the component re-forms by itself (pc.recovery, gvwstate.dat); "
                 f"(2) if they cannot come back, {where} run "
-                "SET GLOBAL wsrep_provider_options='pc.bootstrap=YES'. Risk of (2): if the other nodes are "
+                f"{pc_bootstrap_sql(candidate or node)}. Risk of (2): if the other nodes are "
                 "alive in another component that is still Primary (a network split, not a crash) you get two "
                 "Primary components writing diverging data (split brain), and anything committed on a more "
                 "advanced node you cannot see is lost: check their grastate.dat / mariadbd --wsrep-recover "
@@ -140,19 +227,38 @@ def size_findings(snap: GaleraSnapshot) -> list[Finding]:
         "unreachable_nodes": [n.address for n in snap.unreachable],
     }
     if size > expected:
-        return [_finding("info", "galera.size_mismatch", CLUSTER,
-                         f"Galera cluster has {size} nodes, [galera] expected_size is {expected}.", evidence,
-                         "If the extra node is intended, raise [galera] expected_size.")]
+        summary = f"Galera cluster has {size} nodes, [galera] expected_size is {expected}."
+        next_step = "If the extra node is intended, raise [galera] expected_size."
+        seen = max((n.arbitrators_seen or 0 for n in snap.reachable if n.primary), default=0)
+        if seen > len(snap.arbitrators):
+            summary += (f" {seen} of them have no SQL address (wsrep_incoming_addresses): arbitrators (garbd), "
+                        f"{len(snap.arbitrators)} configured.")
+            next_step = ("List the arbitrator's group address in [galera] arbitrators (it counts in "
+                         "expected_size), or raise [galera] expected_size.")
+        return [_finding("info", "galera.size_mismatch", CLUSTER, summary, evidence, next_step)]
     if size == expected:
         return []
     missing = expected - size
     majority = size * 2 > expected
-    if majority and primary:
+    view = arbitrator_view(snap) if primary else None
+    if view is not None:
+        if not view.data_missing:
+            return []  # only arbitrators are missing: galera.arbitrator_missing tells it
+        evidence.update(arbitrators=list(view.configured), arbitrators_in_component=view.present,
+                        data_nodes_in_component=view.data_present)
+    if majority and primary and view is not None and view.present:
+        summary = (f"Galera cluster degraded: {view.data_present} of {view.data_expected} data nodes in the "
+                   f"Primary component ({view.data_missing} missing), with the arbitrator: {size} of {expected} "
+                   "members. Still Primary with the arbitrator: reads and writes work.")
+        if size == 2:
+            summary += " Losing the arbitrator or the other data node stops it (no quorum)."
+        severity: Severity = "warning"
+    elif majority and primary:
         summary = (f"Galera cluster degraded: {size} of {expected} nodes ({missing} missing); still Primary, "
                    "reads and writes work.")
         if size == 2:
             summary += " Losing one more node stops it (no quorum)."
-        severity: Severity = "warning"
+        severity = "warning"
     else:
         summary = (f"Galera cluster below majority: {size} of {expected} nodes"
                    + ("" if primary else ", no Primary component: reads fail (1047), writes fail") + ".")
@@ -281,7 +387,7 @@ def galera_findings(snap: GaleraSnapshot, now: datetime,
     """Every Galera finding for one snapshot. `now` is unused (history lives in the snapshot); kept for the
     rule signature shared by all sources."""
     del now
-    return (quorum_findings(snap) + size_findings(snap) + unreachable_findings(snap)
+    return (quorum_findings(snap) + size_findings(snap) + arbitrator_findings(snap) + unreachable_findings(snap)
             + partition_findings(snap, thresholds) + sync_findings(snap)
             + flow_control_findings(snap, thresholds) + recv_queue_findings(snap, thresholds))
 
@@ -319,8 +425,13 @@ def verdict(snap: GaleraSnapshot, thresholds: GaleraThresholds = DEFAULT_THRESHO
         extras.append(f"flow control paused {share:.0%}" if share > 0 else "flow control active")
     if recv_queue_findings(snap, thresholds):
         extras.append("recv queue growing")
+    view = arbitrator_view(snap)
+    if view is not None and view.missing:
+        extras.insert(0, f"arbitrator {view.name} missing")
     if size < expected:
         base = f"degraded {size}/{expected}, still Primary"
+        if view is not None and view.present and view.data_missing:
+            base += " with the arbitrator"
     elif size > expected:
         base = f"{size}/{expected} Primary"
     else:

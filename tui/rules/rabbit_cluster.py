@@ -37,7 +37,7 @@ def _short(names: Iterable[str]) -> str:
 
 
 def _kind_word(q: QueueInfo) -> str:
-    return "stream" if q.type == "stream" else "quorum queue"
+    return "stream" if q.queue_type == "stream" else "quorum queue"
 
 
 def _missing(q: QueueInfo, down: set[str]) -> tuple[str, ...]:
@@ -67,7 +67,7 @@ def _lost_majority(queues: list[QueueInfo], down: set[str]) -> list[Finding]:
             severity="critical", kind="rabbitmq.quorum_lost", subject=queue_subject(q),
             summary=(f"{what} {q.name}{whose} has {len(online)} of {len(members)} members online (a majority is "
                      f"{need}): it cannot accept or deliver messages; missing {', '.join(missing)}"),
-            evidence={"vhost": q.vhost, "queue": q.name, "type": q.type, "state": q.state, "leader": q.leader,
+            evidence={"vhost": q.vhost, "queue": q.name, "type": q.queue_type, "state": q.state, "leader": q.leader,
                       "members": list(members), "online": online, "missing": list(missing),
                       "messages": q.messages, "class": kind.cls},
             next_step=f"bring {', '.join(missing)} back (rabbitmqctl -n NODE start_app, or the node's service); "
@@ -131,7 +131,7 @@ def cluster_findings(snapshot: RabbitSnapshot) -> list[Finding]:
             subject=queue_subject(q),
             summary=f"queue {q.name} is down" + (f" on {q.node}" if q.node else "")
                     + ": publishing to it and consuming from it fail",
-            evidence={"vhost": q.vhost, "queue": q.name, "type": q.type, "state": q.state, "node": q.node,
+            evidence={"vhost": q.vhost, "queue": q.name, "type": q.queue_type, "state": q.state, "node": q.node,
                       "class": kind.cls},
             next_step=f"rabbitmq-diagnostics status on {q.node or 'its node'}, then its log", source=SOURCE))
     return out

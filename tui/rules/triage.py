@@ -29,6 +29,7 @@ from tui.models.finding import SEVERITY_ORDER, Finding, Severity
 from tui.models.galera import GaleraSnapshot
 from tui.models.instances import BUILD_QUEUED, InstancesSnapshot
 from tui.models.observation import Observation
+from tui.models.placement import AuditReport
 from tui.models.rabbitmq import RabbitSnapshot
 from tui.models.services import SectionRead, ServicesSnapshot
 from tui.models.triage import Level, TriageCell, TriageSummary
@@ -293,7 +294,28 @@ def triage_summary(observations: Mapping[str, Observation], now: datetime, thres
             continue
         cell = build(obs)
         cells.append(_mark_stale(cell, obs, ts, _is_stale(obs, ts, intervals.get(source, DEFAULT_INTERVAL))))
+    placement = _placement_cell(observations.get("placement"))
+    if placement is not None:
+        cells.append(placement)
     return TriageSummary(tuple(cells))
+
+
+def _placement_cell(obs: Observation | None) -> TriageCell | None:
+    """The background audit, only when it found allocations to look at (a healthy audit adds no cell)."""
+    if obs is None or obs.error is not None or not isinstance(obs.snapshot, AuditReport):
+        return None
+    stale = [f for f in obs.findings if f.kind == "placement.stale_allocation" and f.severity == "warning"]
+    stuck = [f for f in obs.findings if f.kind == "placement.migration_stuck"]
+    if not stale and not stuck:
+        return None
+    hosts = sorted({str(f.evidence.get("host") or f.evidence.get("provider_name") or "?") for f in stale + stuck})
+    parts = []
+    if stale:
+        parts.append(f"{len(stale)} stale allocation{'s' if len(stale) != 1 else ''}")
+    if stuck:
+        parts.append(f"{len(stuck)} stuck migration{'s' if len(stuck) != 1 else ''}")
+    where = ", ".join(hosts[:2]) + (f" +{len(hosts) - 2}" if len(hosts) > 2 else "")
+    return TriageCell("placement", "placement", f"{' + '.join(parts)} ({where})", "warning", "placement")
 
 
 # ================================================================================================= the hints

@@ -1,7 +1,7 @@
 """`:audit`: the whole-cloud stale-allocation audit (also in the command palette through the command table).
 
 Every provider's allocations against the hypervisors' servers and the in-progress migrations, read with
-bounded concurrency (tui.placement_reads.audit_cloud) in a worker owned by this screen, with a progress bar.
+bounded concurrency (tui.openstack.placement_reads.audit_cloud) in a worker owned by this screen, with a progress bar.
 One row per provider: consumers, instances, stale ones and the phantom capacity ("placement says 6 of 8 VCPU
 used, 2 instances really use 2"); the findings below. Enter opens the host screen of the selected row; `r`
 runs the audit again. Read-only: it reports, it changes nothing.
@@ -125,7 +125,7 @@ class AuditScreen(Screen[None]):
         self.run_worker(self._run(), group="audit", exclusive=True, exit_on_error=False)
 
     async def _run(self) -> None:
-        from tui.placement_reads import audit_cloud
+        from tui.openstack.placement_reads import audit_cloud
 
         status = self.query_one("#audit-status", Static)
         getter = client_getter(self.app)

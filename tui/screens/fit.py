@@ -98,7 +98,7 @@ class FitScreen(Screen[None]):
         self.run_worker(self._load(), group="fit", exclusive=True, exit_on_error=False)
 
     async def _load(self) -> None:
-        from tui.placement_reads import explain_fit
+        from tui.openstack.placement_reads import explain_fit
 
         body = self.query_one("#fit-body", Static)
         getter = client_getter(self.app)

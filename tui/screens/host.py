@@ -10,7 +10,7 @@ Two halves:
   (name, state, host), *migration* (status, source, destination) or *unknown*, judged by the stale-allocation
   audit (tui.rules.allocations).
 
-The on-demand read runs in a worker owned by this screen (tui.placement_reads.read_host): popping the screen
+The on-demand read runs in a worker owned by this screen (tui.openstack.placement_reads.read_host): popping the screen
 cancels it. Nothing blocks the UI loop: listings run in threads, per-provider GETs on async HTTP.
 """
 
@@ -306,7 +306,7 @@ class HostScreen(Screen[None]):
     async def _load(self) -> None:
         import asyncio
 
-        from tui.placement_reads import read_host
+        from tui.openstack.placement_reads import read_host
 
         body = self.query_one("#host-detail", Static)
         getter = client_getter(self.app)

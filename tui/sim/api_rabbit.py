@@ -268,7 +268,18 @@ def make_app(engine: Engine, user: str, password: str) -> Router:
             "queue": {"name": q.name, "vhost": q.vhost}} for i in range(min(consumers, 50))]
         d["deliveries"] = []
         d["incoming"] = []
-        return json_response(d)
+        age, incr = req.q("lengths_age"), req.q("lengths_incr")
+        if age and incr and "messages" in d:  # the length's samples, newest first, on the statistics tick grid
+            try:
+                age_s, incr_s = max(1, int(age)), max(1, int(incr))
+            except ValueError:
+                return json_response({"error": "bad_request", "reason": "lengths_age/lengths_incr"}, 400)
+            newest = (math.floor(t / STATS_INTERVAL) + 1) * STATS_INTERVAL
+            d["messages_details"] = {**d["messages_details"], "samples": [
+                {"sample": d["messages"], "timestamp": int((newest - k * incr_s) * 1000)}
+                for k in range(age_s // incr_s + 1)]}
+        columns = [c for c in (req.q("columns") or "").split(",") if c]
+        return json_response(_select(d, columns) if columns else d)
 
     @api
     def nodes(req: Request, t: float) -> Response:

@@ -84,7 +84,8 @@ def make_control_app(demo: Demo) -> Router:
 def describe(demo: Demo) -> dict[str, Any]:
     e = demo.engine
     return {"clouds_file": str(demo.clouds_file), "cloud": "stacktop-demo", "rabbitmq_url": demo.rabbitmq_url,
-            "galera_nodes": [n.address for n in e.galera_nodes], "service_down_time": e.service_down_time,
+            "galera_nodes": [n.address for n in e.galera_nodes], "galera_arbitrators": list(e.galera_arbitrators),
+            "service_down_time": e.service_down_time,
             "agent_down_time": e.agent_down_time, "urls": {s: demo.url(s) for s in demo.listeners},
             "auth_url": demo.auth_url, "start": demo.clock.start, "speed": demo.clock.speed}
 
@@ -119,7 +120,9 @@ class RemoteDemo:
                                     password=Secret(RABBIT_PASSWORD, "demo"),
                                     interval=base.rabbitmq.interval, timeout=base.rabbitmq.timeout),
             galera=GaleraConfig(nodes=tuple(i["galera_nodes"]), user=GALERA_USER,
-                                password=Secret(GALERA_PASSWORD, "demo"), expected_size=len(i["galera_nodes"]),
+                                password=Secret(GALERA_PASSWORD, "demo"),
+                                expected_size=len(i["galera_nodes"]) + len(i.get("galera_arbitrators", ())),
+                                arbitrators=tuple(i.get("galera_arbitrators", ())),
                                 interval=base.galera.interval, timeout=base.galera.timeout),
             thresholds=Thresholds(service_down_time=i["service_down_time"], agent_down_time=i["agent_down_time"],
                                   stuck=dict(DEMO_STUCK)),

@@ -121,7 +121,8 @@ class Demo:
                                     interval=base.rabbitmq.interval, timeout=base.rabbitmq.timeout),
             galera=GaleraConfig(nodes=tuple(n.address for n in self.engine.galera_nodes), user=GALERA_USER,
                                 password=Secret(GALERA_PASSWORD, "demo"),
-                                expected_size=len(self.engine.galera_nodes),
+                                expected_size=len(self.engine.galera_nodes) + len(self.engine.galera_arbitrators),
+                                arbitrators=tuple(self.engine.galera_arbitrators),
                                 interval=base.galera.interval, timeout=base.galera.timeout),
             thresholds=Thresholds(service_down_time=self.engine.service_down_time,
                                   agent_down_time=self.engine.agent_down_time,
@@ -203,21 +204,29 @@ def start_demo(*, instances: int = 200, hosts: int = 8, queues: int = 300, churn
                speed: float = 1.0, seed: int = 0, manual: bool = False, start: float | None = None,
                service_down_time: float = 60.0, agent_down_time: float = 75.0,
                period: float = story.DEFAULT_PERIOD, storyline: bool = True, queue_growth: bool = True,
-               steady: bool = False, hostile: bool = False, rabbitmq4: bool = False) -> Demo:
+               steady: bool = False, hostile: bool = False, galera_arbitrator: bool = False,
+               rabbitmq4: bool = False) -> Demo:
     """Start the simulated cloud on 127.0.0.1 (ephemeral ports) and return the running Demo.
 
     speed != 1 runs sim time faster than the wall clock (timestamps run ahead: compare against demo.now());
     manual=True freezes sim time until demo.advance(). churn is boots (and as many deletes) per minute;
     steady=True lets those deletes take stuck and ERROR servers too, so the server count stays put for hours.
     hostile=True: tenant strings that try to steer or break a terminal UI (tui.sim.hostile).
+    galera_arbitrator=True: the small-site Galera shape, two data nodes + garbd (not with the storyline, which
+    takes two of three data nodes away).
     rabbitmq4=True: the broker is a 3-node RabbitMQ 4.0 cluster with quorum queues, queue-manager reply names
     and stream fanouts (oslo.messaging's 2025 profile).
     """
+    if galera_arbitrator and storyline:
+        raise ValueError("galera_arbitrator needs storyline=False (the storyline plays a 3-data-node cluster)")
     clock = SimClock(start, speed=speed, manual=manual)
     engine = Engine(clock, instances=instances, hosts=hosts, queues=queues, churn=churn, seed=seed,
                     service_down_time=service_down_time, agent_down_time=agent_down_time, period=period,
                     storyline=storyline, queue_growth=queue_growth,
                     steady=steady, hostile=hostile, rabbitmq4=rabbitmq4)
+    if galera_arbitrator:
+        engine.galera_nodes = engine.galera_nodes[:2]
+        engine.galera_arbitrators = ["sim-garbd:4567"]
     demo = Demo(engine, tmpdir=Path(tempfile.mkdtemp(prefix="stacktop-demo-")))
     with _active_lock:
         _active.append(demo)
@@ -256,12 +265,14 @@ class DemoClouds:
 
 def start_demo_clouds(**options: Any) -> DemoClouds:
     """`demo-east` (the storyline, shaped by the knobs) and a small, healthy `demo-west` (3 hosts: none in
-    maintenance; its broker a RabbitMQ 4.0 cluster with quorum queues and stream fanouts) on the same clock."""
+    maintenance; Galera of two data nodes + garbd; RabbitMQ a 4.0 cluster with quorum queues and stream
+    fanouts) on the same clock."""
     east = start_demo(**options)
     try:
         west = start_demo(instances=45, hosts=3, queues=60, churn=2.0, speed=east.clock.speed,
                           seed=int(options.get("seed", 0)) + 1, start=east.clock.time(),
-                          manual=bool(options.get("manual", False)), storyline=False, rabbitmq4=True)
+                          manual=bool(options.get("manual", False)), storyline=False, galera_arbitrator=True,
+                          rabbitmq4=True)
     except BaseException:
         east.stop()
         raise

@@ -201,6 +201,9 @@ class Engine:
             ]
         self.rabbit_nodes = [RabbitNode(f"rabbit@{h}", t0 - 86400 * 12) for h in CONTROLLERS]
         self.galera_nodes = [GaleraNode(f"sim-db-{i}", f"sim-db-{i}:3306", i) for i in (1, 2, 3)]
+        # garbd members (group address "host:port"): no SQL, counted by the data nodes (galera_arbitrator())
+        self.galera_arbitrators: list[str] = []
+        self.galera_arbitrators_up = True
         self.galera_started = t0 - 86400 * 30
 
         schedulable = [h for h in self.hosts if h.service.status == "enabled"] or self.hosts

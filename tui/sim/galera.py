@@ -4,6 +4,9 @@
 `conn.close()`, like the pymysql-backed one. Errors are pymysql's own exception classes with the real
 MariaDB error numbers (2003 refused, 2013 lost, 1045 denied, 1047 WSREP not ready), so the collector's
 error handling is exercised unchanged. Values follow a 3-node MariaDB 10.11 Galera cluster (tests/contract).
+With engine.galera_arbitrators (two data nodes + garbd, `start_demo(galera_arbitrator=True)`) the data nodes
+count garbd in wsrep_cluster_size and list it as an empty entry of wsrep_incoming_addresses, as the real
+2 + garbd cluster does (tests/contract).
 """
 
 from __future__ import annotations
@@ -42,8 +45,9 @@ def wsrep_status(e: Engine, node: GaleraNode, t: float) -> dict[str, str]:
     state, num = {"synced": ("Synced", 4), "joined": ("Joined", 3), "isolated": ("Initialized", 0)}.get(
         node.state, ("Synced", 4))
     primary = node.state != "isolated"
-    size = len(up) if primary else 1
-    addresses = ",".join(n.address for n in (up if primary else [node]))
+    arbitrators = len(e.galera_arbitrators) if primary and e.galera_arbitrators_up else 0
+    size = len(up) + arbitrators if primary else 1
+    addresses = ",".join([n.address for n in (up if primary else [node])] + [""] * arbitrators)
     return {
         "wsrep_local_state_uuid": e.galera_uuid, "wsrep_protocol_version": "10",
         "wsrep_last_committed": str(committed), "wsrep_replicated": str(committed // 3),
@@ -88,7 +92,8 @@ def wsrep_status(e: Engine, node: GaleraNode, t: float) -> dict[str, str]:
 def wsrep_variables(e: Engine, node: GaleraNode) -> dict[str, str]:
     return {
         "wsrep_on": "ON", "wsrep_cluster_name": "openstack",
-        "wsrep_cluster_address": "gcomm://" + ",".join(n.name for n in e.galera_nodes),
+        "wsrep_cluster_address": "gcomm://" + ",".join([n.name for n in e.galera_nodes]
+                                                       + [a.rsplit(":", 1)[0] for a in e.galera_arbitrators]),
         "wsrep_node_name": node.name, "wsrep_node_address": node.name, "wsrep_sst_method": "mariabackup",
         "wsrep_provider": "/usr/lib/galera/libgalera_smm.so", "wsrep_slave_threads": "4",
         "wsrep_dirty_reads": "OFF", "wsrep_sync_wait": "0", "wsrep_osu_method": "TOI",

@@ -1,7 +1,8 @@
 """Galera pane: a one-line verdict, then one row per configured node.
 
 Verdict ("healthy", "degraded 2/3, still Primary", "NO QUORUM: reads fail (1047), writes fail", plus what else
-is wrong) comes from tui.rules.quorum.verdict. Rows are keyed by node address and updated in place; an
+is wrong) comes from tui.rules.quorum.verdict; configured arbitrators (garbd, no row: no SQL) follow it as the data
+nodes see them ("arbitrator garbd1:4567 in"). Rows are keyed by node address and updated in place; an
 unreachable node keeps its row and shows its error in the state column. Node names of rows with a finding are
 coloured by the worst one. `fc paused` is the share of the last poll interval the node spent paused by flow
 control (`?` on the first poll after a (re)connect), `ACTIVE` while wsrep_flow_control_active is on.
@@ -84,7 +85,7 @@ def node_rows(snapshot: GaleraSnapshot, findings: Iterable[Finding] = ()) -> lis
 
 def verdict_line(snapshot: GaleraSnapshot, findings: Iterable[Finding] = ()) -> str:
     """Console markup: the verdict coloured by the worst finding, then cluster name and provider version."""
-    from tui.rules.quorum import NO_QUORUM_VERDICT, verdict
+    from tui.rules.quorum import NO_QUORUM_VERDICT, arbitrator_view, verdict
 
     text = verdict(snapshot)
     sev = min((f.severity for f in findings), key=lambda s: SEVERITY_ORDER[s], default=None)
@@ -97,6 +98,9 @@ def verdict_line(snapshot: GaleraSnapshot, findings: Iterable[Finding] = ()) -> 
     else:
         style = "cyan"
     parts = [f"[{style}]{escape(text)}[/]"]
+    view = arbitrator_view(snapshot)
+    if view is not None and not view.missing:  # garbd has no row (no SQL); missing: the verdict says so
+        parts.append(f"arbitrator {escape(view.name)} in")
     names = {n.cluster_name for n in snapshot.reachable if n.cluster_name}
     if names:
         parts.append(f"cluster {escape(', '.join(sorted(names)))}")

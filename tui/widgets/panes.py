@@ -10,7 +10,7 @@ from tui.widgets.source_pane import SourcePane
 
 def pane_order() -> tuple[tuple[str, str], ...]:
     """(source, title) in grid order (the findings pane is added by the app)."""
-    return tuple((s.name, s.title) for s in sources.SOURCES)
+    return tuple((s.name, s.title) for s in sources.SOURCES if s.has_pane)
 
 
 

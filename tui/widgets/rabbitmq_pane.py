@@ -60,7 +60,7 @@ def _class_label(q: QueueInfo) -> str:
 def _type_label(q: QueueInfo) -> Any:
     """classic / quorum / stream, with members online of members for replicated queues ("quorum 2/3", red
     without a majority) and the state when it is not running ("classic down"); "?" when not reported."""
-    label = q.type or "?"
+    label = q.queue_type or "?"
     style = ""
     if q.replicated and q.members:
         online = len(set(q.online or ()) & set(q.members)) if q.online is not None else None

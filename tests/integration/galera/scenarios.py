@@ -1,4 +1,5 @@
-"""Galera scenario helpers for the integration tests, on the real cluster of testcloud/galera.sh.
+"""Galera scenario helpers for the integration tests, on a real test cluster (tests/integration/conftest.py
+GaleraCluster: testcloud/galera.sh, trixie/galera11.sh or galera-arb.sh; node numbers as their verbs take them).
 
 Each helper that changes the cluster is a context manager that undoes its change on exit (also when the test
 fails) and leaves the cluster 3 x Primary/Synced. The harness writes (as root over TCP); stacktop never does.
@@ -35,15 +36,11 @@ from tui.rules.quorum import verdict
 TEST_TABLE = "stacktop_test.t"
 
 
-def port(node: int) -> int:
-    return 3310 + node
-
-
 def connect(cluster: Any, node: int, **kwargs: Any) -> pymysql.connections.Connection:
-    """A root connection (the harness account: empty password over TCP) to node 1..3."""
+    """A root connection (the harness account: empty password over TCP) to data node 1..N."""
     kwargs.setdefault("connect_timeout", 3)
     kwargs.setdefault("read_timeout", 10)
-    return pymysql.connect(host="127.0.0.1", port=port(node), user=cluster.user, password=cluster.password,
+    return pymysql.connect(host="127.0.0.1", port=cluster.port(node), user=cluster.user, password=cluster.password,
                            ssl_disabled=True, autocommit=True, **kwargs)
 
 
@@ -69,20 +66,21 @@ def execute(cluster: Any, node: int, sql: str) -> list[tuple]:
 
 
 def healthy(cluster: Any) -> bool:
-    for n in (1, 2, 3):
+    members = str(len(cluster.nodes) + len(cluster.arbitrators))
+    for n in cluster.indexes:
         try:
             s = status(cluster, n, "wsrep_cluster_status", "wsrep_local_state_comment", "wsrep_ready",
                        "wsrep_cluster_size")
         except pymysql.Error:
             return False
         if (s["wsrep_cluster_status"], s["wsrep_local_state_comment"], s["wsrep_ready"],
-                s["wsrep_cluster_size"]) != ("Primary", "Synced", "ON", "3"):
+                s["wsrep_cluster_size"]) != ("Primary", "Synced", "ON", members):
             return False
     return True
 
 
 def ensure_healthy(cluster: Any) -> None:
-    """3 x Primary/Synced, quickly when it already is (galera.sh up is a no-op then)."""
+    """Every node Primary/Synced with every member in, quickly when it already is (`up` is a no-op then)."""
     if not healthy(cluster):
         cluster.run("up")
 
@@ -100,15 +98,17 @@ def _evicted(cluster: Any, survivors: list[int], size: int) -> bool:
 
 
 @contextmanager
-def killed(cluster: Any, *nodes: int) -> Iterator[None]:
-    survivors = [n for n in (1, 2, 3) if n not in nodes]
+def killed(cluster: Any, *members: int | str) -> Iterator[None]:
+    """SIGKILL data nodes (numbers) and/or the arbitrator ("garbd"); on exit wait for the eviction, then `up`."""
+    survivors = [n for n in cluster.indexes if n not in members]
+    size = len(survivors) + len(cluster.arbitrators) - sum(1 for m in members if m == "garbd")
     try:
-        cluster.run("kill", *map(str, nodes))
+        cluster.run("kill", *map(str, members))
         yield
     finally:
         with suppress(TimeoutError):
-            wait_for(lambda: _evicted(cluster, survivors, len(survivors)), timeout=30, interval=0.2,
-                     what=f"the survivors to evict node(s) {nodes}")
+            wait_for(lambda: _evicted(cluster, survivors, size), timeout=30, interval=0.2,
+                     what=f"the survivors to evict {members}")
         cluster.run("up")
 
 
@@ -166,7 +166,7 @@ def flow_control(cluster: Any, lock_node: int = 3, write_node: int = 1) -> Itera
         if writer is not None:
             writer.join(30)
         wait_for(lambda: all(status(cluster, n, "wsrep_flow_control_active")["wsrep_flow_control_active"] == "false"
-                             for n in (1, 2, 3)), timeout=30, interval=0.2, what="flow control to end")
+                             for n in cluster.indexes), timeout=30, interval=0.2, what="flow control to end")
         with suppress(pymysql.Error):
             execute(cluster, 1, f"TRUNCATE TABLE {TEST_TABLE}")
 

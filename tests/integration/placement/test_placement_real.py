@@ -24,7 +24,7 @@ from tui.app import StacktopApp
 from tui.collectors.instances import InstancesCollector
 from tui.config import Config
 from tui.models.finding import Finding
-from tui.placement_reads import audit_cloud, explain_fit
+from tui.openstack.placement_reads import audit_cloud, explain_fit
 from tui.rules.allocations import audit_findings
 from tui.screens.audit import AuditScreen
 from tui.screens.fit import FitScreen
@@ -198,3 +198,38 @@ async def test_host_screen_of_compute02_lists_servers_agent_and_inventories(
             mine = next(ln for ln in body.splitlines() if ln.startswith(f"   {srv.id}"))
             assert f"instance {srv.name} (ACTIVE, host compute-02)" in mine and mine.rstrip().endswith("ok")
             assert d.compute is not None and d.compute.state == "up"
+
+
+async def test_background_audit_brings_the_orphan_to_the_findings_triage_and_snapshot(
+        openstack_cloud: OpenStackCloud, healthy: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nobody types `:audit`: the placement source (every [openstack] audit_interval) finds the orphan, and
+    it reaches the findings pane, the triage row and `stacktop snapshot` (which runs the audit once)."""
+    from dataclasses import replace
+
+    from tui.collectors import placement
+    from tui.collectors.registry import build_collectors
+    from tui.snapshot import all_findings, collect_once, to_report
+    from tui.widgets.findings_pane import FindingsPane
+
+    monkeypatch.setattr(placement, "FIRST_DELAY_S", 0.0)  # the dashboard's first audit waits 30 s otherwise
+    config = replace(Config(), openstack=os_config(openstack_cloud))
+    assert config.openstack.audited, "the audit is on by default"
+    with orphan_allocation(healthy, "compute-01", {"VCPU": 1, "MEMORY_MB": 128}) as orphan:
+        app = StacktopApp(config)
+        async with app.run_test(size=(180, 60)) as pilot:
+            pane = app.query_one("#pane-findings", FindingsPane)
+            await until(pilot, lambda: any(f.subject == orphan.consumer for f in pane.findings),
+                        "the orphan in the findings pane", timeout=180)
+            row = app._triage_row()
+            assert row is not None and row.summary is not None
+            cell = next(c for c in row.summary.cells if c.name == "placement")
+            assert cell.level == "warning" and "1 stale allocation" in cell.text and "compute-01" in cell.text
+
+        observations = await collect_once(build_collectors(config), deadline=120)
+        report = to_report(observations)
+        assert report["sources"]["placement"]["ok"], report["sources"]["placement"]
+        stale = [f for f in all_findings(observations) if f.kind == "placement.stale_allocation"]
+        assert [f.subject for f in stale] == [orphan.consumer]
+    observations = await collect_once(build_collectors(config), deadline=120)
+    assert not [f for f in all_findings(observations) if f.kind == "placement.stale_allocation"], \
+        "gone with the allocation"

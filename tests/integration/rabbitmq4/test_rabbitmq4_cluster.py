@@ -124,10 +124,10 @@ async def test_oslo_2025_shapes_on_rabbitmq_4(cloud):
     assert set(stuck) == {COMPUTE, REPLY, FANOUT}  # the stream's 5 messages are retention: not paged
     assert [f for f in found if f.kind != "rabbitmq.queue_no_consumer"] == []
     stream = snap.queue(STREAM)
-    assert stream is not None and stream.type == "stream" and stream.messages == 5 and stream.consumers == 1
+    assert stream is not None and stream.queue_type == "stream" and stream.messages == 5 and stream.consumers == 1
     for name in QUORUM:
         q = snap.queue(name)
-        assert q is not None and q.type == "quorum" and q.leader in _cluster.nodes
+        assert q is not None and q.queue_type == "quorum" and q.leader in _cluster.nodes
         assert q.members is not None and len(q.members) == 3 and q.has_majority
     assert all(n.running for n in snap.nodes) and len(snap.nodes) == 3
     assert all(n.sockets_total is None for n in snap.nodes)  # RabbitMQ 4 counts none: not "0/0"

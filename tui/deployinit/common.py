@@ -1,0 +1,157 @@
+"""What every deployment reader shares: the one-line error, YAML files read safely, Ansible's booleans and
+`{{ var }}` references, and the Plan a reader hands to the writer."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tui.config import NotRegularFile, read_regular_file
+
+
+class InitError(Exception):
+    """A missing or ambiguous value: str() is one line `FILE: key: problem - fix` (exit 3)."""
+
+    def __init__(self, file: str | Path, key: str, problem: str, fix: str) -> None:
+        from tui.safetext import clean
+
+        super().__init__(clean(f"{file}: {key}: {problem} - {fix}"))
+
+
+@dataclass(frozen=True)
+class PasswordRef:
+    """A password read from a deployment file (never printed) and where it came from (printed)."""
+
+    value: str
+    origin: str  # e.g. "passwords.yml: rabbitmq_monitoring_password"
+
+    def __repr__(self) -> str:
+        return f"PasswordRef(origin={self.origin!r})"
+
+
+@dataclass
+class Plan:
+    """What `stacktop init` writes: TOML sections without passwords, the passwords apart."""
+
+    deployment: str  # "kolla-ansible" / "OpenStack-Ansible"
+    folder: Path
+    openstack: dict[str, Any] = field(default_factory=dict)
+    clouds_yaml: dict[str, Any] | None = None  # a clouds.yaml to write (mode 600): from an openrc only
+    rabbitmq: dict[str, Any] | None = None
+    rabbitmq_password: PasswordRef | None = None
+    galera: dict[str, Any] | None = None
+    galera_password: PasswordRef | None = None
+    notes: list[str] = field(default_factory=list)  # comment lines at the top of the TOML
+
+
+ANSIBLE_VAULT = "$ANSIBLE_VAULT;"
+
+
+def read_text(path: Path, what: str) -> str:
+    """A regular UTF-8 file of at most 16 MB; InitError naming it otherwise."""
+    try:
+        raw = read_regular_file(path)
+    except FileNotFoundError:
+        raise InitError(path, "(file)", "does not exist", what) from None
+    except NotRegularFile as exc:
+        raise InitError(path, "(file)", f"is {exc.kind}, not a regular file", what) from None
+    except OSError as exc:
+        raise InitError(path, "(file)", f"cannot be read: {exc.strerror}", "check its permissions (run as its "
+                        "owner, e.g. with sudo)") from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InitError(path, "(file)", "is not UTF-8 text", what) from None
+
+
+def load_yaml(path: Path, what: str) -> dict[str, Any]:
+    """A YAML mapping (safe loader; an empty file is an empty mapping)."""
+    import yaml
+
+    text = read_text(path, what)
+    if text.lstrip().startswith(ANSIBLE_VAULT):
+        raise InitError(path, "(file)", "is encrypted with ansible-vault",
+                        f"decrypt a copy (ansible-vault decrypt --output COPY {path.name}) and point at its folder")
+    try:
+        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        raise InitError(path, "(syntax)", f"not valid YAML{where}", "fix the line it names") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise InitError(path, "(file)", "is not a YAML mapping of keys", what)
+    return data
+
+
+_TRUE = {"true", "yes", "on", "1"}
+_FALSE = {"false", "no", "off", "0", ""}
+
+
+def ansible_bool(value: Any, file: str | Path, key: str) -> bool:
+    """Ansible's `| bool`: true/yes/on/1 and false/no/off/0, any case."""
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower() if isinstance(value, (str, int)) else None
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    raise InitError(file, key, f"'{value}' is not a yes/no value", f"set {key} to yes or no")
+
+
+_REFERENCE = re.compile(r"^\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}$")
+
+
+def resolve(variables: dict[str, Any], key: str, default: Any, file: str | Path, depth: int = 0) -> Any:
+    """variables[key] (else default), following a plain `{{ other_key }}` reference; any other template is
+    ambiguous (it needs Ansible to evaluate it): InitError naming the key."""
+    value = variables.get(key, default)
+    if not isinstance(value, str) or ("{{" not in value and "{%" not in value):
+        return value
+    match = _REFERENCE.match(value.strip())
+    if match is None or depth > 8:
+        raise InitError(file, key, f"'{value}' is a template stacktop cannot evaluate",
+                        f"write the value {key} stands for in {Path(file).name}")
+    return resolve(variables, match.group(1), None, file, depth + 1)
+
+
+def text_value(variables: dict[str, Any], key: str, file: str | Path, *, default: Any = None) -> str | None:
+    """A scalar setting as text (numbers allowed: a port), None when unset or empty."""
+    value = resolve(variables, key, default, file)
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        raise InitError(file, key, "must be a single value", f"set {key} to a string")
+    return str(value).strip() or None
+
+
+def password(secrets: dict[str, Any], key: str, file: Path, fix: str) -> PasswordRef:
+    """A non-empty password from a secrets file; InitError naming the key otherwise."""
+    value = secrets.get(key)
+    if value is None or value == "":
+        raise InitError(file, key, "is missing or empty", fix)
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        raise InitError(file, key, "is not a single value", f"set {key} to the password string")
+    return PasswordRef(str(value), f"{file.name}: {key}")
+
+
+def host_port(host: str, port: int | str) -> str:
+    """host:port, an IPv6 address in brackets."""
+    ipv6 = host.count(":") >= 2 and re.fullmatch(r"[0-9A-Fa-f:.]+", host) is not None
+    return f"[{host}]:{port}" if ipv6 else f"{host}:{port}"
+
+
+def port_number(value: Any, file: str | Path, key: str) -> int:
+    text = str(value).strip()
+    if isinstance(value, bool) or not text.isdigit() or not 0 < int(text) < 65536:
+        raise InitError(file, key, f"'{value}' is not a port number", f"set {key} to a port, e.g. 3306")
+    return int(text)
+
+
+def flag(variables: dict[str, Any], key: str, default: bool, file: str | Path) -> bool:
+    """An Ansible yes/no setting (a plain `{{ other }}` reference followed)."""
+    return ansible_bool(resolve(variables, key, default, file), file, key)
