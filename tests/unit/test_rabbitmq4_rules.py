@@ -143,3 +143,14 @@ def test_drained_node_is_a_warning():
     assert node is not None
     found = rabbitmq_findings(RabbitSnapshot(endpoint="e", taken_at=NOW, nodes=(node,)), NOW)
     assert [(f.kind, f.severity) for f in found] == [("rabbitmq.node_drained", "warning")]
+
+
+def test_classic_queue_down_on_the_stopped_node_is_told_in_the_node_finding():
+    s = snapshot("queues_one_down.json", "nodes_one_down.json")
+    bent = tuple(dataclasses.replace(q, state="down", node="rabbit4b@localhost") if q.name == "classic.q" else q
+                 for q in s.queues)
+    found = rabbitmq_findings(dataclasses.replace(s, queues=bent), NOW)
+    assert [f.kind for f in found] == ["rabbitmq.node_down"]
+    assert "1 queue on it down: stcap4/classic.q" in found[0].summary
+    cells = {k.split("\x1f")[1]: c for k, c in queue_rows(dataclasses.replace(s, queues=bent), found)}
+    assert str(cells["classic.q"][2]) == "classic down"
