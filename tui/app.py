@@ -26,11 +26,13 @@ from tui import clouds as cloudset
 from tui import commands, gcpolicy, sources
 from tui.collectors.base import Collector
 from tui.config import Config
+from tui.freshness import freshness
 from tui.models.observation import Observation
 from tui.recorder import Recorder
 from tui.runner import CollectorRunner
 from tui.safetext import clean, escape
 from tui.screens.help import HelpScreen
+from tui.tablediff import RowFilter
 from tui.widgets.breadcrumb import Breadcrumb
 from tui.widgets.command_input import CommandInput, StacktopCommands
 from tui.widgets.drilldown import DrillDown
@@ -44,6 +46,7 @@ from tui.widgets.too_small import message as too_small_message
 from tui.widgets.triage_row import TriageRow
 
 NARROW_WIDTH = 120
+TOAST_MAX_S = 5.0  # the longest a toast stays (a critical other cloud's included: its badge stays red)
 KEY_FIRST_S = 0.25  # renders wait at most this long for a pending key's frame (a key may change nothing)
 
 # Plain black and white with bright, distinct severities: for projectors, low-vision users and bad terminals.
@@ -74,6 +77,7 @@ class TopBar(Static):
 
 class StacktopApp(App[None]):
     CSS_PATH = "app.tcss"
+    NOTIFICATION_TIMEOUT = 3.0
     TITLE = "stacktop"
     ENABLE_COMMAND_PALETTE = True
     AUTO_FOCUS = None
@@ -82,7 +86,9 @@ class StacktopApp(App[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark", "help", "Help", tooltip="this help"),
         Binding("q", "quit", "Quit", tooltip="quit stacktop"),
-        Binding("p", "toggle_pause", "Pause", tooltip="pause / resume refresh"),
+        # one key, two names: the footer says what p does now (check_action shows one of the two)
+        Binding("p", "pause", "Pause", tooltip="pause / resume refresh"),
+        Binding("p", "resume", "Resume", tooltip="resume refresh"),
         Binding("r", "refresh_now", "Refresh", tooltip="refresh every source (of the cloud on screen) now"),
         # the three that open a line are priority bindings: run as the app takes the key from its queue, not
         # after a round trip through the focused table, so that the keys read with them go into the line (an
@@ -485,7 +491,9 @@ class StacktopApp(App[None]):
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
                timeout: float | None = None, markup: bool = True) -> None:
         """Every toast (the app's and each screen's) is plain text: its message holds names, errors and ids
-        from outside, which must never be parsed as markup nor reach the terminal as controls."""
+        from outside, which must never be parsed as markup nor reach the terminal as controls. Toasts sit at
+        the top right (app.tcss) and go within TOAST_MAX_S: they must not hide rows for long."""
+        timeout = min(self.NOTIFICATION_TIMEOUT if timeout is None else timeout, TOAST_MAX_S)
         super().notify(clean(message), title=clean(title), severity=severity, timeout=timeout, markup=False)
 
     # ----- several clouds ------------------------------------------------------------------------------
@@ -557,6 +565,12 @@ class StacktopApp(App[None]):
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
 
+    def action_pause(self) -> None:
+        self.action_toggle_pause()
+
+    def action_resume(self) -> None:
+        self.action_toggle_pause()
+
     def action_toggle_pause(self) -> None:
         self.paused = not self.paused
         for runner in (r for state in self.clouds.values() for r in state.runners.values()):
@@ -565,9 +579,20 @@ class StacktopApp(App[None]):
             else:
                 runner.resume()
         self.query_one("#topbar", TopBar).update(self._topbar_text())
+        self.refresh_bindings()  # the footer: p Pause / p Resume
+        now = self.clock()
+        for pane in self.panes:  # the borders: PAUSED · read HH:MM:SS, or fresh again
+            pane.refresh_freshness(now)
         self.notify("refresh paused: p resumes" if self.paused else "refresh resumed", timeout=2)
 
+    def border_freshness(self, obs: Observation | None, now: float, interval: float,
+                         configured: bool) -> tuple[str, str]:
+        """What a pane's border says about its data (tui.freshness): while paused, when it was read."""
+        return freshness(obs, now, interval, configured=configured, paused=self.paused)
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("pause", "resume"):
+            return self.paused == (action == "resume")
         # a drill-down screen on top: `a` is about the panes under it, not shown there
         return not (action == "toggle_all" and len(self.screen_stack) > 1)
 
@@ -667,6 +692,8 @@ class StacktopApp(App[None]):
     def _filter_done(self, box: Input) -> None:
         """Enter: the filter stays applied (the breadcrumb shows it), the line closes, the table has the focus."""
         self._apply_filter(box.value)  # typed faster than its Input.Changed messages came
+        if RowFilter(box.value).invalid:
+            self.notify(f"/{box.value}: invalid regex, searching literally", severity="warning", timeout=4)
         box.remove_class("-shown")
         if self._typing is box:
             self._typing = None
@@ -683,7 +710,7 @@ class StacktopApp(App[None]):
         if pane is None or pane.table is None:
             return None, None
         key = pane.table.cursor_key()
-        return (f"{pane.SOURCE}:{key}" if key else None), pane.SOURCE
+        return (f"{pane.SOURCE}:{pane.row_name(key)}" if key else None), pane.SOURCE
 
     def action_note(self) -> None:
         if self.recorder is None:
@@ -710,22 +737,30 @@ class StacktopApp(App[None]):
 
     def deliver_screenshot(self, filename: str | None = None, path: str | None = None,
                            time_format: str | None = None) -> str | None:
-        """Every screenshot (palette -> Screenshot, which calls this directly, or the screenshot action): delivered
-        as Textual does and, with a recorder, also written beside the journal and entered in it, so that
-        `stacktop export` links it."""
+        """Every screenshot (palette -> Screenshot, which calls this directly, or the screenshot action): written
+        here, at once, and the toast says where. With a recorder it goes beside the journal and is entered in
+        it, so that `stacktop export` links it; else into `path`, the downloads folder or the current one.
+        Not Textual's delivery: it writes in a thread and toasts its own verdict about its own file only."""
         filename = filename or f"stacktop-{time.strftime('%Y%m%dT%H%M%S')}.svg"
-        key = super().deliver_screenshot(filename, path, time_format)
-        if self.recorder is not None:
+        if path is not None:
+            folder = Path(path).expanduser()
+        elif self.recorder is not None:
             folder = self.recorder.journal.directory
-            copy = folder / filename
-            try:
-                if path is None or Path(path).resolve() != folder.resolve():  # else Textual writes that very file
-                    copy.write_text(self.export_screenshot(), encoding="utf-8")
-                self.recorder.screenshot(str(copy))
-            except OSError as exc:
-                self.notify(f"screenshot not copied to the recorder folder {folder}: {exc.strerror}",
-                            severity="warning")
-        return key
+        else:
+            from textual.app import user_downloads_path
+
+            downloads = user_downloads_path()
+            folder = downloads if downloads.is_dir() else Path.cwd()
+        target = (folder / filename).resolve()
+        try:
+            target.write_text(self.export_screenshot(), encoding="utf-8")
+        except OSError as exc:
+            self.notify(f"screenshot not saved to {target}: {exc.strerror}", title="Screenshot", severity="error")
+            return None
+        if self.recorder is not None:
+            self.recorder.screenshot(str(target))
+        self.notify(f"screenshot saved to {target}", title="Screenshot", timeout=4)
+        return str(target)
 
     # ----- command mode --------------------------------------------------------------------------------
     def action_command(self, prefill: str = "") -> None:

@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from tui import __version__
 from tui.config import Config, ConfigError, load_config
 from tui.recorder import JournalError
 from tui.snapshot import EXIT_UNKNOWN
@@ -29,10 +28,20 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(EXIT_UNKNOWN)
 
 
+class _Version(argparse.Action):
+    """--version, read from the package metadata only when asked (an import the other commands do not pay)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        from tui import version
+
+        sys.stdout.write(f"stacktop {version()}\n")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="stacktop", description="A terminal dashboard for the on-call engineer of an "
                      "OpenStack cloud. Read-only: it never changes the cloud.")
-    parser.add_argument("--version", action="version", version=f"stacktop {__version__}")
+    parser.add_argument("--version", action=_Version, nargs=0, help="print stacktop's version and exit")
     common = argparse.ArgumentParser(add_help=False)
     # SUPPRESS: an option given before the subcommand (stacktop --config F snapshot) is not reset by it
     common.add_argument("--config", metavar="PATH", default=argparse.SUPPRESS,
@@ -51,7 +60,10 @@ def build_parser() -> argparse.ArgumentParser:
     snap = sub.add_parser("snapshot", parents=[common], help="collect every source once and report",
                           description="Collect every configured source once. Exit: 0 OK, 1 WARNING, "
                           "2 CRITICAL, 3 UNKNOWN (a source could not be read, or a config error).")
-    snap.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    snap.add_argument("--format", choices=SNAPSHOT_FORMATS, default=None,
+                      help="text (a table on a terminal, one line per finding otherwise; the default), json, "
+                      "nagios (plugin output with performance data) or prometheus (node_exporter textfile)")
+    snap.add_argument("--json", action="store_true", help="the same as --format json")
     snap.add_argument("--deadline", metavar="SECONDS", type=_deadline, default=None,
                       help="answer within this, naming the sources still late (exit 3); default [snapshot] "
                       "deadline, 30")
@@ -227,43 +239,41 @@ class _NoDemo:
         return None
 
 
-def _start_demo(options: dict | None = None, *, clouds: bool = False):  # type: ignore[no-untyped-def]
-    """The simulated cloud; clouds=True: two of them (demo-east with the storyline, demo-west quiet)."""
+def _start_demo(options: dict | None = None, *, clouds: bool = False,  # type: ignore[no-untyped-def]
+                frozen: bool = False):
+    """The simulated cloud; clouds=True: two of them (demo-east with the storyline, demo-west quiet);
+    frozen=True: one, standing still at a fixed storyline point (the same answer on every read)."""
     import tui.sim
 
-    start = getattr(tui.sim, "start_demo_clouds" if clouds else "start_demo", None)
+    name = "start_demo_clouds" if clouds else "start_demo_at" if frozen else "start_demo"
+    start = getattr(tui.sim, name, None)
     return _NoDemo() if start is None else start(**(options or {}))
 
 
 def _snapshot(args: argparse.Namespace) -> int:
     from tui.collectors.registry import build_collectors
-    from tui.snapshot import exit_code, late_sources, render_text, run_snapshot, to_report
+    from tui.snapshot import exit_code, late_sources, run_snapshot
 
+    fmt = _snapshot_format(args)
     logging.basicConfig(level=logging.CRITICAL, force=True)
     demo = None
     if args.demo:
-        demo = _start_demo(_demo_options(args))
+        demo = _start_demo(_demo_options(args), frozen=True)
         config = demo.config()
     else:
         config = _load_config(args.config, args.cloud)
     connector = demo.galera_connector if demo is not None and hasattr(demo, "galera_connector") else None
     deadline = args.deadline if args.deadline is not None else config.snapshot.deadline
+    # the simulated cloud stands still: its answers are judged at its time, so no age grows while reading
+    clock = demo.clock.time if demo is not None and hasattr(demo, "clock") else time.time
     try:
         collectors = build_collectors(config, galera_connector=connector)
         left = max(0.5, deadline - (time.monotonic() - _STARTED) - 0.5)  # 0.5 s to print the report
-        observations, lingering = run_snapshot(collectors, left, named=deadline)
+        observations, lingering = run_snapshot(collectors, left, named=deadline, clock=clock)
     finally:
         if demo is not None:
             demo.stop()
-    if args.json:
-        from tui.recorder import Redactor
-
-        report = json.dumps(to_report(observations, thresholds=config.thresholds), indent=2)
-        sys.stdout.write(Redactor(config.secrets())(report) + "\n")
-    else:
-        from rich.console import Console
-
-        Console().print(render_text(observations, thresholds=config.thresholds))
+    _print_snapshot(fmt, observations, config, clock())
     late = late_sources(observations)
     if late:
         sys.stderr.write(f"stacktop snapshot: {', '.join(late)} still not answered after the {deadline:g}s "
@@ -275,6 +285,49 @@ def _snapshot(args: argparse.Namespace) -> int:
         sys.stderr.flush()
         os._exit(code)
     return code
+
+
+SNAPSHOT_FORMATS = ("text", "json", "nagios", "prometheus")
+
+
+def _snapshot_format(args: argparse.Namespace) -> str:
+    """--format, or json for --json; both, disagreeing: a usage error."""
+    if args.json and args.format not in (None, "json"):
+        sys.stderr.write(f"stacktop: --json and --format {args.format} disagree - give one of them\n")
+        raise SystemExit(EXIT_UNKNOWN)
+    return "json" if args.json else args.format or "text"
+
+
+def _print_snapshot(fmt: str, observations: list, config: Config, now: float) -> None:
+    """The report on stdout in `fmt`, as of `now`; every known secret redacted (a source's error may quote a
+    URL)."""
+    from tui.recorder import Redactor
+
+    thresholds = config.thresholds
+    if fmt == "text" and sys.stdout.isatty():
+        from rich.console import Console
+
+        from tui.snapshot import render_text
+
+        Console().print(render_text(observations, thresholds=thresholds, now=now))
+        return
+    if fmt == "json":
+        from tui.snapshot import to_report
+
+        report = json.dumps(to_report(observations, now, thresholds=thresholds), indent=2) + "\n"
+    elif fmt == "nagios":
+        from tui.snapshot_nagios import render_nagios
+
+        report = render_nagios(observations)
+    elif fmt == "prometheus":
+        from tui.snapshot_prometheus import render_prometheus
+
+        report = render_prometheus(observations, now)
+    else:
+        from tui.snapshot_plain import render_plain
+
+        report = render_plain(observations, thresholds, now)
+    sys.stdout.write(Redactor(config.secrets())(report))
 
 
 def _dashboard(args: argparse.Namespace) -> int:
@@ -304,13 +357,22 @@ def _run_app(args: argparse.Namespace, config: Config, demo: Any, log: Path | No
         kwargs["clock"] = lambda: demo.now().timestamp()  # sim time: ages and rules follow the storyline
         kwargs["galera_connector"] = demo.galera_connector
         kwargs["galera_connectors"] = getattr(demo, "galera_connectors", None)
-    app = StacktopApp(config, recorder=_recorder(config), **kwargs)
+    recorder = _recorder(config)
+    app = StacktopApp(config, recorder=recorder, **kwargs)
     try:
         app.run()
     finally:
         if demo is not None:
             demo.stop()
+        _say_journal(recorder)
     return _exit_code(app, log)
+
+
+def _say_journal(recorder: Any) -> None:
+    """After the dashboard closes: where this session's journal is (replay and export take it)."""
+    path = getattr(getattr(recorder, "journal", None), "path", None)
+    if path is not None and Path(path).is_file():
+        sys.stderr.write(f"journal: {path}\n")
 
 
 def _export(args: argparse.Namespace) -> int:
@@ -321,7 +383,7 @@ def _export(args: argparse.Namespace) -> int:
         sys.stderr.write(f"{path}: no such journal - give a file from [recorder] dir\n")
         return EXIT_UNKNOWN
     contents = _read_journal(path)
-    report = to_markdown(path, contents.events)
+    report = to_markdown(path, contents.events, output=args.output or None)
     if args.output:
         Path(args.output).write_text(report, encoding="utf-8")
     else:

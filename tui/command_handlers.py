@@ -13,7 +13,12 @@ def show_pane(app: Any, args: list[str], name: str = "") -> None:
 
 def open_host(app: Any, args: list[str], name: str = "") -> None:
     from tui.screens.host import HostScreen
+    from tui.screens.known_hosts import unknown_host
 
+    problem = unknown_host(app, args[0])
+    if problem is not None:
+        app.notify(f":host {args[0]}: {problem}", severity="warning")
+        return
     app.push_screen(HostScreen(args[0]))
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -10,10 +12,43 @@ from urllib.parse import quote
 from tui.recorder import read_journal
 from tui.safetext import clean, markdown, no_html
 
+CELL_MAX = 200  # characters of one table cell; the whole text stays in the journal
 
-def _cell(value: Any) -> str:
-    """A value read from the journal: inert in Markdown and HTML, controls made visible."""
-    return "" if value is None else markdown(value)
+
+def _cell(value: Any, limit: int | None = None) -> str:
+    """A value read from the journal: inert in Markdown and HTML, controls made visible; limit: cut there,
+    with an ellipsis (table cells)."""
+    if value is None:
+        return ""
+    text = str(value)
+    if limit is not None and len(text) > limit:
+        text = text[:limit - 1].rstrip() + "…"
+    return markdown(text)
+
+
+def _plain_key(text: str) -> str:
+    """A row key of two parts (a RabbitMQ queue: vhost, unit separator, name), as a note's subject may hold
+    it, as the name a person reads."""
+    if "\x1f" not in text:
+        return text
+    return text.replace("/\x1f", "").replace("\x1f", " ")
+
+
+def _epoch(ts: Any) -> float | None:
+    if not isinstance(ts, str):
+        return None
+    try:
+        return datetime.fromisoformat(ts).timestamp()
+    except ValueError:
+        return None
+
+
+def _time(ts: Any) -> str:
+    """A journal time (ISO 8601, microseconds, UTC) as the report shows it: to the second, marked UTC."""
+    at = _epoch(ts)
+    if at is None:
+        return _cell(ts)
+    return datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 def _exercise_markdown(text: str) -> str:
@@ -54,7 +89,7 @@ def _describe(event: dict[str, Any]) -> str:
     if kind == "baseline":
         return f"first poll: {event.get('objects')} objects"
     if kind == "note":
-        return f"NOTE ({event.get('subject')}): {event.get('text')}"
+        return f"NOTE ({_plain_key(str(event.get('subject')))}): {event.get('text')}"
     if kind == "exercise":
         return f"exercise {event.get('name')}: {event.get('summary', '')}"
     if kind == "cloud_switched":
@@ -62,9 +97,15 @@ def _describe(event: dict[str, Any]) -> str:
     return str(kind)
 
 
-def _link(shot: Path, journal: Path) -> str:
-    """Relative to the report when the screenshot lies beside the journal (the report is written there)."""
-    return shot.name if shot.parent == journal.parent or not shot.is_absolute() else str(shot)
+def _link(shot: Path, journal: Path, output: Path | None) -> str:
+    """Where the report links a screenshot: relative to the report file's folder when the report is written
+    to a file, else the absolute path (a report on stdout can be saved anywhere). A relative path in the
+    journal is relative to the journal's folder."""
+    target = shot if shot.is_absolute() else journal.parent / shot
+    target = Path(os.path.abspath(target))
+    if output is None:
+        return str(target)
+    return os.path.relpath(target, Path(os.path.abspath(output)).parent)
 
 
 def findings_table(events: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -87,46 +128,52 @@ def findings_table(events: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     return done + list(open_.values())
 
 
-def to_markdown(journal: str | Path, events: list[dict[str, Any]] | None = None) -> str:
-    """The report of a journal; events: its entries when already read (tui.recorder.load_journal)."""
+def to_markdown(journal: str | Path, events: list[dict[str, Any]] | None = None, *,
+                output: str | Path | None = None) -> str:
+    """The report of a journal; events: its entries when already read (tui.recorder.load_journal); output:
+    the file the report is written to (screenshot links are relative to it), None: links are absolute."""
     path = Path(journal)
+    out = Path(output) if output is not None else None
     events = read_journal(path) if events is None else events
     lines = [f"# stacktop review: {_cell(path.name)}", ""]
     snapshots = sum(1 for e in events if e.get("type") == "snapshot")
     events = [e for e in events if e.get("type") != "snapshot"]  # for `stacktop replay`, not for reading
+    # in time order: the journal's writer thread may write an observation's events after a later note
+    events = sorted(events, key=lambda e: (_epoch(e.get("ts")) is None, _epoch(e.get("ts")) or 0.0))
     if events:
-        lines += [f"From {_cell(events[0].get('ts'))} to {_cell(events[-1].get('ts'))}, {len(events)} events "
+        lines += [f"From {_time(events[0].get('ts'))} to {_time(events[-1].get('ts'))}, {len(events)} events "
                   f"(journal schema {_cell(events[0].get('schema_version'))}; {snapshots} recorded snapshots: "
                   f"stacktop replay {_cell(path.name)} shows the panes as they were).", ""]
     notes = [e for e in events if e.get("type") == "note"]
     lines += ["## Notes", ""]
-    note_lines = [f"- {_cell(n.get('ts'))} ({_cell(n.get('subject'))}): {_cell(n.get('text'))}" for n in notes]
+    note_lines = [f"- {_time(n.get('ts'))} ({_cell(_plain_key(str(n.get('subject'))))}): {_cell(n.get('text'))}"
+                  for n in notes]
     lines += note_lines or ["(none)"]
     lines += ["", "## Findings", "", "| raised | cleared | severity | kind | subject | summary | next step |",
               "| --- | --- | --- | --- | --- | --- | --- |"]
     for row in findings_table(events):
-        lines.append("| " + " | ".join(_cell(row.get(k)) for k in
-                                        ("raised", "cleared", "severity", "kind", "subject", "summary",
-                                         "next_step")) + " |")
+        lines.append("| " + " | ".join([_time(row.get("raised")), _time(row.get("cleared")) if row.get("cleared")
+                                        else ""] + [_cell(row.get(k), CELL_MAX) for k in
+                                                    ("severity", "kind", "subject", "summary", "next_step")]) + " |")
     exercises = [e for e in events if e.get("type") == "exercise"]
     lines += ["", "## Exercises", ""]
     if not exercises:
         lines.append("(none)")
     for ex in exercises:
-        lines += [f"### {_cell(ex.get('name'))} ({_cell(ex.get('ts'))})", "", _cell(ex.get("summary")), ""]
+        lines += [f"### {_cell(ex.get('name'))} ({_time(ex.get('ts'))})", "", _cell(ex.get("summary")), ""]
         if ex.get("markdown"):
             lines += [_exercise_markdown(str(ex["markdown"])), ""]
         if ex.get("screenshot"):
             shot = Path(str(ex["screenshot"]))
-            lines += [f"Screenshot: [{_cell(shot.name)}]({_destination(_link(shot, path))})", ""]
+            lines += [f"Screenshot: [{_cell(shot.name)}]({_destination(_link(shot, path, out))})", ""]
     lines += ["", "## Timeline", "", "| time | source | event |", "| --- | --- | --- |"]
     for event in events:
         where = "/".join(str(x) for x in (event.get("cloud"), event.get("source")) if x)
-        lines.append(f"| {_cell(event.get('ts'))} | {_cell(where)} | {_cell(_describe(event))} |")
+        lines.append(f"| {_time(event.get('ts'))} | {_cell(where)} | {_cell(_describe(event), CELL_MAX)} |")
     # the screenshots this session took (palette or exercise); else every SVG beside the journal
     recorded = [Path(str(e["path"])) for e in events if e.get("type") == "screenshot" and e.get("path")]
     recorded += [Path(str(e["screenshot"])) for e in exercises if e.get("screenshot")]
     shots = list(dict.fromkeys(recorded)) or sorted(path.parent.glob("*.svg"))
     lines += ["", "## Screenshots", ""]
-    lines += [f"- [{_cell(shot.name)}]({_destination(_link(shot, path))})" for shot in shots] or ["(none)"]
+    lines += [f"- [{_cell(shot.name)}]({_destination(_link(shot, path, out))})" for shot in shots] or ["(none)"]
     return "\n".join(lines) + "\n"

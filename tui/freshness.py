@@ -1,6 +1,9 @@
-"""How fresh a source's data is, in the words a pane border shows: `ok · every 10s`, `STALE 47s`, `ERROR ...`."""
+"""How fresh a source's data is, in the words a pane border shows: `ok · every 10s`, `STALE 47s`, `ERROR ...`,
+`PAUSED · read 12:03:04`."""
 
 from __future__ import annotations
+
+import time
 
 from tui.models.observation import Observation
 
@@ -28,10 +31,22 @@ def coarse_age(seconds: float | None) -> str:
     return human_age(seconds)
 
 
-def freshness(obs: Observation | None, now: float, interval: float, *, configured: bool = True) -> tuple[str, str]:
-    """Return (text, level) where level is one of: off, loading, ok, stale, error."""
+def clock_time(epoch: float) -> str:
+    """HH:MM:SS of an epoch, in the local time zone (the panes' times)."""
+    return time.strftime("%H:%M:%S", time.localtime(epoch))
+
+
+def freshness(obs: Observation | None, now: float, interval: float, *, configured: bool = True,
+              paused: bool = False) -> tuple[str, str]:
+    """Return (text, level) where level is one of: off, loading, ok, stale, error. paused: refresh is paused,
+    so the data is as old as it is on purpose: the border says when it was read, not that it is stale."""
     if not configured:
         return "not configured", "off"
+    if paused:
+        read = f"read {clock_time(obs.ok_at)}" if obs is not None and obs.ok_at is not None else "not read yet"
+        failing = obs is not None and obs.error is not None
+        return (f"PAUSED · {read}" + (f" · ERROR {obs.error}" if failing and obs else ""),
+                "error" if failing else "ok")
     if obs is None or obs.tried_at is None:
         return "loading...", "loading"
     if obs.error is not None:

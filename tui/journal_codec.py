@@ -4,10 +4,12 @@ The recorder writes, per source, a `snapshot` event whenever a poll's snapshot o
 one (and the first after a rotation, and one whenever the patches written since the last full one outweigh it)
 in full, the others as a compact patch against what a reader has rebuilt so far (SnapshotEncoder). Lists of
 objects are patched by identity (a server by id, a queue by vhost+name) and their order as runs of the previous
-order. Heartbeats that move while nothing else about their object changes (a service's `updated_at`, an
-agent's `heartbeat`, an age at read) are written when they moved by HEARTBEAT_S or more: a healthy cloud's
-heartbeats do not rewrite every row every poll, and a replayed age is off by less than HEARTBEAT_S. Each event
-names the snapshot's class so replay can rebuild the frozen dataclass (decode()).
+order. Heartbeats (the fields a model lists in JOURNAL_HEARTBEATS: a service's `updated_at`, an agent's
+`heartbeat`) are written as their age at the snapshot's `taken_at` ("@12": 12 s before), and an age that moved
+by less than HEARTBEAT_S is not rewritten: a healthy cloud's heartbeats (ages of a few seconds, poll after poll)
+rewrite no row, a stopped one's every HEARTBEAT_S, and a replayed age is off by less than HEARTBEAT_S
+(absolute() turns ages back into times before decode()). Each event names the snapshot's class so replay can
+rebuild the frozen dataclass (decode()).
 """
 
 from __future__ import annotations
@@ -15,19 +17,21 @@ from __future__ import annotations
 import dataclasses
 import enum
 import importlib
+import re
 import types
 import typing
 from collections.abc import Iterable, Mapping
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from typing import Any
 
 from tui.models.finding import Finding
 
 FULL_EVERY = 5000  # a full snapshot after this many patches of one source at the latest (bounds a seek)
 HEARTBEAT_S = 60.0  # a heartbeat-only change is written once it moved this far (seconds)
-# fields that move with every heartbeat: timestamps (ISO strings) and ages (seconds)
-HEARTBEAT_FIELDS = frozenset({"updated_at", "heartbeat", "compute_updated_at", "heartbeat_timestamp",
-                              "last_heartbeat_at", "age_at_read_s", "age_s", "elapsed_s"})
+# fields that move with every heartbeat: ages in seconds, and the JOURNAL_HEARTBEATS of the models (as "@age")
+AGE_FIELDS = frozenset({"age_at_read_s", "age_s", "elapsed_s"})
+HEARTBEAT_FIELDS = AGE_FIELDS | {"updated_at", "heartbeat", "compute_updated_at"}
+_AGE = re.compile(r"@-?\d+(\.\d+)?(e-?\d+)?")
 IDENTITY_KEYS: tuple[tuple[str, ...], ...] = (("id",), ("vhost", "name"), ("address",), ("section", "binary", "host"),
                                               ("service_type", "url"), ("name",), ("key",), ("event",))
 
@@ -41,13 +45,30 @@ class Encoder:
     def __init__(self) -> None:
         self._memo: dict[int, tuple[Any, Any]] = {}
         self._next: dict[int, tuple[Any, Any]] = {}
+        self._ref: datetime | None = None
 
     def encode(self, value: Any) -> Any:
         self._next = {}
+        ref = getattr(value, "taken_at", None)
+        self._ref = ref if isinstance(ref, datetime) else None
         try:
             return self._enc(value)
         finally:
             self._memo, self._next = self._next, {}
+
+    def _heartbeats(self, value: Any, names: tuple[str, ...]) -> dict[str, Any]:
+        """A dataclass with heartbeat fields: those as their age at the snapshot's taken_at ("@12")."""
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(value):
+            v = getattr(value, f.name)
+            if f.name in names and isinstance(v, datetime) and self._ref is not None:
+                try:
+                    out[f.name] = f"@{(self._ref - v).total_seconds()!r}"
+                    continue
+                except TypeError:  # naive against aware: written as it is
+                    pass
+            out[f.name] = self._enc(v)
+        return out
 
     def _enc(self, value: Any) -> Any:
         if value is None or isinstance(value, (bool, int, float, str)):
@@ -57,6 +78,9 @@ class Encoder:
         if isinstance(value, enum.Enum):
             return self._enc(value.value)
         if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            names = getattr(type(value), "JOURNAL_HEARTBEATS", ())
+            if names:  # its JSON depends on this snapshot's time: never from the memo
+                return self._heartbeats(value, names)
             key = id(value)
             hit = self._memo.get(key) or self._next.get(key)
             if hit is not None and hit[0] is value:
@@ -103,17 +127,14 @@ def _ident(e: Mapping[str, Any], keys: tuple[str, ...]) -> str | None:
     return "\x1f".join(parts)
 
 
-def _moved_little(old: Any, new: Any) -> bool:
-    """A heartbeat field's change that is not worth a line: less than HEARTBEAT_S."""
-    if isinstance(old, (int, float)) and isinstance(new, (int, float)) and not isinstance(old, bool) \
-            and not isinstance(new, bool):
+def _moved_little(key: str, old: Any, new: Any) -> bool:
+    """A heartbeat's change not worth a line: an age ("@12", or seconds in an AGE_FIELDS field) that moved by
+    less than HEARTBEAT_S."""
+    if isinstance(old, str) and isinstance(new, str) and _AGE.fullmatch(old) and _AGE.fullmatch(new):
+        return abs(float(new[1:]) - float(old[1:])) < HEARTBEAT_S
+    if key in AGE_FIELDS and isinstance(old, (int, float)) and isinstance(new, (int, float)) \
+            and not isinstance(old, bool) and not isinstance(new, bool):
         return abs(new - old) < HEARTBEAT_S
-    if isinstance(old, str) and isinstance(new, str):
-        try:
-            delta = (datetime.fromisoformat(new) - datetime.fromisoformat(old)).total_seconds()
-        except (ValueError, TypeError):
-            return False
-        return abs(delta) < HEARTBEAT_S
     return False
 
 
@@ -162,7 +183,7 @@ def diff(old: Any, new: Any) -> dict[str, Any] | None:
                 p = diff(old[k], v)
                 if p is not None:
                     d[k] = p
-                    if k not in HEARTBEAT_FIELDS or not _moved_little(old[k], v):
+                    if k not in HEARTBEAT_FIELDS or not _moved_little(k, old[k], v):
                         heartbeats_only = False
         gone = [k for k in old if k not in new]
         if not d and not gone:
@@ -289,6 +310,31 @@ class SnapshotEncoder:
 
 
 # ------------------------------------------------------------------------------------------------ decoding
+def absolute(body: Any, ref: datetime | None = None) -> Any:
+    """A snapshot's JSON with its heartbeat ages ("@12" under a heartbeat field) back as ISO times, counted
+    from its `taken_at`. Returns new containers where something changed; the input is left as it is."""
+    if ref is None and isinstance(body, dict) and isinstance(body.get("taken_at"), str):
+        try:
+            ref = datetime.fromisoformat(body["taken_at"])
+        except ValueError:
+            return body
+    if ref is None:
+        return body
+    if isinstance(body, dict):
+        out = {}
+        for k, v in body.items():
+            if k in HEARTBEAT_FIELDS and isinstance(v, str) and _AGE.fullmatch(v):
+                out[k] = (ref - timedelta(seconds=float(v[1:]))).isoformat()
+            elif isinstance(v, (dict, list)):
+                out[k] = absolute(v, ref)
+            else:
+                out[k] = v
+        return out
+    if isinstance(body, list):
+        return [absolute(v, ref) if isinstance(v, (dict, list)) else v for v in body]
+    return body
+
+
 def _hints(cls: type) -> dict[str, Any]:
     try:
         return typing.get_type_hints(cls)

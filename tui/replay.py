@@ -11,6 +11,7 @@ path).
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import time
 import typing
 from collections.abc import Iterable, Mapping
@@ -20,7 +21,7 @@ from typing import Any
 
 from tui.collectors.base import BaseCollector
 from tui.errors import SourceError
-from tui.journal_codec import apply, decode, load_class
+from tui.journal_codec import absolute, apply, decode, load_class
 from tui.models.finding import Finding
 
 
@@ -109,6 +110,13 @@ class Timeline:
     def sources(self) -> list[str]:
         return [s for s, entries in self.per_source.items() if any(e.kind == "snapshot" for e in entries)]
 
+    def recorded_interval(self, source: str) -> float | None:
+        """How often the source was polled while recording: the median gap between its recorded snapshots
+        (None with fewer than two)."""
+        times = [e.at for e in self.per_source.get(source, []) if e.kind == "snapshot"]
+        gaps = sorted(b - a for a, b in itertools.pairwise(times) if b > a)
+        return gaps[len(gaps) // 2] if gaps else None
+
     def state_at(self, source: str, t: float) -> SourceState | None:
         """The source's state at time t (None before its first recorded snapshot)."""
         entries = self.per_source.get(source, [])
@@ -138,7 +146,7 @@ class Timeline:
             index += 1
         if dirty:  # decoded once per poll that moved, however many patches it applied
             cls = load_class(cls_name)
-            snap = decode(cls, body) if cls is not None else body
+            snap = decode(cls, absolute(body)) if cls is not None else absolute(body)
         self._cursor[source] = (index, body, snap, findings, error, ok_at)
         if snap is None and error is None:
             return None

@@ -17,12 +17,16 @@ from textual.binding import Binding, BindingType
 import tui.app
 from tui.app import StacktopApp, TopBar
 from tui.config import Config
+from tui.freshness import human_age
+from tui.models.observation import Observation
 from tui.replay import Player
+from tui.safetext import escape
 
 
 class ReplayApp(StacktopApp):
     CSS_PATH = str(Path(tui.app.__file__).with_name("app.tcss"))
     TITLE = "stacktop replay"
+    replaying = True  # drill-down screens read nothing live (tui.screens.context)
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("plus", "faster", "Faster", tooltip="replay twice as fast"),
         Binding("minus", "slower", "Slower", tooltip="replay half as fast"),
@@ -46,9 +50,9 @@ class ReplayApp(StacktopApp):
         elif player.clock.paused:
             state = "[reverse] PAUSED [/]"
         else:
-            state = f"playing x{player.clock.speed:g}"
-        return (f"[b]stacktop REPLAY[/b]  {self.journal_name}  recorded {clock}  {player.position()}  {state}"
-                "  (+/- speed, ] skip, p pause)")
+            state = f"at {player.clock.speed:g}x"
+        return (f"[b]stacktop[/b]  replaying {escape(self.journal_name)} {state}  recorded {clock}  "
+                f"{player.position()}  (+/- speed, ] skip, p pause)")
 
     def _tick(self) -> None:
         super()._tick()
@@ -59,6 +63,19 @@ class ReplayApp(StacktopApp):
             else:
                 self.notify(f"exercise {event.get('name')}: {event.get('summary')}", timeout=8)
         self._shown_until = now
+
+    def border_freshness(self, obs: Observation | None, now: float, interval: float,
+                         configured: bool) -> tuple[str, str]:
+        """A pane's border in a replay: how often the source was recorded, not the replay's own polling."""
+        text, level = super().border_freshness(obs, now, interval, configured)
+        if level != "ok" or self.paused or obs is None:
+            return text, level
+        source = obs.source
+        recorded = self.player.timeline.recorded_interval(source)
+        return ("replayed · recorded every " + human_age(recorded) if recorded else "replayed"), level
+
+    def action_note(self) -> None:
+        self.notify("a replay writes no notes: notes go into the journal of a live session", severity="warning")
 
     def _retop(self) -> None:
         if self.screen_stack:

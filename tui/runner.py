@@ -65,6 +65,7 @@ class CollectorRunner:
         """One attempt under the collector's timeout. Never raises (except cancellation)."""
         async with self._lock:  # polls never overlap, even with "refresh now"
             start = self.clock()
+            began = time.monotonic()  # the read's duration is wall time, whatever clock stamps it (sim time)
             previous = self.observation
             try:
                 snapshot = await asyncio.wait_for(self.collector.collect(), timeout=self.collector.timeout)
@@ -75,11 +76,11 @@ class CollectorRunner:
                 hint = getattr(self.collector, "timeout_hint", None)  # what hung and the key to raise
                 if isinstance(hint, str) and hint:
                     error = f"{error} - {hint}"
-                obs = self._failed(previous, error, start)
+                obs = self._failed(previous, error, start, began)
             except SourceError as exc:
-                obs = self._failed(previous, exc.message, start)
+                obs = self._failed(previous, exc.message, start, began)
             except Exception as exc:  # a collector bug must not kill the loop
-                obs = self._failed(previous, f"{type(exc).__name__}: {_one_line(exc)}", start)
+                obs = self._failed(previous, f"{type(exc).__name__}: {_one_line(exc)}", start, began)
             else:
                 now = self.clock()
                 # the rules run in a worker thread: over 10,000 servers they take tens of ms, which on the UI
@@ -94,7 +95,7 @@ class CollectorRunner:
                     error=None,
                     ok_at=now,
                     tried_at=start,
-                    duration_s=now - start,
+                    duration_s=time.monotonic() - began,
                     findings=tuple(findings),
                 )
             self.observation = obs
@@ -117,18 +118,17 @@ class CollectorRunner:
                 )
             ]
 
-    def _failed(self, previous: Observation, error: str, start: float) -> Observation:
+    def _failed(self, previous: Observation, error: str, start: float, began: float) -> Observation:
         self.failures += 1
         if self.failures == 1:
             log.warning("%s: failed: %s", self.name, error)
-        now = self.clock()
         return Observation(
             source=self.name,
             snapshot=previous.snapshot,
             error=error,
             ok_at=previous.ok_at,
             tried_at=start,
-            duration_s=now - start,
+            duration_s=time.monotonic() - began,
             findings=previous.findings,
         )
 

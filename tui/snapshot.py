@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -34,17 +35,18 @@ LATE = "late:"
 
 
 async def collect_once(collectors: list[Collector], deadline: float | None = None, *,
-                       named: float | None = None) -> list[Observation]:
+                       named: float | None = None, clock: Callable[[], float] = time.time) -> list[Observation]:
     """One attempt per collector, all at once, each under its own timeout, all within `deadline` seconds
     (None: no overall deadline). A collector still running at the deadline is cancelled and reported late
     (its error names the deadline `named`, default `deadline`); then the collectors are not closed (a close
-    could wait on a read in flight)."""
+    could wait on a read in flight). clock: the time the rules judge the answers at (the simulated cloud's
+    for `snapshot --demo`)."""
     for collector in collectors:
         prepare = getattr(collector, "prepare_oneshot", None)
         if callable(prepare):
             prepare()
-    runners = [CollectorRunner(c) for c in collectors]
-    start = time.time()
+    runners = [CollectorRunner(c, clock=clock) for c in collectors]
+    start, began = clock(), time.monotonic()
     tasks = [asyncio.ensure_future(r.run_once()) for r in runners]
     if not tasks:
         return []
@@ -61,7 +63,8 @@ async def collect_once(collectors: list[Collector], deadline: float | None = Non
             hint = getattr(runner.collector, "timeout_hint", None)
             error = f"{LATE} no answer within the {named or deadline:g}s deadline of stacktop snapshot" + \
                 (f" - {hint}" if isinstance(hint, str) and hint else "")
-            out.append(Observation(source=runner.name, error=error, tried_at=start, duration_s=time.time() - start))
+            out.append(Observation(source=runner.name, error=error, tried_at=start,
+                                   duration_s=time.monotonic() - began))
         else:
             out.append(task.result())
     return out
@@ -72,14 +75,14 @@ def late_sources(observations: list[Observation]) -> list[str]:
     return [obs.source for obs in observations if (obs.error or "").startswith(LATE)]
 
 
-def run_snapshot(collectors: list[Collector], deadline: float | None, named: float | None = None
-                 ) -> tuple[list[Observation], bool]:
+def run_snapshot(collectors: list[Collector], deadline: float | None, named: float | None = None,
+                 clock: Callable[[], float] = time.time) -> tuple[list[Observation], bool]:
     """collect_once on an event loop of its own: (observations, whether worker threads are still reading).
     asyncio.run would wait, on the way out, for every worker thread: a read the runner gave up on (its timeout)
     or a late source's would hold the answer until it ends. Here they get half a second; past that the loop is
     left as it is and the caller exits without them."""
     loop = asyncio.new_event_loop()
-    observations = loop.run_until_complete(collect_once(collectors, deadline, named=named))
+    observations = loop.run_until_complete(collect_once(collectors, deadline, named=named, clock=clock))
     if late_sources(observations):
         return observations, True
     try:
@@ -132,7 +135,7 @@ def to_report(observations: list[Observation], generated_at: float | None = None
     """thresholds: tui.config.Thresholds the triage row judges heartbeats with (default: the defaults)."""
     generated_at = time.time() if generated_at is None else generated_at
     data = {obs.source: to_jsonable(obs.snapshot) for obs in observations}
-    row = triage_row(observations, thresholds)
+    row = triage_row(observations, thresholds, generated_at)
     if row is not None:
         data["triage"] = to_jsonable(row)
     return {
@@ -151,8 +154,9 @@ def to_report(observations: list[Observation], generated_at: float | None = None
     }
 
 
-def render_text(observations: list[Observation], thresholds: Any = None) -> Any:
-    """A rich renderable: the triage row, one line per source, then the findings (hints first)."""
+def render_text(observations: list[Observation], thresholds: Any = None, now: float | None = None) -> Any:
+    """A rich renderable: the triage row (judged at `now`, default the wall clock's), one line per source, then
+    the findings (hints first)."""
     from rich.console import Group
     from rich.table import Table
     from rich.text import Text
@@ -162,7 +166,7 @@ def render_text(observations: list[Observation], thresholds: Any = None) -> Any:
     parts: list[Any] = []
     if not observations:
         parts.append(Text("No source is configured: see config.example.toml, or try --demo.", style="yellow"))
-    row = triage_row(observations, thresholds)
+    row = triage_row(observations, thresholds, now)
     if row is not None:
         styles_by_level = {"ok": "green", "warning": "yellow", "critical": "bold red", "unknown": "dim"}
         line = Text("triage  ", style="bold")

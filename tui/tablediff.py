@@ -58,6 +58,16 @@ class RowFilter:
     def active(self) -> bool:
         return bool(self.text.strip("!"))
 
+    @property
+    def invalid(self) -> bool:
+        """The text is not a valid regex: it is searched for literally."""
+        body = self.text[1:] if self.text.startswith("!") else self.text
+        try:
+            re.compile(body)
+        except re.error:
+            return True
+        return False
+
     def _pattern(self) -> tuple[re.Pattern[str], bool]:
         invert = self.text.startswith("!")
         body = self.text[1:] if invert else self.text

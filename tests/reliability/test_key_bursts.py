@@ -23,6 +23,7 @@ def test_lines_typed_in_one_burst_land_in_the_line(tmp_path: Path) -> None:
     assert b"Traceback" not in out
     journals = list((tmp_path / ".local/share/stacktop/recordings").glob("*.jsonl"))
     assert journals, "the demo writes a journal"
+    assert len(journals) == 1 and f"journal: {journals[0]}".encode() in out, "the journal's path, said on exit"
     kinds = {json.loads(line).get("type") for path in journals
              for line in path.read_text(encoding="utf-8").splitlines() if line.strip()}
     assert "note" not in kinds, "a key typed after : wrote a note"
@@ -53,5 +54,5 @@ def burst_session(proc: Any, master: int) -> bytes:
     os.write(master, b"/BUILD\r")
     until("demo-east > instances /BUILD", "the breadcrumb: the instances pane filtered by BUILD")
     os.write(master, b":host compute-02\r")
-    until("Read again", "the host screen (its footer)")
+    until("instances /BUILD > compute-02", "the host screen (its breadcrumb)")
     return out + quit_cleanly(proc, master)

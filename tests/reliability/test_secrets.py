@@ -28,6 +28,9 @@ from tui.recorder import Journal, Recorder
 from tui.sim import api_rabbit, start_demo
 from tui.sim.faults import Faults, FaultyGaleraConnector
 from tui.snapshot import render_text, to_report
+from tui.snapshot_nagios import render_nagios
+from tui.snapshot_plain import render_plain
+from tui.snapshot_prometheus import render_prometheus
 
 OS_PASSWORD = "Os-S3cret-7f3a9c"
 RMQ_PASSWORD = "Rmq-S3cret-b81e44"
@@ -127,6 +130,9 @@ async def test_no_secret_in_any_output(tmp_path: Path, capfd: Any) -> None:
                 console = Console(record=True, width=160)
                 console.print(render_text(list(app.observations.values())))
                 text_report = console.export_text()
+                observations = list(app.observations.values())
+                formats = render_plain(observations) + render_nagios(observations) + \
+                    render_prometheus(observations, 0.0)
         finally:
             demo.listeners["rabbitmq"].app = api_rabbit.make_app(demo.engine, "monitor", RMQ_PASSWORD)
             root.removeHandler(handler)
@@ -141,6 +147,7 @@ async def test_no_secret_in_any_output(tmp_path: Path, capfd: Any) -> None:
             "export": "".join(to_markdown(p) for p in journal_files),
             "snapshot JSON": report,
             "snapshot text": text_report,
+            "snapshot piped text, nagios, prometheus": formats,
             "error lines": "\n".join(errors),
             "screenshot SVG": svg,
         }

@@ -12,7 +12,7 @@ import subprocess
 import sys
 import termios
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -37,15 +37,18 @@ def read_for(master: int, seconds: float) -> bytes:
 
 
 @contextlib.contextmanager
-def stacktop_in_pty(home: Path, *args: str, rows: int = 48, cols: int = 160) -> Iterator[tuple[Any, int]]:
-    """`python -m tui ARGS` in a pty of rows x cols, as a user runs it (TERM=tmux-256color, UTC, its state and
-    recordings under `home`): yields (process, master fd); killed and closed on the way out."""
+def stacktop_in_pty(home: Path, *args: str, rows: int = 48, cols: int = 160,
+                    program: Sequence[str] = (sys.executable, "-m", "tui"), cwd: Path = ROOT
+                    ) -> Iterator[tuple[Any, int]]:
+    """`python -m tui ARGS` (or `program ARGS`, run in `cwd`) in a pty of rows x cols, as a user runs it
+    (TERM=tmux-256color, UTC, its state and recordings under `home`): yields (process, master fd); killed and
+    closed on the way out."""
     env = {k: v for k, v in os.environ.items() if k not in ("COLORTERM", "TEXTUAL_COLOR_SYSTEM", "NO_COLOR")}
     env.update(TERM="tmux-256color", XDG_STATE_HOME=str(home), HOME=str(home), TZ="UTC")
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
-    proc = subprocess.Popen([sys.executable, "-m", "tui", *args], stdin=slave, stdout=slave, stderr=slave, env=env,
-                            cwd=ROOT, close_fds=True, start_new_session=True)
+    proc = subprocess.Popen([*program, *args], stdin=slave, stdout=slave, stderr=slave, env=env,
+                            cwd=cwd, close_fds=True, start_new_session=True)
     os.close(slave)
     try:
         yield proc, master

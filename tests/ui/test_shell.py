@@ -171,8 +171,8 @@ async def test_n_writes_a_note_on_the_selected_row(tmp_path) -> None:  # type: i
 
 
 async def test_palette_screenshot_is_kept_beside_the_journal_and_exported(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    """ctrl+p -> Screenshot: Textual's own delivery (the downloads folder) plus a copy in [recorder] dir, entered
-    in the journal, so `stacktop export --markdown` links it."""
+    """ctrl+p -> Screenshot: saved in [recorder] dir, entered in the journal, so `stacktop export --markdown`
+    links it; the toast says where it went (never "Failed to save screenshot" for a saved file)."""
     import textual.app
 
     from tui.export import to_markdown
@@ -189,13 +189,31 @@ async def test_palette_screenshot_is_kept_beside_the_journal_and_exported(tmp_pa
         await pilot.press(*"screenshot")
         await pilot.pause(0.3)
         await pilot.press("enter")
-        await wait_until(pilot, lambda: any(folder.glob("*.svg")) and any(downloads.glob("*.svg")))
+        await wait_until(pilot, lambda: any(folder.glob("*.svg")))
+        await pilot.pause(0.5)
+        messages = [str(n.message) for n in app._notifications]
+    saved = next(folder.glob("*.svg"))
+    assert f"screenshot saved to {saved}" in messages, messages
+    assert not any("Failed" in m for m in messages), messages
     events = read_journal(folder / "j.jsonl")
     shots = [e for e in events if e["type"] == "screenshot"]
     assert len(shots) == 1
     copy = Path(shots[0]["path"])
-    assert copy.parent == folder and "<svg" in copy.read_text()
-    assert f"[{copy.name}]({copy.name})" in to_markdown(folder / "j.jsonl")
+    assert copy == saved and "<svg" in copy.read_text()
+    assert f"({copy})" in to_markdown(folder / "j.jsonl")
+
+
+async def test_screenshot_without_a_recorder_goes_to_the_downloads_folder_and_says_so(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import textual.app
+
+    monkeypatch.setattr(textual.app, "user_downloads_path", lambda: tmp_path)
+    app = StacktopApp(Config(), collectors=[], clock=lambda: FROZEN)
+    async with app.run_test(size=(160, 48)) as pilot:
+        saved = app.deliver_screenshot()
+        await pilot.pause()
+        messages = [str(n.message) for n in app._notifications]
+    assert saved is not None and Path(saved).parent == tmp_path and "<svg" in Path(saved).read_text()
+    assert messages == [f"screenshot saved to {saved}"]
 
 
 async def _settled_footer(pilot: Any, app: StacktopApp) -> list[Any]:

@@ -30,11 +30,13 @@ def test_snapshot_demo_json_reads_every_source() -> None:
     proc = run("snapshot", "--demo", "--json", "--instances", "50", "--queues", "40")
     assert proc.returncode in (0, 1, 2), proc.stderr
     report = json.loads(proc.stdout)
-    assert set(report["sources"]) == {"services", "instances", "rabbitmq", "galera"}
+    assert set(report["sources"]) == {"services", "instances", "rabbitmq", "galera", "placement"}
     assert all(src["ok"] for src in report["sources"].values()), report["sources"]
-    assert len(report["data"]["instances"]["servers"]) == 50
+    names = {s["name"] for s in report["data"]["instances"]["servers"]}
+    assert len(names) >= 50 and {"bigdata-000", "web-000-canary"} <= names, "the 50 and the storyline's boots"
     kinds = {f["kind"] for f in report["findings"]}
     assert "nova.service_disabled" in kinds, "the demo starts with compute-04 disabled for maintenance"
+    assert "placement.stale_allocation" in kinds, "the placement audit ran once and found the storyline's orphan"
     assert set(report["findings"][0]) == {"severity", "kind", "subject", "summary", "evidence", "next_step",
                                           "source"}
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from tui.collectors.registry import build_collectors
-from tui.journal_codec import HEARTBEAT_S, Encoder, SnapshotEncoder, apply, decode, diff
+from tui.journal_codec import HEARTBEAT_S, Encoder, SnapshotEncoder, absolute, apply, decode, diff
 from tui.models.finding import Finding
 from tui.models.instances import Fault, HostHealth, InstancesSnapshot, PollInfo, Server
 from tui.models.observation import Observation
@@ -72,7 +72,7 @@ def test_typed_snapshots_rebuild_equal() -> None:
                                     volumes=("v1",), task_since=T, task_since_basis="observed"),),
         hosts={"compute-01": HostHealth("compute-01", compute_state="up")}, poll=PollInfo(mode="full", requests=2))
     for snap in (services, instances):
-        rebuilt = decode(type(snap), Encoder().encode(snap))
+        rebuilt = decode(type(snap), absolute(Encoder().encode(snap)))
         assert rebuilt == snap and type(rebuilt) is type(snap)
 
 
@@ -172,7 +172,7 @@ async def test_recorded_journal_replays_the_same_findings_in_order(tmp_path: Pat
 
 
 async def test_every_source_snapshot_rebuilds_equal() -> None:
-    """The four sources' real snapshot types (read from the simulated cloud) survive encode -> decode."""
+    """Every source's real snapshot type (read from the simulated cloud) survives encode -> decode."""
     demo = start_demo(instances=20, hosts=3, queues=10, churn=0, storyline=False, manual=True)
     try:
         names = []
@@ -180,42 +180,58 @@ async def test_every_source_snapshot_rebuilds_equal() -> None:
             await c.collect()
             demo.advance(5)
             snap = await c.collect()
-            assert decode(type(snap), Encoder().encode(snap)) == snap, c.name
+            assert decode(type(snap), absolute(Encoder().encode(snap))) == snap, c.name
             names.append(c.name)
             await c.aclose()
     finally:
         demo.stop()
-    assert names == ["services", "instances", "rabbitmq", "galera"]
+    assert names == ["services", "instances", "rabbitmq", "galera", "placement"]
 
 
-def _rows(beat: datetime, n: int = 50) -> dict[str, Any]:
-    return {"taken_at": beat.isoformat(),
-            "rows": [{"id": f"svc{i}", "state": "up", "updated_at": beat.isoformat(), "age_at_read_s": 3.0}
-                     for i in range(n)]}
+def _services(at: datetime, beats: list[datetime], states: list[str]) -> ServicesSnapshot:
+    rows = tuple(ServiceRow("compute", "nova-compute", f"c{i}", id=f"svc{i}", state=state, updated_at=beat,
+                            age_at_read_s=(at - beat).total_seconds())
+                 for i, (beat, state) in enumerate(zip(beats, states, strict=True)))
+    return ServicesSnapshot(taken_at=at, keystone=KeystoneCheck(auth_url="http://k:5000/v3", cloud="c"),
+                            compute=SectionRead("compute", rows, read_at=at))
 
 
-def test_heartbeats_alone_are_not_rewritten_every_poll_but_catch_up() -> None:
-    """A healthy cloud's heartbeats move every poll: no row is patched until its heartbeat moved HEARTBEAT_S
-    from what a reader has; a state change is written at once, with its heartbeat."""
+def test_heartbeats_are_ages_and_a_healthy_cloud_rewrites_no_row() -> None:
+    """Heartbeats are written as ages at the snapshot's time: a healthy service (a heartbeat every poll, age
+    a few seconds) is never patched; a stopped one (its heartbeat frozen, age growing) is patched once its
+    age moved HEARTBEAT_S; a state change is written at once. A reader's rebuilt heartbeats (absolute())
+    are off by less than HEARTBEAT_S."""
     enc = SnapshotEncoder()
     reader: Any = None
-    patched_rows = []
-    for step in range(30):  # 10 s polls: 290 s of heartbeats
-        doc = _rows(T + timedelta(seconds=10 * step))
-        if step == 17:
-            doc["rows"][3]["state"] = "down"
-        event = enc.event("services", float(step), doc, [])
-        assert event is not None  # taken_at moves: a (tiny) line every poll
+    patched: list[set[str]] = []
+    frozen = T  # svc0 stops heartbeating at once
+    for step in range(30):  # 10 s polls
+        at = T + timedelta(seconds=10 * step + 3)
+        beats = [frozen] + [at - timedelta(seconds=3 + step % 4)] * 9
+        states = ["down" if step >= 17 else "up"] + ["up"] * 9
+        snap = _services(at, beats, states)
+        event = enc.event("services", float(step), snap, [])
+        assert event is not None
         reader = event["full"] if "full" in event else apply(reader, event["delta"])
-        rows = (event.get("delta") or {}).get("d", {}).get("rows", {}).get("u", {})
-        patched_rows.append(len(rows))
-        for mine, real in zip(reader["rows"], doc["rows"], strict=True):
-            lag = datetime.fromisoformat(real["updated_at"]) - datetime.fromisoformat(mine["updated_at"])
-            assert timedelta(0) <= lag < timedelta(seconds=HEARTBEAT_S), "a reader's heartbeat lags < HEARTBEAT_S"
-            assert mine["state"] == real["state"], "a state change is never held back"
-    assert patched_rows[1:6] == [0] * 5, "heartbeat-only moves under HEARTBEAT_S are not written"
-    assert max(patched_rows) == 50, "once they moved HEARTBEAT_S from what a reader has, they are"
-    assert sum(1 for n in patched_rows if n) <= 30 * 10 / HEARTBEAT_S + 2
+        rows = (event.get("delta") or {}).get("d", {}).get("compute", {}).get("d", {}).get("rows", {})
+        patched.append(set(rows.get("u", {})) if isinstance(rows, dict) else set())
+        rebuilt = decode(ServicesSnapshot, absolute(reader))
+        for mine, real in zip(rebuilt.compute.rows, snap.compute.rows, strict=True):
+            assert mine.updated_at is not None and real.updated_at is not None
+            assert abs((mine.updated_at - real.updated_at).total_seconds()) < HEARTBEAT_S
+            assert mine.state == real.state, "a state change is never held back"
+    assert all(p <= {"svc0"} for p in patched), "a healthy service's heartbeat is never rewritten"
+    assert 3 <= sum(1 for p in patched if p) <= 30 * 10 / HEARTBEAT_S + 2, patched
+
+
+def test_heartbeat_ages_rebuild_the_exact_time() -> None:
+    at = datetime(2026, 12, 4, 20, 29, 9, 127569, tzinfo=UTC)
+    snap = _services(at, [datetime(2026, 12, 4, 20, 28, 51, tzinfo=UTC)], ["up"])
+    body = Encoder().encode(snap)
+    assert body["compute"]["rows"][0]["updated_at"].startswith("@18.127569")
+    assert decode(ServicesSnapshot, absolute(body)) == snap
+    hostile = {"taken_at": at.isoformat(), "rows": [{"host": "@12", "updated_at": "@12"}]}
+    assert absolute(hostile)["rows"][0]["host"] == "@12", "only heartbeat fields are ages"
 
 
 def test_order_change_of_a_long_list_is_runs_not_every_id() -> None:

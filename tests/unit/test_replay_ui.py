@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from tests.testbed.wait import until_pilot
 from tui import commands
 from tui.app import StacktopApp
 from tui.collectors.registry import build_collectors
@@ -65,6 +66,8 @@ def same_but_heartbeats(replayed: Any, recorded: Any, path: str = "") -> list[st
         for k in recorded:
             if k in HEARTBEAT_FIELDS and replayed[k] != recorded[k]:
                 a, b = replayed[k], recorded[k]
+                if isinstance(a, str) and a.startswith("@"):  # heartbeats are ages at the snapshot's time
+                    a, b = float(a[1:]), float(b[1:])
                 moved = abs(a - b) if isinstance(a, (int, float)) else abs(
                     (datetime.fromisoformat(a) - datetime.fromisoformat(b)).total_seconds())
                 if moved >= HEARTBEAT_S:
@@ -91,18 +94,15 @@ async def test_replay_app_shows_the_recorded_findings(tmp_path: Path) -> None:
         assert player.clock.speed == 4.0
         player.clock.jump(player.timeline.end)
         app.action_refresh_now()
-        for _ in range(50):
-            await pilot.pause(0.05)
-            obs = app.observations.get("services")
-            if obs is not None and obs.ok_at == last.ok_at:
-                break
+        await until_pilot(pilot, lambda: getattr(app.observations.get("services"), "ok_at", None) == last.ok_at,
+                          "the last recorded services snapshot on screen", 120)
         obs = app.observations["services"]
         assert [f.key for f in obs.findings] == [f.key for f in last.findings]
         assert type(obs.snapshot) is type(last.snapshot)
         assert same_but_heartbeats(Encoder().encode(obs.snapshot), Encoder().encode(last.snapshot)) == [], \
             "the pane got the snapshot that was recorded (heartbeats within HEARTBEAT_S)"
         top = app._topbar_text()
-        assert "REPLAY" in top and "j.jsonl" in top and ("PAUSED" in top or "END" in top)
+        assert "replaying j.jsonl" in top and ("PAUSED" in top or "END" in top)
         app._tick()
         await pilot.pause()
         assert any("killed on purpose" in str(n.message) for n in app._notifications)
@@ -179,3 +179,44 @@ def test_replay_cli_refuses_a_journal_without_snapshots(tmp_path: Path, capsys: 
     assert main(["replay", str(path)]) == 3
     assert "no recorded snapshots to replay" in capsys.readouterr().err
     assert main(["replay", str(tmp_path / "missing.jsonl")]) == 3
+
+
+async def test_replay_words_describe_a_replay(tmp_path: Path) -> None:
+    """A replay says it replays: the top bar names the journal and the speed, the borders how often the source
+    was recorded (not the replay's own polling), `n` and the host screen say what a replay cannot do."""
+    from tui.screens.host import HostScreen
+    from tui.widgets.source_pane import SourcePane
+
+    path, _seen, host = await record_sim(tmp_path)
+    player = Player.from_journal(path, speed=0.5)  # slow: still playing on a loaded machine
+    app = ReplayApp(Config(), player, name=path.name)
+    async with app.run_test(size=(160, 48)) as pilot:
+        pane = next(p for p in app.panes if isinstance(p, SourcePane) and p.SOURCE == "services")
+        for _ in range(600):  # a loaded machine: up to 30 s
+            await pilot.pause(0.05)
+            if pane.observation is not None and pane.observation.error is None:
+                break
+        app._tick()
+        assert "replaying j.jsonl at 0.5x" in app._topbar_text()
+        assert str(pane.border_subtitle) == "replayed · recorded every 5s"
+        await pilot.press("n")
+        await pilot.pause()
+        messages = [str(n.message) for n in app._notifications]
+        assert any("a replay writes no notes" in m for m in messages), messages
+        assert not any("recorder" in m for m in messages), messages
+        app.push_screen(HostScreen(host))
+        for _ in range(600):
+            await pilot.pause(0.05)
+            body = str(app.screen.query_one("#host-detail").render())
+            if "replay" in body:
+                break
+        assert "this is a replay of a recording" in body and "OpenStack" not in body, body
+        app.pop_screen()
+        await pilot.pause()
+        for line in (f"trace-down {host}", "trace-request req-00000000-0000-0000-0000-000000000000", "trace-boot"):
+            app.clear_notifications()
+            app.run_command(line)
+            await pilot.pause(0.1)
+            messages = [str(n.message) for n in app._notifications]
+            assert len(app.screen_stack) == 1, f":{line} opened a screen in a replay"
+            assert any("nothing to trace: this is a replay" in m for m in messages), (line, messages)

@@ -229,11 +229,24 @@ def test_one_compute_down() -> None:
     h = only(triage_hints(world(svc=svc, rmq=rmq, inst=inst)))
     assert h.kind == "triage.compute_down" and h.subject == "compute-02"
     assert "keep running" in h.summary and "cannot be managed" in h.summary and "no new instances" in h.summary
-    assert "its 3 instance(s) (2 ACTIVE)" in h.summary
+    assert "its 2 ACTIVE instance(s) keep running" in h.summary and "1 build(s) on it are stuck" in h.summary
     assert cites(h, "nova.service_enabled_but_down", "compute-02")
     assert cites(h, "rabbitmq.queue_no_consumer", "compute.compute-02") and cites(h, "instance.stuck", "web-1")
     assert jump_target(h) == ("host", "compute-02")
     seed_order(h.next_step)
+
+
+def test_compute_down_with_only_a_build_on_it_says_the_build_is_stuck() -> None:
+    """The only instance on the dead compute is a build that never started: nothing there "keeps running"."""
+    svc = services(compute_ages={"compute-03": 90})
+    inst = instances(server("new-1", task=None, host="compute-03", status="BUILD", for_s=100), down=["compute-03"])
+    inst = replace(inst, servers=tuple(s for s in inst.servers if not s.id.startswith("vm-compute-03")))
+    on_host = [s for s in inst.servers if s.host == "compute-03"]
+    assert [s.status for s in on_host] == ["BUILD"]
+    h = only(triage_hints(world(svc=svc, inst=inst)))
+    assert h.kind == "triage.compute_down" and h.subject == "compute-03"
+    assert "1 build(s) on it are stuck" in h.summary
+    assert "keep running" not in h.summary and "ACTIVE" not in h.summary
 
 
 def test_image_unreachable_builds_time_out_in_spawning() -> None:

@@ -14,7 +14,7 @@ from datetime import datetime
 from tui.collectors.base import BaseCollector, BuildContext, Collector
 from tui.config import Config
 from tui.models.finding import Finding
-from tui.models.placement import AuditReport
+from tui.models.placement import AuditDigest
 from tui.rules.allocations import SOURCE, audit_findings
 
 FIRST_DELAY_S = 30.0
@@ -32,7 +32,7 @@ class PlacementAuditCollector(BaseCollector):
         self.timeout = timeout + first_delay
         self._first = True
 
-    async def collect(self) -> AuditReport:
+    async def collect(self) -> AuditDigest:
         from tui.openstack.placement_reads import audit_cloud
 
         if self._first:
@@ -41,10 +41,10 @@ class PlacementAuditCollector(BaseCollector):
                 await asyncio.sleep(self.first_delay)
                 self.timeout -= self.first_delay
         client = await asyncio.to_thread(self.session.client)  # type: ignore[attr-defined]
-        return await audit_cloud(client)
+        return AuditDigest.of(await audit_cloud(client))
 
-    def findings(self, snapshot: AuditReport, now: datetime) -> list[Finding]:
-        return audit_findings(snapshot.providers)
+    def findings(self, snapshot: AuditDigest, now: datetime) -> list[Finding]:
+        return audit_findings(snapshot.judged)
 
 
 def build(config: Config, context: BuildContext | None = None) -> list[Collector]:

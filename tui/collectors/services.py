@@ -1,5 +1,5 @@
 """Control-plane source ("services"): compute services, network agents, volume services, Keystone and the
-catalog, the seed's five-command routine in one poll.
+catalog, the five-command triage routine in one poll.
 
 Reads go through tui.openstack (admin view) in worker threads, concurrently: a Keystone version GET, then
 GET /os-services (compute, microversion >= 2.53), /agents and /os-services (block-storage), each with the API's

@@ -1,4 +1,4 @@
-"""The on-call exercises of the seeds, recorded: boot trace, compute-down lag, request trace.
+"""The on-call exercises, recorded: boot trace, compute-down lag, request trace.
 
 Each exercise is pure bookkeeping (boot_trace.py, down_lag.py, request_trace.py: fed samples with their times,
 no I/O) plus a driver in live.py that polls the cloud read-only and feeds it. A finished exercise becomes an

@@ -1,4 +1,4 @@
-"""Boot trace (seed 000's exercise): the task_state sequence of one server, with the component owning each.
+"""Boot trace: the task_state sequence of one server, with the component owning each.
 
 Pure: `BootTrace.observe(server, at)` is fed each poll's Server (parsed from GET /servers/{id}) and the local
 time the answer arrived. A step is one (status, task_state) as long as consecutive polls see it; its
@@ -29,7 +29,7 @@ EVENT_OWNERS = {
 
 
 def owner_for(status: str, task_state: str | None, host: str | None) -> tuple[str, str | None]:
-    """(component, host it runs on or None) owning a (status, task_state), after seed 000's table."""
+    """(component, host it runs on or None) owning a (status, task_state)."""
     if task_state:
         owner = owner_of(task_state)
         return owner.component, host if owner.on_host else None

@@ -1,4 +1,4 @@
-"""Compute-down lag (seed 000's "number worth remembering"): how long the cloud takes to notice a dead service.
+"""Compute-down lag (a number worth remembering): how long the cloud takes to notice a dead service.
 
 Pure: `DownLag.observe(sample)` is fed each poll of the service's row (GET /os-services?host=&binary=) with
 the local time the answer arrived; `observe_server(server, at)` each server seen on that host.

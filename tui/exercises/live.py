@@ -352,7 +352,7 @@ async def run_request_trace(client: Any | None, request_id: str, sources: Iterab
                             candidates: Iterable[str] = (), instance_id: str | None = None,
                             on_update: Callable[[RequestTrace], None] | None = None) -> RequestTrace:
     """Grep every source for the request id, learn the instance id (logs, else nova), read nova's action
-    and events for it, then grep again for the instance id (seed 003 greps nova-compute by instance id)."""
+    and events for it, then grep again for the instance id (nova-compute logs by instance id)."""
     trace = RequestTrace(request_id=request_id, instance_id=instance_id)
     update = on_update or (lambda t: None)
     srcs = list(sources)

@@ -1,8 +1,8 @@
-"""Request trace (seed 003's exercise): follow one request id across the services of the create path.
+"""Request trace: follow one request id across the services of the create path.
 
 Pure: log lines (from the configured `[[recorder.log_sources]]`, read by live.py) and nova's action/events
 go in; out comes a per-service timeline (first and last entry, how many, the stage each service's first entry
-opens and how long it lasted until the next service's first entry) and the services of the seed's request
+opens and how long it lasted until the next service's first entry) and the services of the request
 path that left no trace, with what each would have been doing.
 
 Log times: oslo.log lines start `YYYY-MM-DD HH:MM:SS.mmm` in the log host's local time (no zone); Apache-style
@@ -23,7 +23,7 @@ from tui.exercises import ExerciseResult, bars, md_block, md_cell, md_code, md_t
 from tui.exercises.boot_trace import EVENT_OWNERS
 from tui.models.instances import InstanceAction
 
-# seed 003's request path for `openstack server create`, in order, with what each does for it
+# the request path for `openstack server create`, in order, with what each does for it
 REQUEST_PATH: tuple[tuple[str, str], ...] = (
     ("keystone", "validates the token and returns the service catalog"),
     ("nova-api", "validates the request, checks quota, writes the instance record"),
@@ -271,7 +271,7 @@ class RequestTrace:
             lines += ["", *md_block(bars([(r.service, r.first.timestamp(), r.last.timestamp()) for r in rows]))]
         missing = self.missing()
         unsearched = set(self.unsearched())
-        lines += ["", "Services on the request path (seed 003) that left **no trace**:", ""]
+        lines += ["", "Services on the request path that left **no trace**:", ""]
         if not missing:
             lines.append("(none)")
         for name in missing:

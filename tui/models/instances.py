@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
 from types import MappingProxyType
-from typing import Literal
+from typing import ClassVar, Literal
 
 SinceBasis = Literal["observed", "updated_at", "created"]
 
@@ -95,6 +95,8 @@ class Server:
 class AgentHealth:
     """A neutron agent on a host (only the fields the instance rules need)."""
 
+    JOURNAL_HEARTBEATS: ClassVar[tuple[str, ...]] = ("heartbeat",)  # journal: written as an age (codec)
+
     binary: str
     agent_type: str = ""
     alive: bool | None = None
@@ -110,6 +112,8 @@ class HostHealth:
     service_down_time) and `status` (enabled/disabled); None = no nova-compute service reported for the host.
     agents is empty when the agents were not read (agents_read False) or the host has none.
     """
+
+    JOURNAL_HEARTBEATS: ClassVar[tuple[str, ...]] = ("compute_updated_at",)  # journal: written as an age
 
     host: str
     compute_state: str | None = None

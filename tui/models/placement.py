@@ -503,3 +503,31 @@ class FitReport:
     def __post_init__(self) -> None:
         object.__setattr__(self, "aggregate_free", _frozen(self.aggregate_free))
         object.__setattr__(self, "errors", _frozen(self.errors))
+
+
+NOTEWORTHY_VERDICTS = frozenset({"stale", "suspected", "migration_stuck"})
+
+
+@dataclass(frozen=True)
+class AuditDigest:
+    """The background audit's snapshot (tui.collectors.placement): counts, and in full only the providers with a
+    consumer worth a finding (the rules need each such provider whole: its phantom usage), so the journal does
+    not carry 10,000 judged consumers every audit."""
+
+    taken_at: datetime
+    providers: int = 0
+    consumers: int = 0
+    judged: tuple[ProviderAudit, ...] = ()
+    errors: Mapping[str, str] = field(default_factory=dict)
+    requests: int = 0
+    duration_s: float = 0.0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "errors", _frozen(self.errors))
+
+    @classmethod
+    def of(cls, report: AuditReport) -> AuditDigest:
+        judged = tuple(p for p in report.providers if any(c.verdict in NOTEWORTHY_VERDICTS for c in p.consumers))
+        return cls(taken_at=report.taken_at, providers=len(report.providers),
+                   consumers=sum(len(p.consumers) for p in report.providers), judged=judged,
+                   errors=report.errors, requests=report.requests, duration_s=report.duration_s)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Literal
+from typing import ClassVar, Literal
 
 Section = Literal["compute", "network", "volume"]
 SECTIONS: tuple[Section, ...] = ("compute", "network", "volume")
@@ -29,6 +29,8 @@ class ServiceRow:
     state: the API's own verdict "up" | "down" | "UNKNOWN" (computed by the API with *its* down time);
     forced_down: nova >= 2.11 (None when not reported); agent_type: network agents only.
     """
+
+    JOURNAL_HEARTBEATS: ClassVar[tuple[str, ...]] = ("updated_at",)  # journal: written as an age (codec)
 
     section: Section
     binary: str

@@ -1,6 +1,6 @@
-"""The triage row: the seed's five commands at a glance, one cell per answer.
+"""The triage row: the five triage commands at a glance, one cell per answer.
 
-Seed 003 ("Checking the whole control plane"): the three service listings, the two dependencies underneath
+Checking the whole control plane: the three service listings, the two dependencies underneath
 them (RabbitMQ, Galera), then the catalog. Each cell is what one of those commands would have told the
 on-call engineer, with a level the UI colours:
 
@@ -17,7 +17,7 @@ from typing import Literal
 Level = Literal["ok", "warning", "critical", "unknown"]
 LEVEL_ORDER: dict[str, int] = {"critical": 0, "warning": 1, "unknown": 2, "ok": 3}
 
-# Cell names in the seed's order (listings, then the bus and the database, then the catalog). The row shows
+# Cell names in triage order (listings, then the bus and the database, then the catalog). The row shows
 # the catalog first because "can anything authenticate at all" is the first thing to see.
 CELL_NAMES: tuple[str, ...] = ("catalog", "compute", "agents", "volume", "rabbitmq", "galera", "placement")
 

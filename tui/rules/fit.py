@@ -1,7 +1,7 @@
 """The capacity explainer (`:fit FLAVOR [TRAIT...]`), pure: what a flavor asks placement for, which computes
 placement offers (GET /allocation_candidates answers "can it fit anywhere?"), and for every other compute
 which resource or trait rules it out. Aggregate free capacity is shown next to it because it is the number
-that misleads (seed 004: aggregate free space is not a matching host).
+that misleads (aggregate free space is not a matching host).
 
 Read-only: the explanation names constraints, it never proposes to change or delete anything.
 """

@@ -253,10 +253,10 @@ def worth_attention(server: Server, stuck_ids: set[str] | frozenset[str] = froze
     return bool(server.phase) or server.status == "ERROR" or server.id in stuck_ids
 
 
-# ---- the five questions of seed 000 (instance screen) ----------------------------------------------------
+# ---- the five questions (instance screen) -------------------------------------------------------------
 @dataclass(frozen=True)
 class Answer:
-    """One of seed 000's questions. verdict: "ok", "bad", "unknown" or "n/a"."""
+    """One of the five questions. verdict: "ok", "bad", "unknown" or "n/a"."""
 
     question: str
     answer: str

@@ -1,6 +1,6 @@
 """Nova task states, who owns each, and how long before one counts as stuck.
 
-Owners follow seed 000's table; values from nova/objects/fields.py (note the hyphens in powering-off).
+Owners per state; values from nova/objects/fields.py (note the hyphens in powering-off).
 """
 
 from __future__ import annotations

@@ -1,13 +1,13 @@
-"""Triage: the seed's five commands at a glance, and root-cause hints that follow the dependency graph.
+"""Triage: the five triage commands at a glance, and root-cause hints that follow the dependency graph.
 
-Seed 003: "Diagnosing OpenStack is largely the practice of following the dependency graph rather than
+"Diagnosing OpenStack is largely the practice of following the dependency graph rather than
 investigating whichever service reported the error." These pure functions do that reasoning over what the
 collectors already published (observations: snapshots + findings of every source):
 
 - `triage_summary` -> the triage row: catalog, compute x/y up, agents x/y alive, volume x/y up, RabbitMQ,
   Galera; "unknown" (STALE / not configured) whenever the source cannot vouch for its numbers.
 - `triage_hints` -> `triage.*` findings, each naming the likely cause, what it means for the cloud, and what to
-  check in the seed's order (the service listings, then the bus and the database, then the catalog). Every
+  check in triage order (the service listings, then the bus and the database, then the catalog). Every
   hint lists the finding keys it was derived from in `evidence["derived_from"]` as (kind, subject) pairs.
   Causes absorb their symptoms: Galera without quorum explains a fleet of services going down and builds
   stuck in scheduling, so it is one hint, not three; a fleet flip explains builds stuck in scheduling.
@@ -29,7 +29,7 @@ from tui.models.finding import SEVERITY_ORDER, Finding, Severity
 from tui.models.galera import GaleraSnapshot
 from tui.models.instances import BUILD_QUEUED, InstancesSnapshot
 from tui.models.observation import Observation
-from tui.models.placement import AuditReport
+from tui.models.placement import AuditDigest
 from tui.models.rabbitmq import RabbitSnapshot
 from tui.models.services import SectionRead, ServicesSnapshot
 from tui.models.triage import Level, TriageCell, TriageSummary
@@ -236,7 +236,7 @@ def _rabbit_cell(obs: Observation) -> TriageCell:
         parts.append(f"{len(queues)} service queue{'s' if len(queues) != 1 else ''} without consumers: {shown}")
     else:
         parts.append("service queues consumed")
-    # the seed's questions only: a notifications queue nobody reads is a finding, not a red row
+    # the triage questions only: a notifications queue nobody reads is a finding, not a red row
     level: Level = "critical" if alarms or partitioned or queues or running < len(nodes) else "ok"
     return TriageCell("rabbitmq", "RabbitMQ", ", ".join(parts), level, "rabbitmq")
 
@@ -302,7 +302,7 @@ def triage_summary(observations: Mapping[str, Observation], now: datetime, thres
 
 def _placement_cell(obs: Observation | None) -> TriageCell | None:
     """The background audit, only when it found allocations to look at (a healthy audit adds no cell)."""
-    if obs is None or obs.error is not None or not isinstance(obs.snapshot, AuditReport):
+    if obs is None or obs.error is not None or not isinstance(obs.snapshot, AuditDigest):
         return None
     stale = [f for f in obs.findings if f.kind == "placement.stale_allocation" and f.severity == "warning"]
     stuck = [f for f in obs.findings if f.kind == "placement.migration_stuck"]
@@ -352,7 +352,7 @@ def _severity(findings: Sequence[Finding], default: Severity = "critical") -> Se
 
 
 def _steps(listings: str, bus_db: str, catalog: str) -> str:
-    """next_step in the seed's order: the service listings, then the bus and the database, then the catalog."""
+    """next_step in triage order: the service listings, then the bus and the database, then the catalog."""
     return f"1) service listings: {listings} 2) the bus and the database: {bus_db} 3) the catalog: {catalog}"
 
 
@@ -409,7 +409,7 @@ def galera_hint(ctx: _Context) -> Finding | None:
     # compute down while the others report is not explained by it (its own hint stays).
     consequences = ctx.of("nova.fleet_down", "neutron.fleet_down") + _stuck(ctx, "scheduling")
     summary = (f"Galera has no Primary component ({len(snap.reachable)} of {expected} nodes answer, none in "
-               f"quorum: {nodes}): the seed's \"lists work, creates fail\" holds only for clients that set "
+               f"quorum: {nodes}): the saying \"lists work, creates fail\" holds only for clients that set "
                f"wsrep_dirty_reads=ON. Exactly: {READS_FAIL}; {WRITES_FAIL}. {STILL_ANSWERS}, so health checks "
                "pass. With the default (OFF) OpenStack's lists fail too (500s); creates fail either way. "
                "Running instances keep running; service heartbeats are database writes, so services look down.")
@@ -553,19 +553,10 @@ def compute_down_hints(ctx: _Context) -> list[Finding]:
         queue = [q for q in ctx.of("rabbitmq.queue_no_consumer") if q.evidence.get("topic") == "compute"
                  and q.evidence.get("host") == host]
         stuck = [s for s in ctx.of("instance.stuck") if s.evidence.get("host") == host]
-        if inst is not None:
-            on_host = [s for s in inst.servers if s.host == host]
-            active = sum(1 for s in on_host if s.status == "ACTIVE")
-            count = f"its {len(on_host)} instance(s) ({active} ACTIVE)"
-        else:
-            count = "its instances"
-        summary = (f"nova-compute on {host} is down while the other computes report: {count} keep running "
-                   "(libvirt does not need nova-compute) but cannot be managed (stop, reboot, resize, migrate and "
-                   "delete do not complete); it gets no new instances while it is down.")
+        summary = f"nova-compute on {host} is down while the other computes report: " + _on_down_host(
+            [s for s in inst.servers if (s.host or s.cast_host) == host] if inst is not None else None, len(stuck))
         if queue:
             summary += f" Queue {queue[0].subject} has no consumer: the process is gone or lost its connection."
-        if stuck:
-            summary += f" {len(stuck)} build(s) stuck there."
         next_step = _steps(
             f"only {host} is down: a host problem, not the bus. On {host}: is nova-compute running, what does "
             "its log say?",
@@ -574,6 +565,33 @@ def compute_down_hints(ctx: _Context) -> list[Finding]:
         out.append(_hint(f.severity, "triage.compute_down", host, summary, [f, *queue, *stuck], next_step,
                          host=host))
     return out
+
+
+def _on_down_host(servers: list[Any] | None, stuck: int) -> str:
+    """What a compute's nova-compute being down means for the instances on it, case by case: ACTIVE ones keep
+    running, builds there cannot go on, the others cannot be managed; servers None: the instances are unknown."""
+    unmanaged = "cannot be managed (stop, reboot, resize, migrate and delete do not complete)"
+    tail = "; it gets no new instances while it is down."
+    if servers is None:
+        parts = [f"its instances keep running (libvirt does not need nova-compute) but {unmanaged}"]
+        if stuck:
+            parts.append(f"{stuck} build(s) are stuck there")
+        return "; ".join(parts) + tail
+    active = sum(1 for s in servers if s.status == "ACTIVE")
+    builds = sum(1 for s in servers if s.status == "BUILD")
+    other = len(servers) - active - builds
+    parts = []
+    if active:
+        parts.append(f"its {active} ACTIVE instance(s) keep running (libvirt does not need nova-compute) but "
+                     + unmanaged)
+    if builds:
+        parts.append(f"{builds} build(s) on it are stuck: only its nova-compute can go on with them")
+    if other:
+        also = "cannot be managed either" if active else unmanaged
+        parts.append(f"{other} other instance(s) (not ACTIVE) {also}")
+    if not servers:
+        parts.append("it runs no instances")
+    return "; ".join(parts) + tail
 
 
 # --- builds stuck before reaching a compute ----------------------------------------------------------------

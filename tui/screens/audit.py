@@ -23,6 +23,7 @@ from textual.widgets import DataTable, Footer, ProgressBar, Static
 from tui.models.placement import AuditReport, ProviderAudit
 from tui.rules.allocations import audit_findings, phantom_lines
 from tui.safetext import escape
+from tui.screens.context import context
 from tui.screens.host import app_now, client_getter, findings_text
 from tui.widgets.breadcrumb import Breadcrumb
 from tui.widgets.keyed_table import KeyedTable
@@ -70,7 +71,7 @@ def provider_errors(audits: tuple[ProviderAudit, ...]) -> str:
 class AuditScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Back"),
-        Binding("r", "rerun", "Audit again"),
+        Binding("r", "rerun", "Refresh", tooltip="refresh: run the audit again"),
         Binding("enter", "open_host", "Host screen"),
     ]
 
@@ -130,7 +131,7 @@ class AuditScreen(Screen[None]):
         status = self.query_one("#audit-status", Static)
         getter = client_getter(self.app)
         if getter is None:
-            status.update("[yellow]no OpenStack cloud configured: nothing to audit[/]")
+            status.update(f"[yellow]{escape(context(self.app).cannot_read('nothing to audit'))}[/]")
             return
         self.running = True
         try:

@@ -57,6 +57,17 @@ class DashboardContext:
     def recorder(self) -> Any:
         return getattr(self.app, "recorder", None)
 
+    @property
+    def replaying(self) -> bool:
+        """A replay of a journal: only what was recorded is shown, nothing is read from a cloud."""
+        return getattr(self.app, "replaying", False) is True
+
+    def cannot_read(self, what: str) -> str:
+        """One line saying why a live read (`what` is not done) does not happen here."""
+        if self.replaying:
+            return f"{what}: this is a replay of a recording, and only a live session reads the cloud"
+        return f"no OpenStack cloud configured: {what}"
+
 
 def context(app: Any) -> DashboardContext:
     return DashboardContext(app)

@@ -1,4 +1,4 @@
-"""`:fit FLAVOR [TRAIT...]`: why won't it fit? (seed 004: capacity is a constraint problem.)
+"""`:fit FLAVOR [TRAIT...]`: why won't it fit? (capacity is a constraint problem.)
 
 Aggregate free capacity is shown next to the computes placement really offers for the request
 (GET /allocation_candidates, the scheduler's own question), and for every other compute the resource or trait
@@ -20,6 +20,7 @@ from textual.widgets import Footer, Static
 from tui.models.placement import FitReport, HostFit, rc_sort_key
 from tui.rules.fit import summary_line
 from tui.safetext import escape
+from tui.screens.context import context
 from tui.screens.host import app_now, client_getter
 from tui.widgets.breadcrumb import Breadcrumb
 
@@ -66,7 +67,7 @@ def fit_text(report: FitReport) -> str:
 class FitScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Back"),
-        Binding("r", "reload", "Ask again"),
+        Binding("r", "reload", "Refresh", tooltip="refresh: ask placement again"),
     ]
 
     DEFAULT_CSS = """
@@ -103,7 +104,7 @@ class FitScreen(Screen[None]):
         body = self.query_one("#fit-body", Static)
         getter = client_getter(self.app)
         if getter is None:
-            body.update("[yellow]no OpenStack cloud configured: nothing to ask placement[/]")
+            body.update(f"[yellow]{escape(context(self.app).cannot_read('nothing to ask placement'))}[/]")
             return
         try:
             client = await asyncio.to_thread(getter)

@@ -15,7 +15,8 @@ from tui.safetext import escape
 
 INTRO = "[b]stacktop[/b] - the control plane at a glance. Read-only: it never changes the cloud."
 OUTRO = """Pane borders say how fresh their data is: [green]ok · every 10s[/green], [yellow]STALE 47s[/yellow],
-[red]ERROR <reason> - last ok 2m ago[/red]. A failing source keeps its last rows, dimmed.
+[red]ERROR <reason> - last ok 2m ago[/red], PAUSED · read 12:03:04 while p pauses refresh. A failing source
+keeps its last rows, dimmed.
 Filters are regexes; a leading ! inverts. ctrl+p opens the palette (themes, screenshot, commands).
 
 Press esc or ? to close."""
@@ -28,8 +29,21 @@ def _key_label(key: str) -> str:
     return ", ".join(KEY_NAMES.get(k, k) for k in key.split(","))
 
 
-def help_text(bindings: Iterable[Binding], extra: Iterable[tuple[str, str]] = ()) -> str:
-    """Every key (from the live bindings, so never out of date) and every : command."""
+def screen_keys(screens: Iterable[tuple[str, Iterable[BindingType]]]) -> list[tuple[str, str]]:
+    """The drill-down screens' own keys (not esc, shown elsewhere): (key, what it does and on which screens)."""
+    where: dict[tuple[str, str], list[str]] = {}
+    for name, bindings in screens:
+        for binding in bindings:
+            if isinstance(binding, Binding) and binding.show and binding.description and binding.key != "escape":
+                what = "refresh: read it again" if binding.key == "r" else binding.tooltip or binding.description
+                where.setdefault((_key_label(binding.key), what), []).append(name)
+    return [(key, f"{what} ({', '.join(names)})") for (key, what), names in where.items()]
+
+
+def help_text(bindings: Iterable[Binding], extra: Iterable[tuple[str, str]] = (),
+              screens: Iterable[tuple[str, Iterable[BindingType]]] = ()) -> str:
+    """Every key (from the live bindings, so never out of date), the drill-down screens' keys and every :
+    command."""
     from tui.commands import COMMANDS
 
     seen: set[str] = set()
@@ -42,9 +56,25 @@ def help_text(bindings: Iterable[Binding], extra: Iterable[tuple[str, str]] = ()
         keys.append((label, binding.tooltip or binding.description))
     lines = [INTRO, "", "[b]Keys[/b]"]
     lines += [f"  [b]{escape(k):<10}[/b] {escape(d)}" for k, d in keys]
+    on_screens = screen_keys(screens)
+    if on_screens:
+        lines += ["", "[b]On the drill-down screens[/b]"]
+        lines += [f"  [b]{escape(k):<10}[/b] {escape(d)}" for k, d in on_screens]
     lines += ["", "[b]Commands[/b] (type : then the command; tab completes; up/down recall)"]
     lines += [f"  [b]{escape(c.usage):<18}[/b] {escape(c.help)}" for c in COMMANDS]
     return "\n".join([*lines, "", OUTRO])
+
+
+def drill_down_screens() -> list[tuple[str, Iterable[BindingType]]]:
+    """The screens with keys of their own, by the name the operator knows them by."""
+    from tui.screens.audit import AuditScreen
+    from tui.screens.fit import FitScreen
+    from tui.screens.host import HostScreen
+    from tui.screens.instance import InstanceScreen
+    from tui.screens.trace import TraceScreen
+
+    return [("instance", InstanceScreen.BINDINGS), ("host", HostScreen.BINDINGS), ("audit", AuditScreen.BINDINGS),
+            ("fit", FitScreen.BINDINGS), ("trace", TraceScreen.BINDINGS)]
 
 
 class HelpScreen(ModalScreen[None]):
@@ -66,8 +96,8 @@ class HelpScreen(ModalScreen[None]):
         # the app's keys, then those of every table (sort): both from the live bindings
         app_bindings = [b for b in [*self.app.BINDINGS, *KeyedTable.BINDINGS] if isinstance(b, Binding)]
         with VerticalScroll():
-            yield Static(help_text(app_bindings, [("enter", "drill down"), ("escape", "back")]),
-                         id="help-text")
+            yield Static(help_text(app_bindings, [("enter", "drill down"), ("escape", "back")],
+                                   drill_down_screens()), id="help-text")
 
     async def action_dismiss(self, result: None = None) -> None:
         self.dismiss(result)

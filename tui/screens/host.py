@@ -77,6 +77,8 @@ def client_getter(app: Any) -> Callable[[], Any] | None:
     """How a screen reaches the cloud: the running OpenStack collectors' client (one token, one session),
     else a session of its own on [openstack]; None when no cloud is configured."""
     ctx = context(app)
+    if ctx.replaying:
+        return None  # a replay shows the recording: never the live cloud beside it
     for name in ("instances", "services"):
         getter = getattr(ctx.collector(name), "client", None)
         if callable(getter):
@@ -234,7 +236,7 @@ def detail_text(d: HostDetail) -> str:
 class HostScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Back"),
-        Binding("r", "reload", "Read again"),
+        Binding("r", "reload", "Refresh", tooltip="refresh: read the host again"),
         Binding("enter", "noop", show=False),
     ]
 
@@ -311,8 +313,8 @@ class HostScreen(Screen[None]):
         body = self.query_one("#host-detail", Static)
         getter = client_getter(self.app)
         if getter is None:
-            body.update("[yellow]no OpenStack cloud configured: hypervisor, ports, servers, migrations and "
-                        "placement are not read[/]")
+            why = context(self.app).cannot_read("hypervisor, ports, servers, migrations and placement are not read")
+            body.update(f"[yellow]{escape(why)}[/]")
             return
         self.reading = True
         body.update("reading hypervisor, ports, servers, migrations and placement...")

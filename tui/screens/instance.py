@@ -1,4 +1,4 @@
-"""The instance screen (enter on an instance row): seed 000's five questions with their evidence, then actions
+"""The instance screen (enter on an instance row): five questions with their evidence, then actions
 and events with request ids (latest first), ports and volumes.
 
 It reads on demand through the instances collector (InstancesCollector.instance_detail, in a worker owned by
@@ -42,7 +42,7 @@ def header_text(server: Server) -> str:
 
 
 def questions_text(answers: list[Answer]) -> str:
-    lines = ["[b]Five questions[/b] (seed 000)"]
+    lines = ["[b]Five questions[/b] (why is this instance stuck?)"]
     for i, a in enumerate(answers, 1):
         lines.append(f" {VERDICT.get(a.verdict, a.verdict)} {i}. {escape(a.question)} {escape(a.answer)}")
         if a.evidence:
@@ -116,8 +116,8 @@ def detail_text(detail: InstanceDetail, now: datetime, stuck: Any, known: Server
 class InstanceScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Back"),
-        Binding("h", "host", "Host screen"),
-        Binding("r", "reload", "Reload"),
+        Binding("h", "host", "Host screen", tooltip="the host screen of the instance's host"),
+        Binding("r", "reload", "Refresh", tooltip="refresh: read the instance again"),
         Binding("enter", "noop", show=False),
     ]
 
@@ -164,6 +164,12 @@ class InstanceScreen(Screen[None]):
         head = header_text(known) + "\n\n" if known is not None else ""
         return head + "reading server, actions, ports, volumes, allocations..."
 
+    def _why_not_read(self) -> str:
+        ctx = context(self.app)
+        if ctx.replaying:
+            return ctx.cannot_read("actions, ports, volumes and allocations are not read")
+        return "the instances source is not running"
+
     def action_reload(self) -> None:
         self.run_worker(self._load(), group="instance-detail", exclusive=True, exit_on_error=False)
 
@@ -173,7 +179,7 @@ class InstanceScreen(Screen[None]):
         loader = getattr(collector, "instance_detail", None)
         if loader is None:
             body.update(self._initial_text().replace("reading", "cannot read") +
-                        "\n[yellow]the instances source is not running[/]")
+                        f"\n[yellow]{escape(self._why_not_read())}[/]")
             return
         try:
             detail = await loader(self.server_id)

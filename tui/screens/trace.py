@@ -40,7 +40,8 @@ class TraceScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Stop and back"),
         Binding("s", "stop", "Stop and record"),
-        Binding("m", "mark", "Mark: I stopped it now"),
+        Binding("m", "mark", "Mark: I stopped it now",
+                tooltip="compute-down trace: mark the moment you stopped nova-compute"),
     ]
 
     DEFAULT_CSS = """
@@ -119,8 +120,8 @@ class TraceScreen(Screen[None]):
         status = self.query_one("#trace-status", Static)
         recorder = context(self.app).recorder
         if recorder is None:
-            status.update(f"[b]done[/b]: {escape(self.result.summary)}\n[yellow]not recorded: no \\[recorder] "
-                          "journal in this session[/]")
+            # the result's summary heads the body below: said once, there
+            status.update("[b]done[/b] [yellow]not recorded: no \\[recorder] journal in this session[/]")
             return
         shot = None
         try:
@@ -129,7 +130,7 @@ class TraceScreen(Screen[None]):
         except Exception:  # a screenshot is a bonus; the result is what matters
             shot = None
         recorder.exercise(self.result, screenshot=shot)
-        status.update(f"[b]recorded in the journal[/b]: {escape(self.result.summary)}")
+        status.update("[b]done, recorded in the journal[/b]")
         self.app.notify(f"{self.result.name} recorded in the journal", timeout=3)
 
     def action_stop(self) -> None:
@@ -211,7 +212,7 @@ def trace_boot(app: Any, args: list[str], name: str = "") -> None:
 
     getter = _client_getter(app)
     if getter is None:
-        app.notify("no OpenStack cloud configured: nothing to trace", severity="warning")
+        app.notify(context(app).cannot_read("nothing to trace"), severity="warning")
         return
     interval = app.config.recorder.trace_interval
     server_id, wanted = resolve_server(app, args[0]) if args else (None, "")
@@ -232,10 +233,15 @@ def trace_down(app: Any, args: list[str], name: str = "") -> None:
     """`:trace-down HOST`: how long until the API reports nova-compute on HOST down, and its servers."""
     from tui.exercises.down_lag import DownLag
     from tui.exercises.live import run_down_lag
+    from tui.screens.known_hosts import unknown_host
 
+    problem = unknown_host(app, args[0])
+    if problem is not None:
+        app.notify(f":trace-down {args[0]}: {problem}", severity="warning")
+        return
     getter = _client_getter(app)
     if getter is None:
-        app.notify("no OpenStack cloud configured: nothing to trace", severity="warning")
+        app.notify(context(app).cannot_read("nothing to trace"), severity="warning")
         return
     lag = DownLag(host=args[0], service_down_time=app.config.thresholds.service_down_time,
                   interval=app.config.recorder.trace_interval)
@@ -267,6 +273,9 @@ def trace_request(app: Any, args: list[str], name: str = "") -> None:
     from tui.exercises.live import run_request_trace
 
     rid = args[0]
+    if context(app).replaying:
+        app.notify(context(app).cannot_read("nothing to trace"), severity="warning")
+        return
     if not rid.startswith("req-"):
         app.notify(f":trace-request {rid}: a request id looks like req-<uuid> (openstack server event list)",
                    severity="warning")

@@ -15,15 +15,16 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from tui.sim.control import RemoteDemo, spawn_demo
-    from tui.sim.demo import CLOUD, Demo, DemoClouds, galera_connector, start_demo, start_demo_clouds
+    from tui.sim.demo import CLOUD, Demo, DemoClouds, galera_connector, start_demo, start_demo_at, start_demo_clouds
     from tui.sim.story import STORY
 
 # Lazy (PEP 562): `import tui.sim.remote_galera` (the benchmark's app) must not build the whole simulator.
 _WHERE = {"RemoteDemo": "control", "spawn_demo": "control", "CLOUD": "demo", "Demo": "demo", "DemoClouds": "demo",
-          "galera_connector": "demo", "start_demo": "demo", "start_demo_clouds": "demo", "STORY": "story"}
+          "galera_connector": "demo", "start_demo": "demo", "start_demo_at": "demo",
+         "start_demo_clouds": "demo", "STORY": "story"}
 
 __all__ = ["CLOUD", "STORY", "Demo", "DemoClouds", "RemoteDemo", "galera_connector", "spawn_demo", "start_demo",
-           "start_demo_clouds"]
+           "start_demo_at", "start_demo_clouds"]
 
 
 def __getattr__(name: str) -> Any:

@@ -233,6 +233,20 @@ def start_demo(*, instances: int = 200, hosts: int = 8, queues: int = 300, churn
     return demo
 
 
+def start_demo_at(offset: float = story.SNAPSHOT_OFFSET, **options: Any) -> Demo:
+    """A simulated cloud frozen `offset` sim seconds into its first storyline loop, with sim time at the wall
+    clock's now: every read sees the same cloud, whenever it comes (`stacktop snapshot --demo`). The knobs
+    are start_demo's (speed does not apply: the clock stands still)."""
+    import time
+
+    options = {k: v for k, v in options.items() if k not in ("speed", "manual", "start")}
+    # a start on a whole RabbitMQ statistics tick: the queue counts, published per tick, do not depend on it
+    start = (time.time() - offset) // api_rabbit.STATS_INTERVAL * api_rabbit.STATS_INTERVAL
+    demo = start_demo(manual=True, start=start, **options)
+    demo.advance(offset)
+    return demo
+
+
 class DemoClouds:
     """Several simulated clouds at once (`stacktop --demo`): the first runs the storyline, the others are
     quiet. Same controls as a Demo where they make sense (config, now, stop); demos[name] for the rest."""

@@ -31,6 +31,12 @@ STORY: tuple[tuple[float, str, str], ...] = (
 
 DEFAULT_PERIOD = 180.0
 
+# Where `stacktop snapshot --demo` reads the storyline: the dead compute and the dead agent are reported down,
+# the stuck build, the stale allocation and the backlog of the dead compute's queue are there, the alarm has
+# cleared and Galera is Primary again; the nearest events (agent_down at 95 s, compute_recovers at 120 s) are
+# 10 s away, so a slow read ages nothing across a threshold.
+SNAPSHOT_OFFSET = 110.0
+
 
 def milestones(service_down_time: float, agent_down_time: float) -> dict[str, float]:
     """Offsets at which each capability becomes visible through the APIs (for tests and the README)."""

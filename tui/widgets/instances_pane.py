@@ -94,7 +94,9 @@ def instance_rows(snapshot: InstancesSnapshot, findings: Iterable[Finding] = (),
     return rows
 
 
-def status_line(snapshot: InstancesSnapshot, findings: Iterable[Finding], *, show_all: bool, shown: int) -> str:
+def status_line(snapshot: InstancesSnapshot, findings: Iterable[Finding], *, show_all: bool, shown: int,
+                matched: int | None = None) -> str:
+    """matched: with a filter on, how many of the `shown` rows it lets through."""
     servers = snapshot.servers
     attention = snapshot.attention  # every server with a task_state, a phase or ERROR is in it
     busy = sum(1 for s in attention if s.task_state)
@@ -105,7 +107,10 @@ def status_line(snapshot: InstancesSnapshot, findings: Iterable[Finding], *, sho
     parts = [total, f"{busy} in a task_state", f"{errors} ERROR"]
     if stuck:
         parts.append(f"[bold red]{stuck} stuck[/]")
-    view = f"showing all {shown:,} (a: attention only)" if show_all else f"showing {shown:,} worth attention (a: all)"
+    count = f"{shown:,}" if matched is None else f"{matched:,} of {shown:,}"
+    view = f"showing all {count} (a: attention only)" if show_all else f"showing {count} worth attention (a: all)"
+    if matched is not None:
+        view = f"filtered: {view}"
     parts.append(view)
     bases = {s.task_since_basis for s in attention if s.phase}
     if "created" in bases:
@@ -143,7 +148,10 @@ class InstancesPane(SourcePane):
             super().render_snapshot(snapshot, obs)
             return
         rows = instance_rows(snapshot, obs.findings, show_all=self.show_all)
-        self.set_message(status_line(snapshot, obs.findings, show_all=self.show_all, shown=len(rows)))
+        row_filter = self.table.row_filter if self.table is not None else None
+        matched = len(row_filter.apply(rows)) if row_filter is not None and row_filter.active else None
+        self.set_message(status_line(snapshot, obs.findings, show_all=self.show_all, shown=len(rows),
+                                     matched=matched))
         if self.table is not None:
             self.table.sync(rows)
 
@@ -157,6 +165,12 @@ class InstancesPane(SourcePane):
         else:
             self.set_message("showing all servers (a: attention only)" if self.show_all
                              else "showing servers worth attention (a: all)")
+
+    def apply_filter(self, text: str) -> None:
+        super().apply_filter(text)
+        obs = self.observation
+        if obs is not None and obs.snapshot is not None:
+            self.render_snapshot(obs.snapshot, obs)  # the status line's count follows the filter
 
     def selected_server(self) -> str | None:
         return self.table.cursor_key() if self.table is not None else None

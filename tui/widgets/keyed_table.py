@@ -167,6 +167,7 @@ class KeyedTable(DataTable):
         """Show exactly `rows` (after the filter). Returns True when anything changed."""
         self._all_rows = list(rows)
         wanted = self.row_filter.apply(rows)
+        self._count(len(wanted), len(rows))
         if self.sort_column is not None or self.sort_reverse:
             wanted = sort_rows(wanted, self.sort_column, reverse=self.sort_reverse)
         order = [str(k.value) for k in self._ordered_row_keys()]
@@ -200,6 +201,15 @@ class KeyedTable(DataTable):
                 self.move_cursor(row=0, animate=False)
                 self.scroll_to(y=0, animate=False)  # the top rows in view, not only the cursor's
         return True
+
+    def _count(self, shown: int, total: int) -> None:
+        """Tell the pane how many rows the filter lets through (it says `12 of 203` in its title)."""
+        counts = (self.row_filter, shown, total)
+        if counts != getattr(self, "_counts", None):
+            self._counts = counts
+            report = getattr(self.parent, "filter_counted", None)
+            if callable(report):
+                report(self.row_filter, shown, total)
 
     def _flash(self, key: str, column: Any, value: Any) -> None:
         self.flashes += 1

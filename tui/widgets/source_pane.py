@@ -17,6 +17,7 @@ from textual.widgets import Static
 from tui.freshness import freshness
 from tui.models.observation import Observation
 from tui.safetext import escape
+from tui.tablediff import RowFilter
 from tui.widgets.keyed_table import KeyedTable
 from tui.widgets.observed import Observed, keys_first, superseded
 
@@ -150,7 +151,11 @@ class SourcePane(Vertical, can_focus=False):
         self.set_message(escape(str(snapshot))[:200])
 
     def refresh_freshness(self, now: float) -> None:
-        text, level = freshness(self.observation, now, self.interval, configured=self.configured)
+        words = getattr(self.app, "border_freshness", None)  # the app's say: paused, replayed
+        if callable(words):
+            text, level = words(self.observation, now, self.interval, self.configured)
+        else:
+            text, level = freshness(self.observation, now, self.interval, configured=self.configured)
         if text != getattr(self, "_subtitle_text", None):  # assigning repaints the whole pane, even unchanged
             self._subtitle_text = text
             self.border_subtitle = escape(text)
@@ -172,6 +177,24 @@ class SourcePane(Vertical, can_focus=False):
             self.app.stylesheet.update_nodes(self.walk_children(with_self=True), animate=True)
         else:  # no rule under a pane depends on -ok / -loading / -off (app.tcss, DEFAULT_CSS above)
             self.app.stylesheet.update_nodes([self], animate=True)
+
+    def filter_counted(self, row_filter: RowFilter, shown: int, total: int) -> None:
+        """The table's filter let `shown` of `total` rows through: the title says so while a filter is on."""
+        title = self.TITLE or self.SOURCE
+        if row_filter.active:
+            literal = ", invalid regex: searched literally" if row_filter.invalid else ""
+            title = f"{title} · {shown:,} of {total:,} match /{row_filter.text}{literal}"
+        if title != getattr(self, "_title_text", None):
+            self._title_text = title
+            self.border_title = escape(title)
+
+    def row_name(self, key: str) -> str:
+        """A row's key as a person reads it (a note names its row so). Keys of two parts joined by a unit
+        separator (RabbitMQ: vhost, queue) read as the queue, with its vhost unless it is the default one."""
+        first, separator, rest = key.partition("\x1f")
+        if not separator:
+            return key
+        return rest if first == "/" else f"{rest} (vhost {first})"
 
     def apply_filter(self, text: str) -> None:
         if self.table is not None:

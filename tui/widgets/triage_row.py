@@ -1,4 +1,4 @@
-"""The triage row under the top bar: the seed's five commands at a glance, coloured by level.
+"""The triage row under the top bar: the five triage commands at a glance, coloured by level.
 
 It renders tui.rules.triage.triage_summary over the app's latest observations. The app's 1 s tick re-evaluates
 it (no I/O: heartbeat ages and STALE marks move between polls) and it repaints only when the text changed. The
