@@ -177,8 +177,8 @@ up() {
   prepare
   start_epmd
   local i
-  for ((i = 0; i < NNODES; i++)); do start_node "$i"; done
-  for ((i = 0; i < NNODES; i++)); do wait_booted "$i"; done
+  for ((i = 0; i < NNODES; i++)); do held "$i" || start_node "$i"; done
+  for ((i = 0; i < NNODES; i++)); do held "$i" || wait_booted "$i"; done
   for ((i = 0; i < NNODES; i++)); do
     held "$i" && continue
     app_running "$i" || ctl "$i" start_app >/dev/null 2>&1 || true
@@ -186,7 +186,9 @@ up() {
   done
   ctl 0 set_user_tags "$ADMIN_USER" administrator >/dev/null 2>&1 || true
   wait_healthy "$(count_unheld)"
-  echo "rabbitmq4: up (3 nodes rabbit4{a,b,c}@localhost, AMQP 127.0.0.1:5673-5675, management http://127.0.0.1:15673-15675)"
+  local note=""
+  [ "$(count_unheld)" = "$NNODES" ] || note=" ($((NNODES - $(count_unheld))) stopped and held by a test)"
+  echo "rabbitmq4: up (3 nodes rabbit4{a,b,c}@localhost, AMQP 127.0.0.1:5673-5675, management http://127.0.0.1:15673-15675)$note"
 }
 
 down() {
@@ -235,9 +237,10 @@ print(" ".join(v["name"] for v in json.load(sys.stdin) if v["name"].startswith("
 
 check_idx() { [[ "${1:-}" =~ ^[0-2]$ ]] || { echo "node index must be 0, 1 or 2" >&2; exit 2; }; }
 
+# one up/down/reset/stop/start at a time; the lock lives beside the root (a first build replaces the root)
 lock() {
-  mkdir -p "$R$BASE" 2>/dev/null || true
-  exec 9>"$R$BASE/.lock"
+  mkdir -p "$(dirname "$R")"
+  exec 9>"$(dirname "$R")/.rabbit4.lock"
   flock 9
 }
 
