@@ -21,8 +21,8 @@
 #                           caller's parent: a parallel `up` leaves it stopped while that process lives)
 #   rabbit4.sh start-node IDX   drop the hold, start_app (or start the node), wait until 3 nodes run again
 #   rabbit4.sh ctl IDX ARGS...  rabbitmqctl -n <node IDX> ARGS...
-#   rabbit4.sh wipe         down, then delete the nodes' data (next `up` forms a new cluster, ~25 s)
-# Timings (2 cores): from nothing ~25 s; `up` when up ~1.5 s; stop_app -> quorum leaders re-elected in ~3 s,
+#   rabbit4.sh wipe         down, then delete the nodes' data (next `up` forms a new cluster)
+# Timings (2 cores, loaded): cold start 40-55 s; `up` when up ~3 s; stop_app -> quorum leaders re-elected in ~3 s,
 # streams in ~9 s; start_app ~3 s.
 # Env: STACKTOP_TESTCLOUD_HOME (the cache; the root lives in it), STACKTOP_RABBIT4_WAIT (seconds, default 180).
 set -uo pipefail
