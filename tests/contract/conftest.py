@@ -6,5 +6,6 @@ from tests.integration.conftest import (  # noqa: F401
     galera_arb_cluster,
     galera_cluster,
     openstack_cloud,
+    rabbitmq4_cluster,
     rabbitmq_broker,
 )

@@ -8,6 +8,8 @@
                       reader_user/reader_password (stacktop/stacktop: what stacktop reads with), script
   galera11_cluster -> the same for the MariaDB 11.8 cluster (testcloud/trixie/galera11.sh, 3331-3333)
   galera_arb_cluster -> the same for 2 data nodes (3321-3322) + garbd (arbitrators ["127.0.0.1:4633"])
+  rabbitmq4_cluster -> tests.testbed.rabbit4.Rabbit4Cluster: the 3-node RabbitMQ 4.0 cluster (broker(i),
+                      stop_node(i) / start_node(i), running_nodes())
 
 A server that cannot be started FAILS the test with the script's output; it never skips. Skipping happens
 only in tests/conftest.py, when STACKTOP_SKIP_REAL=1 is set explicitly.
@@ -26,11 +28,13 @@ import pytest
 
 from tests.testbed import paths
 from tests.testbed.openstack import OpenStackCloud, wait_all_healthy
+from tests.testbed.rabbit4 import Rabbit4Cluster
 from tests.testbed.rabbitmq import Broker, create_vhost, delete_vhost
 from tests.testbed.testcloud import TestbedError, run_script
 from tests.testbed.testcloud import testcloud as _testcloud
 
-UP_TIMEOUT = {"openstack": 1200, "rabbitmq": 120, "galera": 600, "galera11": 900, "galera-arb": 600}
+UP_TIMEOUT = {"openstack": 1200, "rabbitmq": 120, "galera": 600, "galera11": 900, "galera-arb": 600,
+              "rabbitmq4": 600}
 # In CI (CI=true) a session starts from the known state: `reset` (= up, then no servers / volumes / leftover
 # allocations, memory watermark 0.4, Galera synced with an empty test table) instead of `up`. Elsewhere `up`
 # only, so a developer's session never deletes what a parallel session is using; STACKTOP_TESTCLOUD_RESET=1
@@ -99,6 +103,14 @@ def rabbitmq_broker() -> Iterator[Broker]:
         yield broker
     finally:
         delete_vhost(base, vhost)
+
+
+@pytest.fixture(scope="session")
+def rabbitmq4_cluster() -> Rabbit4Cluster:
+    """The 3-node RabbitMQ 4.0 cluster (testcloud/trixie/rabbit4.sh), brought up on demand (~25 s from cold,
+    ~2 s when up; the trixie root is built first when missing, ~70 s)."""
+    testcloud(START_VERB, "rabbitmq4")
+    return Rabbit4Cluster()
 
 
 # ------------------------------------------------------------------------------------------------- Galera

@@ -136,6 +136,7 @@ class Consumer:
     queue: str
     ack: bool = True
     received: list[bytes] = field(default_factory=list)
+    arguments: dict[str, object] | None = None  # basic.consume arguments (a stream wants x-stream-offset)
     _conn: pika.BlockingConnection | None = None
     _thread: threading.Thread | None = None
     _error: BaseException | None = None
@@ -154,7 +155,7 @@ class Consumer:
                     if self.ack:
                         chan.basic_ack(method.delivery_tag)
 
-                ch.basic_consume(queue=self.queue, on_message_callback=on_msg)
+                ch.basic_consume(queue=self.queue, on_message_callback=on_msg, arguments=self.arguments)
                 ready.set()
                 ch.start_consuming()
             except BaseException as exc:  # surfaced by stop() / start()

@@ -13,14 +13,18 @@ from typing import Any
 from tui.models.rabbitmq import Alarm, NodeInfo, QueueInfo
 
 # What the collector asks /api/queues for (everything the rules and the pane use, nothing else).
+# type/state/node/leader/members/online/delivery_limit: queue type and replication (RabbitMQ 3.8+; a 3.x classic
+# row has no leader/members/online, a 3.7 row no type); they come without statistics too, so light rows have them.
+TOPOLOGY_COLUMNS = ("type", "state", "node", "leader", "members", "online", "delivery_limit")
 QUEUE_COLUMNS = ("name", "vhost", "messages", "messages_ready", "messages_unacknowledged", "consumers",
-                 "arguments", "idle_since")
+                 "arguments", "idle_since", *TOPOLOGY_COLUMNS)
 # The light listing (`disable_stats=true&enable_queue_totals=true`): no per-queue statistics, so no
 # `consumers` / `idle_since`; message totals come from the queue's own counters.
-LIGHT_QUEUE_COLUMNS = ("name", "vhost", "messages", "messages_ready", "messages_unacknowledged", "arguments")
+LIGHT_QUEUE_COLUMNS = ("name", "vhost", "messages", "messages_ready", "messages_unacknowledged", "arguments",
+                       *TOPOLOGY_COLUMNS)
 NODE_COLUMNS = ("name", "type", "running", "partitions", "mem_alarm", "disk_free_alarm", "mem_used",
                 "mem_limit", "disk_free", "disk_free_limit", "fd_used", "fd_total", "sockets_used",
-                "sockets_total", "uptime")
+                "sockets_total", "uptime", "being_drained")
 OVERVIEW_COLUMNS = ("cluster_name", "rabbitmq_version", "management_version", "node", "object_totals")
 
 
@@ -60,11 +64,31 @@ def _x_expires(arguments: Any) -> int | None:
     return None
 
 
+def _names(value: Any) -> tuple[str, ...] | None:
+    return tuple(v for v in value if isinstance(v, str)) if isinstance(value, list) else None
+
+
+def _queue_type(row: Mapping[str, Any]) -> str | None:
+    """`type` (3.8+), else the declared x-queue-type argument (a 3.x quorum queue carries it)."""
+    kind = row.get("type")
+    if isinstance(kind, str):
+        return kind
+    arguments = row.get("arguments")
+    declared = arguments.get("x-queue-type") if isinstance(arguments, Mapping) else None
+    return declared if isinstance(declared, str) else None
+
+
+def _dead_letter(arguments: Any) -> bool:
+    """The queue declares a dead-letter exchange (messages over delivery_limit go there, not away)."""
+    return isinstance(arguments, Mapping) and bool(arguments.get("x-dead-letter-exchange"))
+
+
 def parse_queue(row: Mapping[str, Any], vhost: str | None = None) -> QueueInfo | None:
     name = row.get("name")
     vh = row.get("vhost", vhost)
     if not isinstance(name, str) or not isinstance(vh, str):
         return None
+    arguments = row.get("arguments")
     return QueueInfo(
         vhost=vh,
         name=name,
@@ -72,8 +96,16 @@ def parse_queue(row: Mapping[str, Any], vhost: str | None = None) -> QueueInfo |
         messages_ready=_int(row.get("messages_ready")),
         messages_unacknowledged=_int(row.get("messages_unacknowledged")),
         consumers=_int(row.get("consumers")),
-        x_expires_ms=_x_expires(row.get("arguments")),
+        x_expires_ms=_x_expires(arguments),
         idle_since=parse_time(row.get("idle_since")),
+        queue_type=_queue_type(row),
+        state=_str(row.get("state")),
+        node=_str(row.get("node")),
+        leader=_str(row.get("leader")),
+        members=_names(row.get("members")),
+        online=_names(row.get("online")),
+        delivery_limit=_int(row.get("delivery_limit")),
+        dead_letter=_dead_letter(arguments),
     )
 
 
@@ -82,6 +114,9 @@ def parse_node(row: Mapping[str, Any]) -> NodeInfo | None:
     if not isinstance(name, str):
         return None
     parts = row.get("partitions")
+    sockets_used, sockets_total = _int(row.get("sockets_used")), _int(row.get("sockets_total"))
+    if not sockets_total:  # RabbitMQ 4 reports 0 of 0: it no longer counts sockets (unknown, not "0/0")
+        sockets_used = sockets_total = None
     return NodeInfo(
         name=name,
         running=_bool(row.get("running")),
@@ -95,9 +130,10 @@ def parse_node(row: Mapping[str, Any]) -> NodeInfo | None:
         disk_free_limit=_int(row.get("disk_free_limit")),
         fd_used=_int(row.get("fd_used")),
         fd_total=_int(row.get("fd_total")),
-        sockets_used=_int(row.get("sockets_used")),
-        sockets_total=_int(row.get("sockets_total")),
+        sockets_used=sockets_used,
+        sockets_total=sockets_total,
         uptime_ms=_int(row.get("uptime")),
+        being_drained=_bool(row.get("being_drained")),
     )
 
 

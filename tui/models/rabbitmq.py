@@ -1,7 +1,8 @@
 """RabbitMQ snapshot: queues, nodes and alarms as one poll saw them.
 
 Numbers the broker did not report are None ("unknown"), never 0: rows of fresh queues lack `messages` and
-`consumers` until the next statistics emission. Field names follow the management API.
+`consumers` until the next statistics emission (RabbitMQ 4 quorum and stream rows lack `messages` for 5-10 s
+after a declare or a leader change). Field names follow the management API.
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ class QueueInfo:
     stuck_since: first poll (collector clock, UTC) that saw messages > 0 and consumers == 0 without a break;
     stuck_polls: how many consecutive polls saw it so. live_*: a passive AMQP queue_declare done right now
     (None when not done); live_missing: that declare answered 404 (the queue is gone).
+    queue_type is classic / quorum / stream (None: a broker that does not say); state is the broker's
+    ("running", "down", "minority", ...). Quorum queues and streams name their leader, members and the members online
+    (None when not reported: classic queues); node is where a classic queue lives.
     """
 
     vhost: str
@@ -34,6 +38,14 @@ class QueueInfo:
     live_messages: int | None = None
     live_consumers: int | None = None
     live_missing: bool = False
+    queue_type: str | None = None
+    state: str | None = None
+    node: str | None = None
+    leader: str | None = None
+    members: tuple[str, ...] | None = None
+    online: tuple[str, ...] | None = None
+    delivery_limit: int | None = None
+    dead_letter: bool = False
 
     @property
     def key(self) -> tuple[str, str]:
@@ -41,14 +53,39 @@ class QueueInfo:
 
     @property
     def no_consumer_with_messages(self) -> bool:
-        """Known to hold messages with nobody consuming (False when either number is unknown)."""
-        return (self.messages is not None and self.messages > 0
+        """Known to hold messages with nobody consuming (False when either number is unknown, and for a
+        stream: its messages are retention, read and kept, never a backlog)."""
+        return (self.messages is not None and self.messages > 0 and self.queue_type != "stream"
                 and self.consumers is not None and self.consumers == 0)
+
+    @property
+    def replicated(self) -> bool:
+        """A quorum queue or a stream (members and a leader), as opposed to a classic queue."""
+        return self.queue_type in ("quorum", "stream")
+
+    @property
+    def offline_members(self) -> tuple[str, ...]:
+        """Members not online, in members order (empty when either list is unknown)."""
+        if self.members is None or self.online is None:
+            return ()
+        online = set(self.online)
+        return tuple(m for m in self.members if m not in online)
+
+    @property
+    def has_majority(self) -> bool | None:
+        """Whether more than half the members are online (None when not a replicated queue or unknown)."""
+        if not self.replicated or not self.members or self.online is None:
+            return None
+        return len(set(self.online) & set(self.members)) * 2 > len(self.members)
 
 
 @dataclass(frozen=True)
 class NodeInfo:
-    """One cluster member from /api/nodes (or `cluster_status` for the CLI source)."""
+    """One cluster member from /api/nodes (or `cluster_status` for the CLI source).
+
+    A stopped member is listed with few keys (RabbitMQ 4: name, type, running, being_drained, cluster_links):
+    everything else stays None. sockets_* are None where the broker reports 0 of 0 (RabbitMQ 4 always does:
+    it no longer counts sockets), so no "0/0" is ever shown."""
 
     name: str
     running: bool | None = None
@@ -65,6 +102,7 @@ class NodeInfo:
     sockets_used: int | None = None
     sockets_total: int | None = None
     uptime_ms: int | None = None
+    being_drained: bool | None = None
 
 
 @dataclass(frozen=True)

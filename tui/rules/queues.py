@@ -2,10 +2,17 @@
 
 Queue names follow oslo.messaging's rabbit driver: service topics (`scheduler`, `compute.<host>`,
 `cinder-volume.<host>@<backend>` ...), replies `reply_<hex>`, fanouts `<topic>_fanout_<hex>`, notifications
-`notifications.*` / `versioned_notifications.*`. A service topic with messages and 0 consumers means that
-service stopped listening (critical); notifications nobody reads grow without bound (warning); a reply or
-fanout queue left behind expires by itself after `x-expires` (info, with the time left). Anything else with
-messages and nobody consuming is a warning: stacktop cannot tell whose it is.
+`notifications.*` / `versioned_notifications.*`; with `use_queue_manager` replies are
+`reply_<hostname>:<processname>:<counter>` and fanouts `<topic>_fanout_<hostname>:<processname>:<counter>`;
+with `rabbit_stream_fanout` a fanout is one stream `<topic>_fanout`. A service topic with messages and 0
+consumers means that service stopped listening (critical); notifications nobody reads grow without bound
+(warning); a reply or fanout queue left behind expires by itself after `x-expires` (info, with the time left).
+Anything else with messages and nobody consuming is a warning: stacktop cannot tell whose it is. A stream
+keeps its messages until its retention drops them (they are read, not taken): its count is never a backlog.
+
+Quorum queues and streams (RabbitMQ 3.8+, required by RabbitMQ 4) are replicated: a quorum queue with fewer
+members online than a majority cannot accept or deliver messages (critical, naming the queue and the members
+missing). Members missing because their node is down are told once, in that node's finding.
 
 Statistics lag 4-9 s, so a queue must be seen so for `min_polls` polls in a row, or be confirmed live over
 AMQP (a passive queue_declare in the same poll), before it is reported. A live answer also vetoes: when the
@@ -15,65 +22,19 @@ declare sees a consumer, or no messages, or no queue at all, the management numb
 from __future__ import annotations
 
 import dataclasses
-import functools
-import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal
 
 from tui.models.finding import Finding, Severity
 from tui.models.rabbitmq import Alarm, NodeInfo, QueueInfo, RabbitSnapshot
+from tui.rules.queue_names import (
+    SOURCE,
+    classify_queue,
+    queue_subject,
+)
+from tui.rules.rabbit_cluster import cluster_findings
 
-SOURCE = "rabbitmq"
 MIN_POLLS = 2
-
-QueueClass = Literal["service", "reply", "fanout", "notifications", "other"]
-
-# oslo.messaging topic -> the service that consumes it. Longest topic wins, so dotted topics work.
-SERVICE_TOPICS: dict[str, str] = {
-    # nova
-    "scheduler": "nova-scheduler",
-    "conductor": "nova-conductor",
-    "compute": "nova-compute",
-    "consoleauth": "nova-consoleauth",
-    "cert": "nova-cert",
-    "console": "nova-console",
-    # neutron (agents report their state to q-reports-plugin: nobody there = every agent looks down)
-    "q-plugin": "neutron-server",
-    "q-reports-plugin": "neutron-server",
-    "q-l3-plugin": "neutron-server",
-    "q-server-resource-versions": "neutron-server",
-    "q-metering-plugin": "neutron-server",
-    "q-firewall-plugin": "neutron-server",
-    "dhcp_agent": "neutron-dhcp-agent",
-    "l3_agent": "neutron-l3-agent",
-    "metering_agent": "neutron-metering-agent",
-    # cinder
-    "cinder-scheduler": "cinder-scheduler",
-    "cinder-volume": "cinder-volume",
-    "cinder-backup": "cinder-backup",
-    # others commonly on the same broker
-    "engine": "heat-engine",
-    "heat-engine-listener": "heat-engine",
-    "ironic.conductor_manager": "ironic-conductor",
-    "manila-scheduler": "manila-scheduler",
-    "manila-share": "manila-share",
-    "manila-data": "manila-data",
-    "magnum-conductor": "magnum-conductor",
-    "octavia_prov": "octavia-driver-agent",
-    "trove-taskmanager": "trove-taskmanager",
-    "trove-conductor": "trove-conductor",
-    "central": "designate-central",
-    "worker": "designate-worker",
-    "producer": "designate-producer",
-    "mdns": "designate-mdns",
-}
-_TOPICS_LONGEST_FIRST = sorted(SERVICE_TOPICS, key=len, reverse=True)
-
-_REPLY = re.compile(r"^reply_[0-9a-f]{8,}$")
-_FANOUT = re.compile(r"^(?P<topic>.+)_fanout_[0-9a-f]{8,}$")
-_NOTIFICATIONS = re.compile(r"^(versioned_)?notifications([._].*)?$")
 
 SEVERITY_BY_CLASS: dict[str, Severity] = {
     "service": "critical",
@@ -82,56 +43,6 @@ SEVERITY_BY_CLASS: dict[str, Severity] = {
     "reply": "info",
     "fanout": "info",
 }
-
-
-@dataclass(frozen=True)
-class QueueKind:
-    """What a queue name says: its class and, for service topics, the topic, service, host and backend."""
-
-    cls: QueueClass
-    topic: str | None = None
-    service: str | None = None
-    host: str | None = None
-    backend: str | None = None
-
-
-@functools.lru_cache(maxsize=8192)
-def classify_queue(name: str) -> QueueKind:
-    """What the name says (pure, so cached: the RabbitMQ pane's attention view and the rules ask it for every
-    one of thousands of queues on every poll, and the names hardly change)."""
-    if _REPLY.match(name):
-        return QueueKind("reply")
-    m = _FANOUT.match(name)
-    if m:
-        topic = m.group("topic")
-        return QueueKind("fanout", topic=topic, service=_service_of(topic))
-    if _NOTIFICATIONS.match(name):
-        return QueueKind("notifications", topic=name)
-    for topic in _TOPICS_LONGEST_FIRST:
-        if name == topic:
-            return QueueKind("service", topic=topic, service=SERVICE_TOPICS[topic])
-        if name.startswith(topic + "."):
-            server = name[len(topic) + 1:]
-            if not server:
-                break
-            host, backend = server, None
-            if "@" in server:  # cinder-volume.<host>@<backend>
-                host, _, backend = server.partition("@")
-            return QueueKind("service", topic=topic, service=SERVICE_TOPICS[topic], host=host or None,
-                             backend=backend or None)
-    return QueueKind("other")
-
-
-def _service_of(topic: str) -> str | None:
-    for known in _TOPICS_LONGEST_FIRST:
-        if topic == known or topic.startswith(known + "."):
-            return SERVICE_TOPICS[known]
-    return None
-
-
-def queue_subject(q: QueueInfo) -> str:
-    """The finding subject: the queue name, qualified by its vhost unless that is the default "/"."""
-    return q.name if q.vhost == "/" else f"{q.vhost}/{q.name}"
 
 
 def is_suspect(q: QueueInfo) -> bool:
@@ -206,6 +117,8 @@ def queue_no_consumer_finding(q: QueueInfo, now: datetime, min_polls: int = MIN_
         evidence["host"] = kind.host
     if kind.backend:
         evidence["backend"] = kind.backend
+    if kind.process:
+        evidence["process"] = kind.process
 
     if kind.cls == "service":
         service = kind.service or kind.topic
@@ -229,6 +142,8 @@ def queue_no_consumer_finding(q: QueueInfo, now: datetime, min_polls: int = MIN_
         evidence["x_expires_s"] = None if q.x_expires_ms is None else q.x_expires_ms / 1000.0
         evidence["expires_in_s_at_most"] = None if left is None else round(left, 1)
         what = "reply queue" if kind.cls == "reply" else f"fanout queue of {kind.topic}"
+        if kind.process:
+            what += f" of {kind.process} on {kind.host}"
         expiry = ("no x-expires: it stays until deleted" if q.x_expires_ms is None
                   else f"x-expires removes it {_fmt_duration(q.x_expires_ms / 1000.0)} after its last use")
         summary = f"{what} {q.name} holds {held} with 0 consumers; {expiry}"
@@ -306,23 +221,9 @@ def partition_findings(nodes: Iterable[NodeInfo]) -> list[Finding]:
     return out
 
 
-def node_down_findings(nodes: Iterable[NodeInfo]) -> list[Finding]:
-    out = []
-    for n in nodes:
-        if n.running is False:
-            out.append(Finding(
-                severity="critical", kind="rabbitmq.node_down", subject=n.name,
-                summary=f"cluster node {n.name} is not running; queues led there may be unavailable",
-                evidence={"node": n.name, "type": n.type},
-                next_step=f"on {n.name.partition('@')[2] or n.name}: systemctl status rabbitmq-server (or the "
-                          "container), then its log",
-                source=SOURCE))
-    return out
-
-
 def rabbitmq_findings(snapshot: RabbitSnapshot, now: datetime, min_polls: int = MIN_POLLS) -> list[Finding]:
     return (alarm_findings(snapshot.nodes, snapshot.alarms) + partition_findings(snapshot.nodes)
-            + node_down_findings(snapshot.nodes) + queue_findings(snapshot.queues, now, min_polls))
+            + cluster_findings(snapshot) + queue_findings(snapshot.queues, now, min_polls))
 
 
 def queue_sort_key(q: QueueInfo) -> tuple[int, int, str, str]:

@@ -1,4 +1,6 @@
-"""RabbitMQ management HTTP API subset, shaped like a real 3.10 broker (tests/data/payloads/rabbitmq/).
+"""RabbitMQ management HTTP API subset, shaped like a real 3.10 broker (tests/data/payloads/rabbitmq/), or
+with Engine(rabbitmq4=True) like a real 4.0 3-node cluster (tests/data/payloads/rabbitmq4/): quorum and stream
+rows with leader/members/online, no policy/idle_since in lists, sockets 0 of 0, a stopped node's sparse row.
 
 Statistics are published every 5 s (collect_statistics_interval), so queue numbers lag; queues younger
 than the last stats tick have no `messages`/`consumers` keys yet; `/api/nodes` reports a memory alarm
@@ -19,14 +21,28 @@ from tui.sim.model import Queue, RabbitNode
 from tui.sim.util import iso_rabbit
 
 VERSION = "3.10.8"
+VERSION4 = "4.0.5"
+# keys a 4.0 broker no longer puts in a queue row (mirroring and the list's policy/idle_since are gone)
+_GONE_IN_4 = ("backing_queue_status", "exclusive_consumer_tag", "garbage_collection", "head_message_timestamp",
+              "idle_since", "operator_policy", "policy", "recoverable_slaves", "single_active_consumer_tag")
+_NOT_IN_QUORUM = ("message_bytes_paged_out", "messages_paged_out", "messages_ready_ram",
+                  "messages_unacknowledged_ram")
+_NOT_IN_STREAM = ("consumer_capacity", "consumer_utilisation", "message_bytes", "message_bytes_paged_out",
+                  "message_bytes_persistent", "message_bytes_ram", "message_bytes_ready",
+                  "message_bytes_unacknowledged", "messages_paged_out", "messages_persistent", "messages_ram",
+                  "messages_ready_ram", "messages_unacknowledged_ram")
 STATS_INTERVAL = 5.0
 NODES_ALARM_LAG = 8.0
 MAX_PAGE_SIZE = 500
 
 
-def queue_dict(q: Queue, t: float, node: str, *, stats: bool = True) -> dict[str, Any]:
+def queue_dict(q: Queue, t: float, node: str, *, stats: bool = True,
+               cluster: list[RabbitNode] | None = None) -> dict[str, Any]:
     """A queue row as /api/queues gives it; stats=False: `disable_stats=true&enable_queue_totals=true` (the
-    basic row plus message totals: no consumers, no idle_since, no rates)."""
+    basic row plus message totals: no consumers, no idle_since, no rates). With `cluster` (RabbitMQ 4), the
+    4.0 row: quorum and stream queues with leader/members/online, classic ones without mirroring keys."""
+    if cluster is not None:
+        return _queue_dict4(q, t, node, stats, cluster)
     base: dict[str, Any] = {"arguments": q.arguments, "auto_delete": q.auto_delete, "durable": q.durable,
                             "exclusive": False, "name": q.name, "node": node, "type": "classic",
                             "vhost": q.vhost}
@@ -65,6 +81,52 @@ def queue_dict(q: Queue, t: float, node: str, *, stats: bool = True) -> dict[str
     return base
 
 
+def _queue_dict4(q: Queue, t: float, node: str, stats: bool, cluster: list[RabbitNode]) -> dict[str, Any]:
+    members = [n.name for n in cluster]
+    online = [n.name for n in cluster if n.running]
+    replicated = q.qtype in ("quorum", "stream")
+    leader_node = cluster[q.leader % len(cluster)]
+    if not leader_node.running:  # re-elected among the members online
+        leader_node = next((n for n in cluster if n.running), leader_node)
+    row = queue_dict(q, t, node, stats=stats)
+    for key in _GONE_IN_4:
+        row.pop(key, None)
+    row["type"] = q.qtype
+    if not stats:
+        row["state"] = "running"
+    if not replicated:
+        row["node"] = node
+        if stats and "messages" in row:
+            row["storage_version"] = 2
+        if not stats:
+            row["online"] = None  # the light listing's classic row says so
+        return row
+    row["node"] = leader_node.name
+    row["leader"] = leader_node.name
+    row["members"] = members
+    row["online"] = online
+    majority = len(online) * 2 > len(members)
+    row["state"] = "running" if majority else "minority"
+    if not stats or "messages" not in row:
+        if q.qtype == "stream" and not stats:  # the light listing: a stream's name, state and online only
+            for key in ("messages", "messages_ready", "messages_unacknowledged", "leader", "members", "node"):
+                row.pop(key, None)
+        return row
+    if q.qtype == "quorum":
+        for key in _NOT_IN_QUORUM:
+            row.pop(key, None)
+        ready = row.get("messages_ready", 0)
+        row.update({"delivery_limit": 20, "message_bytes_dlx": 0, "messages_dlx": 0, "messages_ready_high": 0,
+                    "messages_ready_normal": ready, "messages_ready_returned": 0,
+                    "open_files": {m: 0 for m in online}, "publishers": 0})
+    else:
+        for key in _NOT_IN_STREAM:
+            row.pop(key, None)
+        row.update({"readers": {m: (row.get("consumers") or 0) if m == leader_node.name else 0 for m in online},
+                    "segments": 1 + (row.get("messages") or 0) // 10000})
+    return row
+
+
 _NODE_COUNTERS = (
     "gc_bytes_reclaimed", "io_read_avg_time", "io_read_bytes", "io_write_count", "io_write_bytes",
     "io_write_avg_time", "io_sync_count", "io_sync_avg_time", "io_seek_count", "io_seek_avg_time",
@@ -74,7 +136,9 @@ _NODE_COUNTERS = (
 )
 
 
-def node_dict(n: RabbitNode, t: float) -> dict[str, Any]:
+def node_dict(n: RabbitNode, t: float, v4: bool = False) -> dict[str, Any]:
+    if v4 and not n.running:  # the sparse row of a stopped member
+        return {"being_drained": False, "cluster_links": [], "name": n.name, "running": False, "type": "disc"}
     alarm = n.alarmed(t - NODES_ALARM_LAG)
     mem_used = int(n.mem_limit * 1.03) if n.alarmed(t) else n.mem_used
     d: dict[str, Any] = {
@@ -96,6 +160,8 @@ def node_dict(n: RabbitNode, t: float) -> dict[str, Any]:
     for name in _NODE_COUNTERS:
         d[name] = 0
         d[f"{name}_details"] = {"rate": 0.0}
+    if v4:  # RabbitMQ 4 counts no sockets, and says whether the node is drained (maintenance mode)
+        d.update({"sockets_total": 0, "sockets_used": 0, "being_drained": False})
     return d
 
 
@@ -170,7 +236,8 @@ def make_app(engine: Engine, user: str, password: str) -> Router:
             else:
                 qs = [q for q in qs if name.lower() in q.name.lower()]
         stats = not (req.q("disable_stats") == "true" and req.q("enable_queue_totals") == "true")
-        return qs, lambda q: queue_dict(q, t, node, stats=stats)
+        cluster = engine.rabbit_nodes if engine.rabbitmq4 else None
+        return qs, lambda q: queue_dict(q, t, node, stats=stats, cluster=cluster)
 
     @api
     def queues(req: Request, t: float) -> Response:
@@ -185,7 +252,11 @@ def make_app(engine: Engine, user: str, password: str) -> Router:
         q = engine.queues.get((unquote(vhost), unquote(name)))
         if q is None:
             return json_response({"error": "Object Not Found", "reason": "Not Found"}, 404)
-        d = queue_dict(q, t, node0().name)
+        d = queue_dict(q, t, node0().name, cluster=engine.rabbit_nodes if engine.rabbitmq4 else None)
+        if engine.rabbitmq4 and "messages" in d:  # one queue's GET still has what the 4.0 list left out
+            d.update({"garbage_collection": {"fullsweep_after": 65535, "max_heap_size": 0,
+                                             "min_bin_vheap_size": 46422, "min_heap_size": 233, "minor_gcs": 9},
+                      "operator_policy": None, "policy": None})
         consumers = d.get("consumers", 0) or 0
         d["consumer_details"] = [{
             "arguments": {}, "ack_required": True, "active": True, "activity_status": "up",
@@ -212,13 +283,13 @@ def make_app(engine: Engine, user: str, password: str) -> Router:
 
     @api
     def nodes(req: Request, t: float) -> Response:
-        return json_response([node_dict(n, t) for n in engine.rabbit_nodes])
+        return json_response([node_dict(n, t, engine.rabbitmq4) for n in engine.rabbit_nodes])
 
     @api
     def node_show(req: Request, t: float, name: str) -> Response:
         for n in engine.rabbit_nodes:
             if n.name == unquote(name):
-                return json_response(node_dict(n, t))
+                return json_response(node_dict(n, t, engine.rabbitmq4))
         return json_response({"error": "Object Not Found", "reason": "Not Found"}, 404)
 
     @api
@@ -242,7 +313,7 @@ def make_app(engine: Engine, user: str, password: str) -> Router:
         msgs = sum(q.stats(t)[1] for q in engine.queues.values())
         consumers = sum(q.stats(t)[0] for q in engine.queues.values())
         n = node0()
-        return json_response({
+        body = {
             "management_version": VERSION, "rates_mode": "basic",
             "sample_retention_policies": {"global": [600, 3600, 28800, 86400], "basic": [600, 3600],
                                           "detailed": [600]},
@@ -258,7 +329,15 @@ def make_app(engine: Engine, user: str, password: str) -> Router:
             "object_totals": {"channels": consumers, "connections": consumers // 2 + 1, "consumers": consumers,
                               "exchanges": 40 + len(engine.hosts), "queues": len(engine.queues)},
             "statistics_db_event_queue": 0, "node": n.name, "listeners": [], "contexts": [],
-        })
+        }
+        if engine.rabbitmq4:
+            body.pop("release_series_support_status")
+            body.update({"management_version": VERSION4, "product_version": VERSION4, "rabbitmq_version": VERSION4,
+                         "erlang_version": "27.3.4.1", "cluster_tags": {}, "node_tags": {},
+                         "default_queue_type": "classic", "is_op_policy_updating_enabled": True,
+                         "erlang_full_version": "Erlang/OTP 27 [erts-15.2.7] [source] [64-bit] [smp:8:8] "
+                                                "[ds:8:8:10] [async-threads:1] [jit:ns]"})
+        return json_response(body)
 
     @api
     def vhosts(req: Request, t: float) -> Response:

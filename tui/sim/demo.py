@@ -204,7 +204,8 @@ def start_demo(*, instances: int = 200, hosts: int = 8, queues: int = 300, churn
                speed: float = 1.0, seed: int = 0, manual: bool = False, start: float | None = None,
                service_down_time: float = 60.0, agent_down_time: float = 75.0,
                period: float = story.DEFAULT_PERIOD, storyline: bool = True, queue_growth: bool = True,
-               steady: bool = False, hostile: bool = False, galera_arbitrator: bool = False) -> Demo:
+               steady: bool = False, hostile: bool = False, galera_arbitrator: bool = False,
+               rabbitmq4: bool = False) -> Demo:
     """Start the simulated cloud on 127.0.0.1 (ephemeral ports) and return the running Demo.
 
     speed != 1 runs sim time faster than the wall clock (timestamps run ahead: compare against demo.now());
@@ -213,6 +214,8 @@ def start_demo(*, instances: int = 200, hosts: int = 8, queues: int = 300, churn
     hostile=True: tenant strings that try to steer or break a terminal UI (tui.sim.hostile).
     galera_arbitrator=True: the small-site Galera shape, two data nodes + garbd (not with the storyline, which
     takes two of three data nodes away).
+    rabbitmq4=True: the broker is a 3-node RabbitMQ 4.0 cluster with quorum queues, queue-manager reply names
+    and stream fanouts (oslo.messaging's 2025 profile).
     """
     if galera_arbitrator and storyline:
         raise ValueError("galera_arbitrator needs storyline=False (the storyline plays a 3-data-node cluster)")
@@ -220,7 +223,7 @@ def start_demo(*, instances: int = 200, hosts: int = 8, queues: int = 300, churn
     engine = Engine(clock, instances=instances, hosts=hosts, queues=queues, churn=churn, seed=seed,
                     service_down_time=service_down_time, agent_down_time=agent_down_time, period=period,
                     storyline=storyline, queue_growth=queue_growth,
-                    steady=steady, hostile=hostile)
+                    steady=steady, hostile=hostile, rabbitmq4=rabbitmq4)
     if galera_arbitrator:
         engine.galera_nodes = engine.galera_nodes[:2]
         engine.galera_arbitrators = ["sim-garbd:4567"]
@@ -276,12 +279,14 @@ class DemoClouds:
 
 def start_demo_clouds(**options: Any) -> DemoClouds:
     """`demo-east` (the storyline, shaped by the knobs) and a small, healthy `demo-west` (3 hosts: none in
-    maintenance; Galera of two data nodes + garbd) on the same clock."""
+    maintenance; Galera of two data nodes + garbd; RabbitMQ a 4.0 cluster with quorum queues and stream
+    fanouts) on the same clock."""
     east = start_demo(**options)
     try:
         west = start_demo(instances=45, hosts=3, queues=60, churn=2.0, speed=east.clock.speed,
                           seed=int(options.get("seed", 0)) + 1, start=east.clock.time(),
-                          manual=bool(options.get("manual", False)), storyline=False, galera_arbitrator=True)
+                          manual=bool(options.get("manual", False)), storyline=False, galera_arbitrator=True,
+                          rabbitmq4=True)
     except BaseException:
         east.stop()
         raise

@@ -66,11 +66,13 @@ class Engine:
                  churn: float = 6.0, seed: int = 0, service_down_time: float = 60.0,
                  agent_down_time: float = 75.0, period: float = story.DEFAULT_PERIOD,
                  storyline: bool = True, queue_growth: bool = True,
-                 steady: bool = False, hostile: bool = False) -> None:
+                 steady: bool = False, hostile: bool = False, rabbitmq4: bool = False) -> None:
         """hostile=True: some hosts, servers, volumes, queues, a disabled reason and the ERROR faults carry the
         names of tui.sim.hostile (markup, terminal controls, zero-width and RTL characters, 255 characters).
         queue_growth=False: the notification queues (no consumer) hold a constant count instead of
-        growing 0.4 messages/s, so with churn=0 and no storyline nothing visible changes (the idle benchmark)."""
+        growing 0.4 messages/s, so with churn=0 and no storyline nothing visible changes (the idle benchmark).
+        rabbitmq4=True: the broker is a 3-node RabbitMQ 4.0 cluster and oslo.messaging runs its 2025 profile
+        (quorum topic queues, transient quorum reply queues with queue-manager names, stream fanouts)."""
         if hosts < 1:
             raise ValueError("hosts must be >= 1")
         self.clock = clock
@@ -87,6 +89,8 @@ class Engine:
         # ACTIVE/SHUTOFF ones are deleted and stuck builds pile up, a few hundred over 4 hours at 10x speed
         self.steady = steady
         self.hostile = hostile
+        self.rabbitmq4 = rabbitmq4
+        self._reply_counter = 0  # queue-manager counters of reply queue names (RabbitMQ 4 profile)
         self._hostile_count = 0
         self.t = clock.start
         self._heap: list[tuple[float, int, Callable[..., None], tuple[Any, ...]]] = []
@@ -331,8 +335,9 @@ class Engine:
         essential += [f"scheduler.{h}" for h in CONTROLLERS] + [f"conductor.{h}" for h in CONTROLLERS]
         essential += [f"cinder-volume.{b}" for b in STORAGE_BACKENDS] + [f"cinder-volume.{b}.ceph"
                                                                           for b in STORAGE_BACKENDS]
+        qtype = "quorum" if self.rabbitmq4 else "classic"  # rabbit_quorum_queue: topic queues are quorum
         for name in essential:
-            q = self._queue(name, t0, durable=False)
+            q = self._queue(name, t0, durable=qtype == "quorum", qtype=qtype)
             if name == "compute":
                 q.consumers = len(self.hosts)
             elif name in ("scheduler", "conductor", "cinder-scheduler", "q-plugin", "q-reports-plugin"):
@@ -350,24 +355,51 @@ class Engine:
             extra.append(("reply", h.name))
         for h in CONTROLLERS:
             extra += [("reply", f"{h}/conductor"), ("reply", f"{h}/scheduler"), ("fanout", f"{h}/scheduler")]
+        if self.rabbitmq4:  # rabbit_stream_fanout: one stream per fanout topic, read by every listener
+            for topic, readers in (("scheduler", len(CONTROLLERS)), ("compute", len(self.hosts)),
+                                   ("q-agent-notifier-port-update", len(self.hosts))):
+                q = self._queue(f"{topic}_fanout", t0, durable=True, consumers=readers, qtype="stream")
+                q.ready = rng.randint(200, 5000)  # retention, not backlog
+                q.prev = (readers, q.ready, 0)
+            extra = [e for e in extra if e[0] == "reply"]
         budget = max(0, n - len(self.queues))
         for kind, owner in extra[:budget]:
             self._owned_queue(kind, owner, t0)
         i = 0
         while len(self.queues) < n:
-            name = f"q-agent-notifier-port-update_fanout_{hex32(rng)}" if i % 3 == 0 else f"reply_{hex32(rng)}"
-            self._queue(name, t0, expires=True)
+            if self.rabbitmq4:  # use_queue_manager names, transient quorum queues
+                name = f"reply_{CONTROLLERS[i % len(CONTROLLERS)]}:nova-api:{i + 1}"
+                self._queue(name, t0, expires=True, qtype="quorum", durable=True)
+            else:
+                name = f"q-agent-notifier-port-update_fanout_{hex32(rng)}" if i % 3 == 0 else f"reply_{hex32(rng)}"
+                self._queue(name, t0, expires=True)
             i += 1
 
     def _queue(self, name: str, t: float, *, durable: bool = False, expires: bool = False,
-               consumers: int = 1) -> Queue:
-        args = {"x-expires": 1800000} if expires else {}
+               consumers: int = 1, qtype: str = "classic") -> Queue:
+        args: dict[str, Any] = {"x-expires": 1800000} if expires else {}
+        if self.rabbitmq4:
+            args["x-queue-type"] = qtype  # RabbitMQ 4 lists it on every queue, classic too
         q = Queue(name, "/", created=t, consumers=consumers, durable=durable, arguments=args, changed=t,
-                  prev=(consumers, 0, 0), grow_from=t)
+                  prev=(consumers, 0, 0), grow_from=t, qtype=qtype, leader=len(self.queues) % len(CONTROLLERS))
         self.queues[(q.vhost, name)] = q
         return q
 
     def _owned_queue(self, kind: str, owner: str, t: float) -> Queue:
+        if self.rabbitmq4:  # use_queue_manager: reply_<hostname>:<processname>:<counter>, transient quorum
+            host, _, process = owner.partition("/")
+            process = f"nova-{process}" if process else "nova-compute"
+            if kind == "fanout":
+                topic = "scheduler" if process == "nova-scheduler" else "compute"
+                q = self._queue(f"{topic}_fanout_{host}:{process}:1", t, expires=True, qtype="quorum",
+                                durable=True)
+                self.fanouts[owner] = q.name
+            else:
+                self._reply_counter += 1
+                q = self._queue(f"reply_{host}:{process}:{self._reply_counter}", t, expires=True, qtype="quorum",
+                                durable=True)
+                self.replies[owner] = q.name
+            return q
         if kind == "fanout":
             topic = "scheduler" if owner.endswith("/scheduler") else "compute"
             q = self._queue(f"{topic}_fanout_{hex32(self.rng)}", t, expires=True)
@@ -649,7 +681,8 @@ class Engine:
     # ---------------------------------------------------------------- fault injection (tests, demo keys)
     def inject(self, what: str, **kw: Any) -> None:
         """Apply a named fault now: kill_compute/start_compute(host=), kill_agent/start_agent(host=),
-        conductor_down/conductor_up (every compute's heartbeat stops: the fleet flip)."""
+        conductor_down/conductor_up (every compute's heartbeat stops: the fleet flip),
+        rabbit_node_down/rabbit_node_up(node=rabbit@ctl-N) (a broker node's app stopped / started)."""
         with self.lock:
             self.advance_to(self.clock.time())
             if what == "kill_compute":
@@ -660,6 +693,9 @@ class Engine:
                 self.kill_agent(self.host_by_name[kw["host"]].agent)
             elif what == "start_agent":
                 self.start_agent(self.host_by_name[kw["host"]].agent)
+            elif what in ("rabbit_node_down", "rabbit_node_up"):  # stop_app / start_app on a cluster node
+                node = next(n for n in self.rabbit_nodes if n.name == kw["node"])
+                node.running = what == "rabbit_node_up"
             elif what == "conductor_down":
                 for h in self.hosts:
                     if h.service.dead_since is None:

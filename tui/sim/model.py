@@ -214,6 +214,8 @@ class Queue:
     arguments: dict[str, Any] = field(default_factory=dict)
     changed: float = 0.0
     prev: tuple[int, int, int] = (1, 0, 0)  # (consumers, ready, unacked) before `changed`
+    qtype: str = "classic"  # classic | quorum | stream (RabbitMQ 4 shape; 3.10 rows are all classic)
+    leader: int = 0  # index into the engine's rabbit_nodes of the member leading it (quorum/stream)
 
     def set(self, t: float, *, consumers: int | None = None, ready: int | None = None,
             growth: float | None = None) -> None:
@@ -249,6 +251,7 @@ class RabbitNode:
     fd_used: int = 85
     sockets_used: int = 40
     proc_used: int = 1200
+    running: bool = True  # False: the app stopped (RabbitMQ 4 lists it as the sparse row)
 
     def alarmed(self, t: float) -> bool:
         return any(s is not None and s <= t and (e is None or t < e) for s, e in self.alarms)

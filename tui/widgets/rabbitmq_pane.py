@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # models and rules are imported where used: ~20 ms of CPU bef
     from tui.models.rabbitmq import NodeInfo, QueueInfo, RabbitSnapshot
 
 SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
-COLUMNS = ("queue", "class", "messages", "consumers", "since")
+COLUMNS = ("queue", "class", "type", "messages", "consumers", "since")
 
 
 def _num(value: int | None) -> str:
@@ -57,6 +57,24 @@ def _class_label(q: QueueInfo) -> str:
     return kind.cls
 
 
+def _type_label(q: QueueInfo) -> Any:
+    """classic / quorum / stream, with members online of members for replicated queues ("quorum 2/3", red
+    without a majority) and the state when it is not running ("classic down"); "?" when not reported."""
+    label = q.queue_type or "?"
+    style = ""
+    if q.replicated and q.members:
+        online = len(set(q.online or ()) & set(q.members)) if q.online is not None else None
+        label += f" {'?' if online is None else online}/{len(q.members)}"
+        if q.has_majority is False:
+            style = "bold red"
+        elif online is not None and online < len(q.members):
+            style = "yellow"
+    if q.state and q.state != "running":
+        label += f" {q.state}"
+        style = style or "bold red"
+    return safe_text(label, style=style) if style else label
+
+
 def _since(q: QueueInfo) -> str:
     return "" if q.stuck_since is None else q.stuck_since.astimezone().strftime("%H:%M:%S")
 
@@ -84,7 +102,8 @@ def queue_rows(snapshot: RabbitSnapshot, findings: Iterable[Finding] = (), *, sh
     attention), zero-consumer queues first, fullest first."""
     from tui.rules.queues import classify_queue, queue_sort_key, queue_subject
 
-    severity = {f.subject: f.severity for f in findings if f.kind == "rabbitmq.queue_no_consumer"}
+    severity = {f.subject: f.severity for f in findings
+                if f.kind in ("rabbitmq.queue_no_consumer", "rabbitmq.quorum_lost", "rabbitmq.queue_down")}
     many_vhosts = len({q.vhost for q in snapshot.queues}) > 1
     queues = snapshot.queues
     if not show_all and len(queues) > ATTENTION_OVER:  # 2,000 queues a poll: the imports looked up once
@@ -101,8 +120,8 @@ def queue_rows(snapshot: RabbitSnapshot, findings: Iterable[Finding] = (), *, sh
             consumers_cell: Any = safe_text(consumers, style="bold red" if sev == "critical" else "yellow")
         else:
             consumers_cell = consumers
-        rows.append((f"{q.vhost}\x1f{q.name}", (name, _class_label(q), _num(q.messages), consumers_cell,
-                                                 _since(q))))
+        rows.append((f"{q.vhost}\x1f{q.name}", (name, _class_label(q), _type_label(q), _num(q.messages),
+                                                 consumers_cell, _since(q))))
     return rows
 
 
@@ -111,6 +130,8 @@ def _node_part(n: NodeInfo) -> str:
     if n.running is False:
         return f"[bold red]{name} DOWN[/]"
     bits = [f"[b]{name}[/b] " + ("[green]running[/]" if n.running else "[yellow]state ?[/]")]
+    if n.being_drained:
+        bits.append("[yellow]DRAINING[/]")
     alarms = [r for r, on in (("memory", n.mem_alarm), ("disk", n.disk_free_alarm)) if on]
     if alarms:
         bits.append(f"[bold red]{' + '.join(alarms).upper()} ALARM[/]")
@@ -121,7 +142,7 @@ def _node_part(n: NodeInfo) -> str:
         if n.fd_used is not None and n.fd_total and n.fd_used / n.fd_total >= 0.9:
             fd = f"[yellow]{fd}[/]"
         bits.append(fd)
-    if n.sockets_used is not None:
+    if n.sockets_used is not None and n.sockets_total:  # RabbitMQ 4 counts no sockets: nothing to show
         bits.append(f"sockets {_num(n.sockets_used)}/{_num(n.sockets_total)}")
     if n.mem_used is not None:
         bits.append(f"mem {_bytes(n.mem_used)}/{_bytes(n.mem_limit)}")
