@@ -289,9 +289,10 @@ start_garbd() {  # garbd joins the running Primary component as a member without
   for n in "${NODES[@]}"; do peers+="${sep}127.0.0.1:$(gcomm_port "$n")"; sep=,; done
   log "garbd: starting on 127.0.0.1:$ARBITRATOR"
   # the PID check matches "listen_addr=...:PORT;" in the command line: the options string keeps that ';'
-  spawn "$d/launcher.pid" "$d/stdout.log" "$GARBD" --address "gcomm://$peers" --group "$CLUSTER_NAME" \
+  # in its own folder: garbd writes its view state (gvwstate.dat) into the working directory
+  ( cd "$d" && spawn "$d/launcher.pid" "$d/stdout.log" "$GARBD" --address "gcomm://$peers" --group "$CLUSTER_NAME" \
     --name garbd --log "$d/garbd.log" \
-    --options "gmcast.listen_addr=tcp://127.0.0.1:$ARBITRATOR;$EVS_TIMERS;"
+    --options "gmcast.listen_addr=tcp://127.0.0.1:$ARBITRATOR;$EVS_TIMERS;" )
   local i
   for i in $(seq 1 100); do garbd_running && return 0; sleep 0.05; done
   die "garbd did not start (see $d/stdout.log and $d/garbd.log)"
