@@ -40,7 +40,8 @@ held_list() { local n; for n in "${SERVICES[@]}"; do held "$n" && printf '%s ' "
 #   default  classic queues, random reply/fanout names (oslo.messaging's defaults), vhost `openstack`
 #   2025     the shape kolla-ansible 2025.1 deploys: rabbit_quorum_queue, rabbit_transient_quorum_queue,
 #            use_queue_manager (stable reply/fanout names per hostname:processname), rabbit_stream_fanout;
-#            (a stream fanout needs rabbit_qos_prefetch_count > 0); vhost `openstack2025` (a queue cannot
+#            (a stream fanout needs rabbit_qos_prefetch_count > 0; quorum queues durable exchanges:
+#            amqp_durable_queues, as kolla-ansible sets it); vhost `openstack2025` (a queue cannot
 #            change type in place)
 # Wanted: $STACKTOP_TESTCLOUD_PROFILE (default `default`); `up` restarts every process when it differs.
 PROFILES=(default 2025)
@@ -56,6 +57,6 @@ profile_env() {
   printf '%s\n' "OS_DEFAULT__TRANSPORT_URL=rabbit://guest:guest@127.0.0.1:5672/openstack2025" \
     OS_OSLO_MESSAGING_RABBIT__RABBIT_QUORUM_QUEUE=true OS_OSLO_MESSAGING_RABBIT__RABBIT_TRANSIENT_QUORUM_QUEUE=true \
     OS_OSLO_MESSAGING_RABBIT__USE_QUEUE_MANAGER=true OS_OSLO_MESSAGING_RABBIT__RABBIT_STREAM_FANOUT=true \
-    OS_OSLO_MESSAGING_RABBIT__RABBIT_QOS_PREFETCH_COUNT=1 \
+    OS_OSLO_MESSAGING_RABBIT__RABBIT_QOS_PREFETCH_COUNT=1 OS_OSLO_MESSAGING_RABBIT__AMQP_DURABLE_QUEUES=true \
     "OS_OSLO_MESSAGING_RABBIT__HOSTNAME=$host" "OS_OSLO_MESSAGING_RABBIT__PROCESSNAME=$2"
 }

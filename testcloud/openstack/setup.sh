@@ -90,6 +90,11 @@ NM=("$V/nova-manage" --config-file "$B/etc/nova/nova.conf")
   --database_connection "mysql+pymysql://root@/${DB_PREFIX}nova_cell0?unix_socket=$SOCK&charset=utf8"
 cells="$("${NM[@]}" cell_v2 list_cells 2>/dev/null)"   # (not piped into grep -q: pipefail + SIGPIPE)
 grep -q ' cell1 ' <<<"$cells" || "${NM[@]}" cell_v2 create_cell --name cell1
+# cell1's transport URL as nova's template: each process fills it from its own [DEFAULT] transport_url, so the
+# conductor casts to the vhost of the messaging profile the cloud runs (common.sh), not a fixed one
+cell1="$("${NM[@]}" cell_v2 list_cells 2>/dev/null | awk -F'|' '$2 ~ / cell1 / {gsub(/ /, "", $3); print $3}')"
+"${NM[@]}" cell_v2 update_cell --cell_uuid "$cell1" \
+  --transport-url 'rabbit://{username}:{password}@{hostname}:{port}/{path}'
 "${NM[@]}" db sync
 "$V/neutron-db-manage" --config-file "$B/etc/neutron/neutron.conf" --config-file "$B/etc/neutron/ml2_conf.ini" upgrade heads
 "$V/cinder-manage" --config-file "$B/etc/cinder/cinder.conf" db sync

@@ -486,7 +486,7 @@ class RabbitMQCollector(BaseCollector):
     def _merge(self, rows: list[dict[str, Any]], detail: list[dict[str, Any]], wanted: set[tuple[str, str]]
                ) -> tuple[list[dict[str, Any]], int]:
         """Light rows with the fresh statistics rows of the queues that wanted them; the others keep the
-        consumers / idle_since of their last statistics."""
+        consumers / idle_since of their last statistics (and its state, where a light row lacks one)."""
         with_stats = {(str(r.get("vhost")), str(r.get("name"))): r for r in detail}
         known_stats = self._stats
         merged = []
@@ -495,7 +495,7 @@ class RabbitMQCollector(BaseCollector):
             fresh = with_stats.get(key) if key in wanted else None
             if fresh is None:
                 carried = known_stats.get(key)
-                fresh = {**r, **carried} if carried else r
+                fresh = {**carried, **r} if carried else r  # a light row's own fields (its state) win
             merged.append(fresh)
         return merged, len(with_stats)
 
@@ -508,7 +508,7 @@ class RabbitMQCollector(BaseCollector):
         stats: dict[tuple[str, str], dict[str, Any]] = {}
         for key, (row, _info) in parsed.items():
             if "consumers" in row:
-                stats[key] = {k: row[k] for k in ("consumers", "idle_since") if k in row}
+                stats[key] = {k: row[k] for k in ("consumers", "idle_since", "state") if k in row}
         return [parsed[key][1] for key in sorted(parsed)], stats, parsed
 
     async def _fetch_nodes(self) -> list[NodeInfo]:

@@ -51,8 +51,9 @@ def queue_dict(q: Queue, t: float, node: str, *, stats: bool = True,
         return base  # not in the stats DB yet: no messages / consumers keys
     consumers, ready, unacked = q.stats(t, STATS_INTERVAL)
     total = ready + unacked
-    if not stats:
-        base.update({"messages": total, "messages_ready": ready, "messages_unacknowledged": unacked})
+    if not stats:  # `state` comes with the light listing too (RabbitMQ 3.10 answers it with disable_stats=true)
+        base.update({"messages": total, "messages_ready": ready, "messages_unacknowledged": unacked,
+                     "state": "running"})
         return base
     rate = {"rate": 0.0}
     base.update({

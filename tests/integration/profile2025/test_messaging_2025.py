@@ -18,7 +18,7 @@ from typing import Any
 import pika
 import pytest
 
-from tests.integration.conftest import testcloud
+from tests.integration.conftest import testcloud as bring
 from tests.testbed.openstack import OpenStackCloud, create_server, delete_server_and_wait, service_killed
 from tui.collectors.rabbitmq import RabbitMQCollector
 from tui.models.finding import Finding
@@ -34,14 +34,14 @@ def cloud2025(openstack_cloud: OpenStackCloud) -> Iterator[OpenStackCloud]:
     before = os.environ.get("STACKTOP_TESTCLOUD_PROFILE")
     os.environ["STACKTOP_TESTCLOUD_PROFILE"] = "2025"
     try:
-        testcloud("up", "openstack", timeout=900)
+        bring("up", "openstack", timeout=900)
         yield openstack_cloud
     finally:
         if before is None:
             os.environ.pop("STACKTOP_TESTCLOUD_PROFILE", None)
         else:
             os.environ["STACKTOP_TESTCLOUD_PROFILE"] = before
-        testcloud("up", "openstack", timeout=900)  # back to the default profile for the tests after these
+        bring("up", "openstack", timeout=900)  # back to the default profile for the tests after these
 
 
 def collector() -> RabbitMQCollector:
@@ -107,8 +107,10 @@ def test_compute_down_pages_its_quorum_queue_and_nothing_else(cloud2025: OpenSta
         finally:
             await c.aclose()
 
-    with service_killed(conn, "nova-compute-02"):
-        server = create_server(conn, host="compute-02")  # its build is cast to compute.compute-02: nobody reads
+    # the build goes out before nova notices the compute is gone (service_down_time): the scheduler still picks
+    # compute-02 and casts the build to compute.compute-02, where nobody reads it
+    with service_killed(conn, "nova-compute-02", wait_down=False):
+        server = create_server(conn, host="compute-02")
         try:
             publish(reply)  # a reply the dead process never reads
             findings = asyncio.run(scenario())
