@@ -551,7 +551,8 @@ class StacktopApp(App[None]):
             row.show_all(new.observations)
         for runner in new.runners.values():
             runner.slow_interval = None
-            if not self.paused:
+            spec = sources.spec(runner.name)
+            if not self.paused and (spec is None or spec.has_pane):  # a background audit keeps its own pace
                 runner.refresh_now()
         if self.recorder is not None:
             self.recorder.cloud = name

@@ -139,4 +139,4 @@ def test_a_source_late_at_the_snapshot_deadline_is_named(sim: Any, tmp_path: Pat
     assert "instances" in lines[0], lines[0]
     report = json.loads(out)
     assert report["sources"]["instances"]["error"].startswith("late:"), report["sources"]["instances"]
-    assert set(report["sources"]) == {"services", "instances", "rabbitmq"}, "every source is in the report"
+    assert set(report["sources"]) == {"services", "instances", "rabbitmq", "placement"}, "every source is in the report"

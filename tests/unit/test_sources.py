@@ -21,10 +21,11 @@ from tui.widgets.source_pane import SourcePane
 
 
 def test_panes_commands_and_collectors_follow_the_registry() -> None:
-    names = [s.name for s in sources.SOURCES]
+    names = [s.name for s in sources.SOURCES if s.has_pane]
     assert [name for name, _ in pane_order()] == names
+    assert any(not s.has_pane for s in sources.SOURCES), "a background source (no pane) is in the registry"
     table = sources.pane_for_command()
-    for spec in sources.SOURCES:
+    for spec in (s for s in sources.SOURCES if s.has_pane):
         assert all(table[c] == spec.name for c in spec.commands)
         assert commands.find(spec.commands[0]) is not None, f":{spec.commands[0]} exists"
         assert spec.name == pane_class(spec.name, spec.title).SOURCE
