@@ -5,8 +5,8 @@ so its CPU is not counted as stacktop's); --quick: 300 / 10 / 100, a few rounds 
 cannot rot; its numbers mean little). Prints a table and writes JSON (machine description included) to
 bench/results/bench.json (quick: bench/results/bench-quick.json) and, for full runs, bench/results/bench.md.
 
-Sections (--only takes a comma list): triage, steady, firstpaint, keypress, idle, rss, broker, journal; and,
-only when named, scaling (1k / 10k / 30k / 100k instances: first triage, RSS, steady poll, journal per hour;
+Sections (--only takes a comma list): triage, steady, firstpaint, keypress, idle, rss, broker, journal, audit;
+and, only when named, scaling (1k / 10k / 30k / 100k instances: first triage, RSS, steady poll, journal per hour;
 --quick: 300 and 1,000), which writes bench/results/scaling.md.
 Baselines run side by side with stacktop in the same run (alternating rounds); figures are medians.
 """
@@ -23,7 +23,7 @@ from pathlib import Path
 
 from bench.common import FULL, QUICK, RESULTS, Result, log, machine, median, spawn_sim
 
-SECTIONS = ("triage", "firstpaint", "keypress", "rss", "steady", "idle", "broker", "journal")
+SECTIONS = ("triage", "firstpaint", "keypress", "rss", "steady", "idle", "broker", "journal", "audit")
 ON_REQUEST = ("scaling",)  # long (the 100k-instance simulator): only with --only
 
 
@@ -132,6 +132,14 @@ def main(argv: list[str] | None = None) -> int:
         demo = spawn_sim(scale, manual=True)
         try:
             section("journal", journal.bench_journal, demo, 24 if quick else 240, 6 if quick else 30)
+        finally:
+            demo.stop()
+    if "audit" in only:
+        from bench import audit
+
+        demo = spawn_sim(scale, manual=True)
+        try:
+            section("audit", audit.bench_audit, demo, 1 if quick else 3)
         finally:
             demo.stop()
     if "scaling" in only:
