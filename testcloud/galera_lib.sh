@@ -12,13 +12,14 @@
 #   ARBITRATOR     empty, or the gcomm port of a garbd member this script runs beside the data nodes
 #   SERVER_CHECK   a function `up` runs first: fails with one line when the server binaries are missing
 #   EXTRA_CNF      optional lines appended to every node's [mysqld] section (e.g. ssl_cert / ssl_key)
-#   MONITOR_USER   the reader account (default stacktop); EXTRA_SQL: optional SQL run after the accounts exist
+#   MONITOR_USER MONITOR_PASSWORD   the reader account (default stacktop, stacktop); EXTRA_SQL: optional SQL run
+#                  after the accounts exist
 #
 # Every mariadbd starts with --defaults-file=<node>/my.cnf and every client call uses --no-defaults over the
 # node's unix socket: the machine's own MariaDB (3306, /etc/mysql) is never touched.
 
 : "${MONITOR_USER:=stacktop}"
-MONITOR_PASSWORD=stacktop
+: "${MONITOR_PASSWORD:=stacktop}"
 : "${IBASE:=$BASE}"
 : "${WAIT_S:=${STACKTOP_GALERA_WAIT:-120}}"
 [[ -n "${RUN+x}" ]] || RUN=()

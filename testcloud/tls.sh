@@ -22,7 +22,7 @@
 # left as it is. tls/clouds.yaml: cloud `stacktop-testcloud-tls` (the admin of clouds.yaml, auth_url
 # https://127.0.0.1:13500/v3, region_name RegionTLS, cacert tls/ca.pem; mode 600).
 # Galera: node 127.0.0.1:3341 (gcomm 13512, IST 13513, SST 13514), ssl_cert = the server certificate; account
-# stacktop_tls@127.0.0.1 (USAGE, REQUIRE SSL, password in tls/galera.password), root@127.0.0.1 as in galera.sh.
+# stacktop_tls@127.0.0.1 (USAGE, REQUIRE SSL, password made once, in tls/galera.password), root@127.0.0.1 as in galera.sh.
 # Files in ${STACKTOP_TESTCLOUD_HOME:-~/.cache/stacktop/testcloud}/tls/:
 #   ca.pem ca.key        the test bed's CA (10 years)        other-ca.pem  a CA that signed nothing here
 #   server.pem .key      the servers' certificate (825 days)  expired.pem .key  expired (notAfter in the past)
@@ -83,6 +83,8 @@ make_certs() {
   done
 }
 
+cert_stamp() { cat "$T/haproxy-server.pem" "$T/haproxy-expired.pem" | sha256sum | cut -c1-16; }
+
 # ------------------------------------------------------------------------------------------------ HAProxy
 haproxy_pid() {  # the recorded PID, if it is our HAProxy (its command line names our config)
   local p; p=$(cat "$T/haproxy.pid" 2>/dev/null || true)
@@ -117,6 +119,7 @@ write_haproxy_cfg() {
   {
     cat <<EOF
 # written by testcloud/tls.sh - rewritten on every up
+# certificates (a new one restarts HAProxy): $(cert_stamp)
 global
   maxconn 1024
   ssl-default-bind-options ssl-min-ver TLSv1.2
@@ -230,8 +233,12 @@ cmd_up() {
   write_clouds_yaml
   region_answers || register_region
   region_answers || die "the catalog from https://127.0.0.1:13500 has no $REGION compute endpoint (see $T/region.log)"
+  # the node reads its certificate at start: restart it when the certificate changed since
+  if [[ "$(cat "$T/galera.certstamp" 2>/dev/null)" != "$(cert_stamp)" ]]; then galera down; fi
   galera up >/dev/null
-  galera sql 1 "ALTER USER 'stacktop_tls'@'127.0.0.1' REQUIRE SSL" || die "could not require TLS of stacktop_tls"
+  cert_stamp >"$T/galera.certstamp"
+  galera sql 1 "ALTER USER 'stacktop_tls'@'127.0.0.1' IDENTIFIED BY '$(cat "$T/galera.password")' REQUIRE SSL" \
+    || die "could not require TLS of stacktop_tls"
   log "up in $((SECONDS - t0))s"
   cmd_status
 }

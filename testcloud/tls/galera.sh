@@ -6,8 +6,8 @@
 #
 # Node 1 on 127.0.0.1: client 3341, gcomm 13512, IST 13513, SST (rsync) 13514. A single-node cluster
 # (wsrep_cluster_size 1). ssl_ca / ssl_cert / ssl_key: <cache>/tls/{ca,server}.pem, server.key (made by tls.sh).
-# Accounts: root@127.0.0.1 (no password, the harness), stacktop_tls@127.0.0.1 password "stacktop", USAGE only,
-# REQUIRE SSL (tls.sh sets it on every up); the password goes to <cache>/tls/galera.password.
+# Accounts: root@127.0.0.1 (no password, the harness), stacktop_tls@127.0.0.1 USAGE only, REQUIRE SSL (tls.sh sets
+# it on every up), password made once and kept in <cache>/tls/galera.password (mode 600).
 # State: ${STACKTOP_TESTCLOUD_HOME:-~/.cache/stacktop/testcloud}/tls/galera/node1/
 set -euo pipefail
 
@@ -26,6 +26,10 @@ PASSWORD_FILE=tls/galera.password
 ARBITRATOR=""
 RUN=()
 MONITOR_USER=stacktop_tls
+# a password of its own, made once per cache (a word as common as "stacktop" would be masked in every text
+# stacktop shows, as any password is)
+MONITOR_PASSWORD=$(cat "$TLS_DIR/galera.password" 2>/dev/null || true)
+[[ -n "$MONITOR_PASSWORD" ]] || MONITOR_PASSWORD=$(openssl rand -hex 12)
 EXTRA_CNF="ssl_ca=$TLS_DIR/ca.pem
 ssl_cert=$TLS_DIR/server.pem
 ssl_key=$TLS_DIR/server.key"

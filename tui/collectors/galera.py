@@ -199,6 +199,8 @@ class GaleraCollector(BaseCollector):
             for n in nodes:  # nodes failing alike (a shared certificate, a wrong password) share one line
                 by_reason.setdefault(n.error, []).append(n.address)
             reasons = "; ".join(f"{', '.join(addresses)}: {error}" for error, addresses in by_reason.items())
+            if all((n.error or "").startswith("TLS certificate") for n in nodes):  # each carries its own fix
+                raise SourceError(f"no Galera node answers ({reasons})")
             raise SourceError(f"no Galera node answers ({reasons}) - check [galera] nodes, user and password")
         self._disagreement_polls = self._disagreement_polls + 1 if disagreement(nodes) else 0
         return GaleraSnapshot(nodes=nodes, expected_size=self.expected_size, taken_at=self._wall(),
