@@ -85,9 +85,12 @@ class OpenStackClient:
             cat = self.catalog()
         except Exception:
             return None
+        region = getattr(getattr(self.conn, "config", None), "region_name", None)
         for svc in cat:
             if svc.get("type") in types:
                 for ep in svc.get("endpoints", []):
+                    if region and region not in (ep.get("region_id"), ep.get("region")):
+                        continue  # another region's endpoint: not the one this client reads
                     if ep.get("interface") == "public" and ep.get("url"):
                         return str(ep["url"])
         return None
@@ -164,6 +167,14 @@ class OpenStackClient:
         except Exception as exc:
             raise to_source_error(exc, self.where, action=f"{service} version discovery") from None
         if data is None or not data.max_microversion:
+            # keystoneauth falls back to the bare catalog URL when discovery fails (TLS, refused...) and says
+            # why only in a log line: one plain GET of that URL says it here
+            url = (getattr(data, "catalog_url", None) or getattr(data, "url", None)) if data is not None else None
+            url = url or self._catalog_url(service)
+            if url:
+                probe = self.version_get(str(url), timeout=min(5.0, self.timeout))
+                if probe.get("error"):
+                    raise SourceError(f"{service} version discovery: {probe['error']}") from None
             raise SourceError(f"{service} endpoint of {self.where.cloud_ref} does not advertise microversions "
                               f"(needs >= {minimum}) - check the catalog")
         server_max = tuple(data.max_microversion)[:2]
