@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import ssl
+from pathlib import Path
 
 _WITH_SSL_C = re.compile(r"certificate verify failed: (.*?)\s*\(_ssl\.c:\d+\)", re.IGNORECASE)
 _BARE = re.compile(r"certificate verify failed: ([^'\")\]]+)", re.IGNORECASE)
@@ -33,6 +34,20 @@ def verify_reason(exc: BaseException | str) -> str | None:
     if m:
         return m.group(1).strip().rstrip(".")
     return "" if _FLAG.search(text) else None
+
+
+def ca_file_problem(cacert: str) -> str | None:
+    """What is wrong with a CA bundle for the TLS clients here ("does not exist", "holds no CA certificate
+    OpenSSL can load (NO_CERTIFICATE_OR_CRL_FOUND)"), or None when OpenSSL loads it."""
+    path = Path(cacert).expanduser()
+    if not path.is_file():
+        return "does not exist"
+    try:
+        ssl.create_default_context(cafile=str(path))
+    except (ssl.SSLError, OSError, ValueError) as exc:
+        why = getattr(exc, "reason", None) or getattr(exc, "strerror", None) or type(exc).__name__
+        return f"holds no CA certificate OpenSSL can load ({why})"
+    return None
 
 
 def describe_verify(reason: str, trust_fix: str, host_key: str) -> str:

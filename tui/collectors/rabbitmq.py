@@ -57,7 +57,7 @@ from tui.models.finding import Finding
 from tui.models.rabbitmq import Alarm, NodeInfo, QueueInfo, RabbitSnapshot
 from tui.readonly import httpx_request_hook
 from tui.rules.queues import MIN_POLLS, History, apply_history, classify_queue, is_suspect, rabbitmq_findings
-from tui.tlserror import describe_verify, verify_reason
+from tui.tlserror import ca_file_problem, describe_verify, verify_reason
 
 PAGE_SIZE = 500
 FULL_EVERY = 4  # every 4th poll lists every queue with statistics; the others are light (module docstring)
@@ -263,6 +263,10 @@ class RabbitMQCollector(BaseCollector):
         if self.insecure:
             return False
         if self.cacert:
+            problem = ca_file_problem(self.cacert)
+            if problem:
+                raise SourceError(f"[rabbitmq] cacert {self.cacert} {problem} - point it at the PEM bundle of the "
+                                  "CA that signed the management API's certificate")
             return ssl.create_default_context(cafile=os.path.expanduser(self.cacert))
         if self.base_url.startswith("http://"):
             # never used (no redirects are followed): skip loading the CA bundle (~15-40 ms at start-up);

@@ -39,6 +39,7 @@ from tui.openstack.errors import (
 from tui.openstack.paging import iso_param, next_marker, query, resources_param, segment, version_tuple
 from tui.readonly import guard_keystoneauth_session
 from tui.safetext import clean
+from tui.tlserror import ca_file_problem
 
 COMPUTE_MICROVERSION = "2.96"  # wanted; negotiated down to the server's max, never below the minimum
 COMPUTE_MIN_MICROVERSION = "2.53"  # UUID ids for services/hypervisors, with_servers; nova Pike
@@ -528,6 +529,12 @@ def connect(cfg: OpenStackConfig) -> OpenStackClient:
             elif cfg.cacert:
                 tls["cacert"] = str(Path(cfg.cacert).expanduser())
             region = osc.get_one(cloud=cfg.cloud, api_timeout=cfg.timeout, **tls)
+            ca = region.config.get("cacert")
+            problem = ca_file_problem(str(ca)) if ca and region.config.get("verify", True) else None
+            if problem:
+                origin = f"[openstack] cacert {ca}" if cfg.cacert else f"cacert {ca} of {where.cloud_ref}"
+                raise SourceError(f"{origin} {problem} - point it at the PEM bundle of the CA that signed the "
+                                  "cloud's certificates")
         except Exception as exc:
             if type(exc).__name__ == "ConfigException" and cfg.clouds_file:
                 from tui.openstack.cloudsyaml import yaml_problem
