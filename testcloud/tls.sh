@@ -41,7 +41,7 @@ GALERA_PORT=3341
 
 log() { echo "[tls.sh $(date +%T)] $*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
-galera() { bash "$ROOT/testcloud/tls/galera.sh" "$@"; }
+galera() { bash "$ROOT/testcloud/tls/galera.sh" "$@" 9>&-; }  # 9: the lock, never held by a daemon
 
 # ------------------------------------------------------------------------------------------- certificates
 cert_ok() {  # cert_ok FILE: signed by our CA, valid for 30 more days
@@ -165,7 +165,7 @@ start_haproxy() {
   done
   log "starting HAProxy"
   # -D: daemon (its own session, no terminal); output to the log, never to the caller's pipe
-  haproxy -D -f "$T/haproxy.cfg" -p "$T/haproxy.pid" >>"$T/haproxy.log" 2>&1 </dev/null \
+  haproxy -D -f "$T/haproxy.cfg" -p "$T/haproxy.pid" >>"$T/haproxy.log" 2>&1 </dev/null 9>&- \
     || die "HAProxy did not start (see $T/haproxy.log)"
 }
 
@@ -267,6 +267,15 @@ cmd_down() {
   galera down
 }
 
+locked() {  # one up/down at a time: several pytest sessions may bring the profile up together
+  mkdir -p "$T"; chmod 700 "$T"
+  exec 9>"$T/.lock"
+  flock -w 300 9 || die "another tls.sh holds $T/.lock for more than 300 s"
+}
+
+case "${1:-}" in
+  up|reset|down|wipe) locked ;;
+esac
 case "${1:-}" in
   up) cmd_up ;;
   reset) cmd_up ;;
