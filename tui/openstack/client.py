@@ -86,7 +86,10 @@ class OpenStackClient:
             cat = self.catalog()
         except Exception:
             return None
-        region = getattr(getattr(self.conn, "config", None), "region_name", None)
+        try:
+            region = self._interface_region()[1]
+        except Exception:
+            region = None
         for svc in cat:
             if svc.get("type") in types:
                 for ep in svc.get("endpoints", []):
