@@ -2,10 +2,12 @@
 # A second, private neutron-server with the ML2/OVN mechanism driver on top of testcloud/ovn_probe.sh's OVN
 # control plane, to check what neutron reports about OVN chassis:
 #   ovn_neutron_probe.sh [probe|up|down]
-#     probe (default)  up; GET /v2.0/agents lists an alive "OVN Controller agent" for compute-01 and compute-02;
+#     probe (default)  up; GET /v2.0/agents lists an alive "OVN Controller agent" and "OVN Metadata agent" for
+#                      compute-01 and compute-02;
 #                      a port bound to compute-01 gets binding:vif_type=ovs and turns ACTIVE once an interface
 #                      with its iface-id is on compute-01's br-int; a port bound to compute-03 (no chassis) gets
-#                      binding_failed; after SIGKILL of compute-02's ovn-controller its agent turns alive=false;
+#                      binding_failed; after SIGKILL of compute-02's ovn-controller its agents turn alive=false
+#                      and a new port bound to compute-02 gets binding_failed (dead agent);
 #                      then down. Exits non-zero when a step fails.
 #
 # Shares nothing with the test cloud but its venv (read only): its own MariaDB server (the machine's mariadbd,
@@ -78,7 +80,8 @@ render() {
   # the OVN driver runs ovsdb-client (from the unpacked packages); privsep helpers are run through `sudo`
   printf '#!/bin/sh\nLD_LIBRARY_PATH=%s exec %s "$@"\n' "$ROOT/usr/lib/x86_64-linux-gnu" "$ROOT/usr/bin/ovsdb-client" \
     >"$N/bin/ovsdb-client"
-  chmod +x "$N/bin/ovsdb-client"
+  printf '#!/bin/sh\nexec "$@"\n' >"$N/bin/sudo"
+  chmod +x "$N/bin/ovsdb-client" "$N/bin/sudo"
   cat >"$N/neutron.conf" <<EOF
 [DEFAULT]
 core_plugin = ml2
@@ -136,22 +139,54 @@ up_neutron() {
   done
 }
 
+# neutron-ovn-metadata-agent for host $1: registers in its chassis' Chassis_Private external_ids and follows
+# nb_cfg ("OVN Metadata agent"). Neutron runs with ovn_metadata_enabled=false, so no network gets a metadata
+# port and the agent provisions no namespace, veth or haproxy (that would need the machine's network stack).
+up_metadata() {
+  local h="$1" d="$N/metadata-$1"
+  mkdir -p "$d/state" "$d/locks"
+  cat >"$d/agent.ini" <<EOF
+[DEFAULT]
+metadata_proxy_shared_secret = probe
+nova_metadata_host = 127.0.0.1
+state_path = $d/state
+metadata_workers = 1
+log_file = $d/agent.log
+[ovs]
+ovsdb_connection = unix:$OVN_HOME/run/$h/db.sock
+[ovn]
+ovn_sb_connection = tcp:127.0.0.1:$SB_PORT
+[oslo_concurrency]
+lock_path = $d/locks
+EOF
+  alive_pid "$d/agent.pid" >/dev/null && return 0
+  # privsep helpers start through `sudo`, a pass-through here (root)
+  setsid env PATH="$N/bin:$VENV/bin:$PATH" "$VENV/bin/neutron-ovn-metadata-agent" --config-file "$d/agent.ini" \
+    >"$d/agent.out" 2>&1 </dev/null &
+  echo $! >"$d/agent.pid"
+}
+
 up() {
   [[ -x "$VENV/bin/gunicorn" ]] || die "the test cloud's venv is missing ($VENV): run scripts/testcloud up openstack"
   [[ -f "$TESTCLOUD_HOME/openstack/wsgi/neutron_api_wsgi.py" ]] || die "no $TESTCLOUD_HOME/openstack/wsgi: run scripts/testcloud up openstack"
   ovn up >/dev/null
   up_db; render; up_neutron
+  up_metadata compute-01; up_metadata compute-02
   log "neutron-server (ML2/OVN) on $API, OVN NB :$NB_PORT SB :$SB_PORT"
+}
+
+stop_group() {  # PIDFILE of a session leader (setsid): TERM its group, KILL after 10 s
+  local pid n=0
+  pid="$(alive_pid "$1")" || return 0
+  kill -TERM -- "-$pid" 2>/dev/null || true
+  while kill -0 -- "-$pid" 2>/dev/null && [[ $n -lt 100 ]]; do sleep 0.1; n=$((n + 1)); done
+  kill -KILL -- "-$pid" 2>/dev/null || true
 }
 
 down() {
   local pid
-  if pid="$(alive_pid "$N/gunicorn.pid")"; then  # its own session (setsid): the group holds the worker too
-    kill -TERM -- "-$pid" 2>/dev/null || true
-    local n=0
-    while kill -0 -- "-$pid" 2>/dev/null && [[ $n -lt 100 ]]; do sleep 0.1; n=$((n + 1)); done
-    kill -KILL -- "-$pid" 2>/dev/null || true
-  fi
+  stop_group "$N/metadata-compute-01/agent.pid"; stop_group "$N/metadata-compute-02/agent.pid"
+  stop_group "$N/gunicorn.pid"
   if pid="$(alive_pid "$DB/mysqld.pid")"; then kill "$pid"; while kill -0 "$pid" 2>/dev/null; do sleep 0.2; done; fi
   ovn down
 }
@@ -175,8 +210,8 @@ probe() {
   down 2>/dev/null; rm -rf "$OVN_HOME/run" "$N"   # a fresh NB/SB and neutron database
   up
   local n=0 out
-  until [[ "$(agents | grep -c 'OVN Controller agent alive=True')" == 2 ]]; do
-    n=$((n + 1)); [[ $n -le 60 ]] || die "neutron does not list 2 alive OVN Controller agents: $(agents)"; sleep 1
+  until [[ "$(agents | grep -cE 'OVN (Controller|Metadata) agent alive=True')" == 4 ]]; do
+    n=$((n + 1)); [[ $n -le 90 ]] || die "neutron does not list 2 alive OVN Controller and Metadata agents: $(agents)"; sleep 1
   done
   echo "== GET /v2.0/agents"; agents
 
@@ -205,6 +240,12 @@ probe() {
     sleep 2
   done
   echo "== $((SECONDS - t0)) s after SIGKILL of compute-02's ovn-controller (agent_down_time 20 s)"; agents
+  # the chassis is still in the SB, but its agent is dead: the driver refuses to bind there
+  local p2
+  p2="$(port compute-02)"
+  echo "== port on compute-02 now: binding:vif_type=${p2#* }"
+  [[ "${p2#* }" == binding_failed ]] || die "a port on compute-02 bound although its ovn-controller is dead: $p2"
+  grep -m1 -o "Refusing to bind port ${p2%% *} to dead agent.*" "$N/neutron-server.log" || true
   echo "OK: neutron's OVN driver binds ports to the OVN chassis and reports a dead ovn-controller"
 }
 
