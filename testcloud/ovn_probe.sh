@@ -52,8 +52,13 @@ unpack() {
   log "fetching ${PACKAGES[*]} (apt-get download) into $PKG"
   rm -rf "$PKG"; mkdir -p "$PKG/debs" "$ROOT"
   # apt's _apt sandbox user cannot write into a root-owned cache folder: download as the caller
-  ( cd "$PKG/debs" && apt-get -q -o APT::Sandbox::User=root download "${PACKAGES[@]}" ) >"$PKG/download.log" 2>&1 \
-    || die "apt-get download failed (see $PKG/download.log; run apt-get update first if a package is not found)"
+  # (a machine whose package lists were never fetched finds nothing: one apt-get update, then again)
+  if ! ( cd "$PKG/debs" && apt-get -q -o APT::Sandbox::User=root download "${PACKAGES[@]}" ) >"$PKG/download.log" 2>&1; then
+    log "apt-get download failed: apt-get update, then again"
+    apt-get -q update >>"$PKG/download.log" 2>&1 || true
+    ( cd "$PKG/debs" && apt-get -q -o APT::Sandbox::User=root download "${PACKAGES[@]}" ) >>"$PKG/download.log" 2>&1 \
+      || die "apt-get download ${PACKAGES[*]} failed (see $PKG/download.log)"
+  fi
   local deb
   for deb in "$PKG"/debs/*.deb; do dpkg -x "$deb" "$ROOT"; done
   local missing
@@ -182,6 +187,7 @@ wait_chassis() {
 }
 
 probe() {
+  tools_env; down 2>/dev/null; rm -rf "$RUN"   # fresh databases
   trap down EXIT
   up
   echo "== ovn-sbctl show"; sbctl show
