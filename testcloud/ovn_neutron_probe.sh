@@ -2,8 +2,8 @@
 # A second, private neutron-server with the ML2/OVN mechanism driver on top of testcloud/ovn_probe.sh's OVN
 # control plane, to check what neutron reports about OVN chassis:
 #   ovn_neutron_probe.sh [probe|up|down]
-#     probe (default)  up; GET /v2.0/agents lists an alive "OVN Controller agent" and "OVN Metadata agent" for
-#                      compute-01 and compute-02;
+#     probe (default)  up; GET /v2.0/agents lists an alive "OVN Controller agent" for compute-01 and
+#                      compute-02, "OVN Metadata agent" for compute-01 and "OVN Neutron agent" for compute-02;
 #                      a port bound to compute-01 gets binding:vif_type=ovs and turns ACTIVE once an interface
 #                      with its iface-id is on compute-01's br-int; a port bound to compute-03 (no chassis) gets
 #                      binding_failed; after SIGKILL of compute-02's ovn-controller its agents turn alive=false
@@ -139,11 +139,13 @@ up_neutron() {
   done
 }
 
-# neutron-ovn-metadata-agent for host $1: registers in its chassis' Chassis_Private external_ids and follows
-# nb_cfg ("OVN Metadata agent"). Neutron runs with ovn_metadata_enabled=false, so no network gets a metadata
-# port and the agent provisions no namespace, veth or haproxy (that would need the machine's network stack).
-up_metadata() {
-  local h="$1" d="$N/metadata-$1"
+# The metadata service of host $1, by binary $2: neutron-ovn-metadata-agent ("OVN Metadata agent", deprecated
+# since 2025.2) or neutron-ovn-agent with its metadata extension ("OVN Neutron agent", its replacement). Both
+# register in the chassis' Chassis_Private external_ids and follow nb_cfg. Neutron runs with
+# ovn_metadata_enabled=false, so no network gets a metadata port and no namespace, veth or haproxy is made
+# (that would need the machine's network stack).
+up_agent() {
+  local h="$1" bin="$2" d="$N/agent-$1"
   mkdir -p "$d/state" "$d/locks"
   cat >"$d/agent.ini" <<EOF
 [DEFAULT]
@@ -152,16 +154,19 @@ nova_metadata_host = 127.0.0.1
 state_path = $d/state
 metadata_workers = 1
 log_file = $d/agent.log
+[agent]
+extensions = metadata
 [ovs]
 ovsdb_connection = unix:$OVN_HOME/run/$h/db.sock
 [ovn]
 ovn_sb_connection = tcp:127.0.0.1:$SB_PORT
+ovn_nb_connection = tcp:127.0.0.1:$NB_PORT
 [oslo_concurrency]
 lock_path = $d/locks
 EOF
   alive_pid "$d/agent.pid" >/dev/null && return 0
   # privsep helpers start through `sudo`, a pass-through here (root)
-  setsid env PATH="$N/bin:$VENV/bin:$PATH" "$VENV/bin/neutron-ovn-metadata-agent" --config-file "$d/agent.ini" \
+  setsid env PATH="$N/bin:$VENV/bin:$PATH" "$VENV/bin/$bin" --config-file "$d/agent.ini" \
     >"$d/agent.out" 2>&1 </dev/null &
   echo $! >"$d/agent.pid"
 }
@@ -171,7 +176,7 @@ up() {
   [[ -f "$TESTCLOUD_HOME/openstack/wsgi/neutron_api_wsgi.py" ]] || die "no $TESTCLOUD_HOME/openstack/wsgi: run scripts/testcloud up openstack"
   ovn up >/dev/null
   up_db; render; up_neutron
-  up_metadata compute-01; up_metadata compute-02
+  up_agent compute-01 neutron-ovn-metadata-agent; up_agent compute-02 neutron-ovn-agent
   log "neutron-server (ML2/OVN) on $API, OVN NB :$NB_PORT SB :$SB_PORT"
 }
 
@@ -185,7 +190,7 @@ stop_group() {  # PIDFILE of a session leader (setsid): TERM its group, KILL aft
 
 down() {
   local pid
-  stop_group "$N/metadata-compute-01/agent.pid"; stop_group "$N/metadata-compute-02/agent.pid"
+  stop_group "$N/agent-compute-01/agent.pid"; stop_group "$N/agent-compute-02/agent.pid"
   stop_group "$N/gunicorn.pid"
   if pid="$(alive_pid "$DB/mysqld.pid")"; then kill "$pid"; while kill -0 "$pid" 2>/dev/null; do sleep 0.2; done; fi
   ovn down
@@ -210,8 +215,8 @@ probe() {
   down 2>/dev/null; rm -rf "$OVN_HOME/run" "$N"   # a fresh NB/SB and neutron database
   up
   local n=0 out
-  until [[ "$(agents | grep -cE 'OVN (Controller|Metadata) agent alive=True')" == 4 ]]; do
-    n=$((n + 1)); [[ $n -le 90 ]] || die "neutron does not list 2 alive OVN Controller and Metadata agents: $(agents)"; sleep 1
+  until [[ "$(agents | grep -cE 'OVN (Controller|Metadata|Neutron) agent alive=True')" == 4 ]]; do
+    n=$((n + 1)); [[ $n -le 90 ]] || die "neutron does not list 4 alive agents: $(agents)"; sleep 1
   done
   echo "== GET /v2.0/agents"; agents
 
