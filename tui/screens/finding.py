@@ -13,6 +13,7 @@ HH:MM:SS UTC`; a finding that comes back is shown live again. `y` copies the com
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, ClassVar
 
 from rich.console import Group, RenderableType
@@ -39,12 +40,20 @@ from tui.widgets.read_at import ReadAtLine
 
 SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
 TRIAGE_SOURCE = "triage"
+UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 
 
 def split_key(key: str) -> tuple[str, str]:
     """A findings-pane row key (`kind|subject`) -> (kind, subject); kinds hold no `|`, subjects may."""
     kind, _, subject = key.partition("|")
     return kind, subject
+
+
+def crumb_subject(subject: str) -> str:
+    """A server id as people say it (its first block); any other subject as it is, up to 40 characters."""
+    if UUID.fullmatch(subject):
+        return short_id(subject)
+    return subject if len(subject) <= 40 else subject[:39] + "…"
 
 
 def evidence_value(value: Any) -> str:
@@ -103,9 +112,10 @@ class FindingScreen(LiveScreen):
         super().__init__()
         self.key = key
         self.kind, self.subject = split_key(key)
-        self.crumb = f"{self.kind} {short_id(self.subject)}"
+        self.crumb = f"{self.kind} {crumb_subject(self.subject)}"
         self.finding: Finding | None = None  # the latest seen (kept once cleared)
         self.cleared_at: float | None = None
+        self.holder: str | None = None  # the source whose observation reports it
         self._shown: Any = None
 
     def compose(self) -> ComposeResult:
@@ -133,14 +143,17 @@ class FindingScreen(LiveScreen):
 
             found: list[Finding] = triage_hints(observations)
         else:
-            found = [f for obs in observations.values() for f in obs.findings if f.key == (self.kind, self.subject)]
+            holders = {name: obs for name, obs in observations.items()
+                       if any(f.key == (self.kind, self.subject) for f in obs.findings)}
+            if holders:
+                self.holder = min(holders)
+            found = [f for obs in holders.values() for f in obs.findings if f.key == (self.kind, self.subject)]
         return next((f for f in dedupe(found) if row_key(f) == self.key), None)
 
     def sources(self) -> tuple[str, ...]:
-        source = self.finding.source if self.finding is not None else ""
-        if not source or source == TRIAGE_SOURCE or self.kind.startswith(f"{TRIAGE_SOURCE}."):
+        if self.kind.startswith(f"{TRIAGE_SOURCE}.") or self.holder is None:
             return super().sources()  # a triage hint is derived from every source
-        return (source,)
+        return (self.holder,)
 
     def observed(self, observation: Observation) -> None:
         now = self.current()
