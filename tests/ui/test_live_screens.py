@@ -130,7 +130,7 @@ async def test_instance_screen_follows_its_host_dying_and_says_stale_when_the_so
         assert plain(read_line(screen)).startswith(f"STALE · instances read {utc_clock_time(stopped.ok_at)} (1m ago)")
 
 
-async def test_instance_screen_y_copies_the_id_and_Y_the_request_id(demo: Demo) -> None:
+async def test_instance_screen_copies_its_ids_and_says_when_the_server_is_gone(demo: Demo) -> None:
     with demo.engine.lock:
         sid = demo.engine.boot("canary", demo.engine.projects[0], "m1.small", host=demo.engine.hosts[0].name,
                                durations=(1.0, 1.0, 1.0, 600.0)).id
@@ -147,6 +147,14 @@ async def test_instance_screen_y_copies_the_id_and_Y_the_request_id(demo: Demo) 
         await pilot.press("Y")
         request = next(a.request_id for a in screen.detail.actions if a.request_id)
         assert request.startswith("req-") and app.clipboard == request
+
+        # deleted while the screen is open: the next full poll no longer lists it, and the screen says so
+        with demo.engine.lock:
+            demo.engine.delete(sid)
+        demo.advance(5)
+        body = screen.query_one("#instance-body")
+        await until(pilot, lambda: "no longer lists this server" in plain(body), "the deleted server noticed")
+        assert sid in plain(body), "the last read stays on screen"
 
 
 async def test_finding_screen_shows_the_whole_finding_copies_its_command_and_says_when_it_cleared(

@@ -23,6 +23,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Footer, Static
 
 from tui.breadcrumb import short_id
+from tui.freshness import utc_clock_time
 from tui.models.instances import InstanceAction, InstanceDetail, InstancesSnapshot, PortInfo, Server, VolumeInfo
 from tui.models.observation import Observation
 from tui.rules.stuck import Answer, five_questions, with_task_since
@@ -248,7 +249,17 @@ class InstanceScreen(LiveScreen):
     def render_detail(self) -> None:
         detail = self.shown_detail()
         if detail is not None:
-            self._show(detail_text(detail, self._now(), self._stuck(), self._known()))
+            self._show(self._gone() + detail_text(detail, self._now(), self._stuck(), self._known()))
+
+    def _gone(self) -> str:
+        """A line when the instances source, read after the screen's own read, no longer lists the server."""
+        obs = context(self.app).observation("instances")
+        snap = obs.snapshot if obs is not None else None
+        if (obs is None or obs.ok_at is None or not isinstance(snap, InstancesSnapshot) or snap.partial
+                or (self.detail_at is not None and obs.ok_at <= self.detail_at) or snap.server(self.server_id)):
+            return ""
+        return (f"[bold yellow]the instances source no longer lists this server (read {utc_clock_time(obs.ok_at)}):"
+                " deleted? Shown as last read.[/]\n\n")
 
     def _show(self, text: str) -> None:
         if text != self._body:  # Static.update repaints (and re-lays out) even the same text
