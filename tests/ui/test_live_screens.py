@@ -121,8 +121,10 @@ async def test_instance_screen_follows_its_host_dying_and_says_stale_when_the_so
         await until(pilot, lambda: not read_line(screen).has_class("-stale"), "fresh again")
 
         # the source stops without failing (its runner no longer polls): ~3 intervals later it is stale too
-        app.runners["instances"].pause()
-        await pilot.pause(0.5)  # a poll under way lands first
+        runner = app.runners["instances"]
+        runner.pause()
+        await until(pilot, lambda: not runner._lock.locked() and app.observations["instances"] is runner.observation,
+                    "a poll under way to land")
         stopped = app.observations["instances"]
         assert stopped.ok_at is not None
         demo.advance(90)
