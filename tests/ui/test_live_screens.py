@@ -23,6 +23,7 @@ from tui.models.finding import Finding
 from tui.models.instances import InstancesSnapshot
 from tui.openstack import connect
 from tui.screens.finding import FindingScreen
+from tui.screens.host import HostScreen
 from tui.screens.instance import InstanceScreen
 from tui.sim import start_demo
 from tui.sim.demo import Demo
@@ -99,10 +100,14 @@ async def test_instance_screen_follows_its_host_dying_and_says_stale_when_the_so
         assert f"actions, ports, volumes read {utc_clock_time(screen.detail_at)}" in screen.read_at_text  # type: ignore[arg-type]
         assert "STALE" not in plain(read_line(screen))
 
-        # the host dies while the screen is open: the next poll of the instances source re-renders it
+        # `h` to the host screen, and the host dies meanwhile: the instance screen under it follows the next poll
+        await pilot.press("h")
+        await until(pilot, lambda: isinstance(app.screen, HostScreen), "the host screen")
         demo.inject("kill_compute", host=host)
         demo.advance(25)  # past service_down_time (20 s) on the API's clock
         await until(pilot, lambda: f"nova-compute on {host} is down" in plain(body), "question 4 turning red")
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is screen, "back on the instance screen")
         text = plain(body)
         assert f"yes: nova-compute on {host} is up" not in text
         assert f"spawning for {int(spawning.group(1)) + 25}s" in text, text
