@@ -97,7 +97,7 @@ async def test_instance_screen_follows_its_host_dying_and_says_stale_when_the_so
         first = app.observations["instances"]
         assert first.ok_at is not None
         assert screen.read_at_text.startswith(f"instances read {utc_clock_time(first.ok_at)}"), screen.read_at_text
-        assert f"actions, ports, volumes read {utc_clock_time(screen.detail_at)}" in screen.read_at_text  # type: ignore[arg-type]
+        assert f"details read {utc_clock_time(screen.detail_at)}" in screen.read_at_text  # type: ignore[arg-type]
         assert "STALE" not in plain(read_line(screen))
 
         # `h` to the host screen, and the host dies meanwhile: the instance screen under it follows the next poll

@@ -296,7 +296,7 @@ class HostScreen(LiveScreen):
         self.refresh_view()
 
     def own_reads(self) -> list[tuple[str, str]]:
-        return [own_read("hypervisor, ports, placement", self.read_at, reading=self.reading, error=self.error)]
+        return [own_read("details", self.read_at, reading=self.reading, error=self.error)]
 
     def refresh_view(self) -> None:
         obs = self._observation()

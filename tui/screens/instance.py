@@ -267,7 +267,7 @@ class InstanceScreen(LiveScreen):
             self.query_one("#instance-body", Static).update(text)
 
     def own_reads(self) -> list[tuple[str, str]]:
-        return [own_read("actions, ports, volumes", self.detail_at, reading=self.reading, error=self.error)]
+        return [own_read("details", self.detail_at, reading=self.reading, error=self.error)]
 
     # -- keys
     def _server(self) -> Server | None:
