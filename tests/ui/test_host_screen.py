@@ -92,6 +92,7 @@ async def test_audit_finds_the_storyline_stale_allocation_then_host_screen_label
         assert row[0] == stale_host, "hosts with stale consumers first"
         assert row[5] == "1" and "placement says" in row[6] and "VCPU used" in row[6]
         assert "1 stale" in text_of(screen, "#audit-status")
+        assert text_of(screen, "#read-at") == f"audit read {utc_clock_time(demo.clock.time())} (r refreshes)"
         assert consumer[:8] in text_of(screen, "#audit-findings")
 
         await pilot.press("enter")  # the highlighted row (the stale host) -> its host screen
