@@ -136,6 +136,11 @@ async def test_instance_screen_follows_its_host_dying_and_says_stale_when_the_so
         await until(pilot, lambda: read_line(screen).has_class("-stale"), "STALE by age")
         assert plain(read_line(screen)).startswith(f"STALE · instances read {utc_clock_time(stopped.ok_at)} (1m ago)")
 
+        # refresh paused on purpose (`p`): old, and said so, but not stale
+        await pilot.press("p")
+        await until(pilot, lambda: not read_line(screen).has_class("-stale"), "PAUSED instead of STALE")
+        assert plain(read_line(screen)).startswith(f"PAUSED · instances read {utc_clock_time(stopped.ok_at)}")
+
 
 async def test_instance_screen_copies_its_ids_and_says_when_the_server_is_gone(demo: Demo) -> None:
     with demo.engine.lock:
