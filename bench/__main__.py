@@ -5,7 +5,9 @@ so its CPU is not counted as stacktop's); --quick: 300 / 10 / 100, a few rounds 
 cannot rot; its numbers mean little). Prints a table and writes JSON (machine description included) to
 bench/results/bench.json (quick: bench/results/bench-quick.json) and, for full runs, bench/results/bench.md.
 
-Sections (--only takes a comma list): triage, steady, firstpaint, keypress, idle, rss, broker, journal.
+Sections (--only takes a comma list): triage, steady, firstpaint, keypress, idle, rss, broker, journal, audit;
+and, only when named, scaling (1k / 10k / 30k / 100k instances: first triage, RSS, steady poll, journal per hour;
+--quick: 300 and 1,000), which writes bench/results/scaling.md.
 Baselines run side by side with stacktop in the same run (alternating rounds); figures are medians.
 """
 
@@ -21,7 +23,8 @@ from pathlib import Path
 
 from bench.common import FULL, QUICK, RESULTS, Result, log, machine, median, spawn_sim
 
-SECTIONS = ("triage", "firstpaint", "keypress", "rss", "steady", "idle", "broker", "journal")
+SECTIONS = ("triage", "firstpaint", "keypress", "rss", "steady", "idle", "broker", "journal", "audit")
+ON_REQUEST = ("scaling",)  # long (the 100k-instance simulator): only with --only
 
 
 def fmt(value: float | None, unit: str) -> str:
@@ -55,13 +58,13 @@ def notes(results: list[Result]) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="small scale, few rounds (CI)")
-    ap.add_argument("--only", default="", help="comma list of sections: " + ",".join(SECTIONS))
+    ap.add_argument("--only", default="", help="comma list of sections: " + ",".join(SECTIONS + ON_REQUEST))
     ap.add_argument("--out", default=None, help="JSON path (default bench/results/bench[-quick].json)")
     args = ap.parse_args(argv)
     quick = args.quick
     scale = QUICK if quick else FULL
     only = [s.strip() for s in args.only.split(",") if s.strip()] or list(SECTIONS)
-    unknown = set(only) - set(SECTIONS)
+    unknown = set(only) - set(SECTIONS) - set(ON_REQUEST)
     if unknown:
         ap.error(f"unknown sections: {', '.join(sorted(unknown))}")
     started = time.time()
@@ -131,6 +134,19 @@ def main(argv: list[str] | None = None) -> int:
             section("journal", journal.bench_journal, demo, 24 if quick else 240, 6 if quick else 30)
         finally:
             demo.stop()
+    if "audit" in only:
+        from bench import audit
+
+        demo = spawn_sim(scale, manual=True)
+        try:
+            section("audit", audit.bench_audit, demo, 1 if quick else 3)
+        finally:
+            demo.stop()
+    if "scaling" in only:
+        from bench import scaling
+
+        scales = scaling.QUICK_SCALES if quick else scaling.SCALES
+        section("scaling", scaling.bench_scaling, scales, 3 if quick else 6, 12 if quick else 60, 3 if quick else 12)
     moment("end")
 
     doc = {"quick": quick, "scale": asdict(scale), "machine": desc, "sections": only,
@@ -151,6 +167,13 @@ def main(argv: list[str] | None = None) -> int:
     print(text)
     if not quick and not args.out and not args.only:
         (RESULTS / "bench.md").write_text(text)
+    if "scaling" in only and not quick:
+        from bench import scaling
+
+        (RESULTS / "scaling.md").write_text(
+            f"# Scaling\n\n`{doc['command']}` on {desc['cpus']} cores ({desc['cpu_model']}), load average "
+            f"{desc['load_average_at_start']} at start, {doc['duration_s']:.0f} s.\n\n"
+            + scaling.growth_table(doc["results"]) + "\n\n" + table(results) + "\n")
     log(f"wrote {out}")
     return 1 if failures else 0
 

@@ -1,9 +1,11 @@
 """The app under test, as a benchmark runs it in a pty: `python -m bench.app_child INFO.json MARKS.jsonl`.
 
-It is stacktop's StacktopApp, unchanged, pointed at a simulator running in another process (spawn_demo's info
-JSON): OpenStack and RabbitMQ through their real HTTP clients, Galera through the simulator's connector seam
-(over the sim's control API, as tests do; tui.sim.remote_galera, not the simulator's modules, and pymysql is
-imported at the first connect as the real connector does: the app pays what a real deployment pays).
+It is stacktop's StacktopApp, unchanged, with the recorder on as `stacktop` runs it (its journal in a folder
+beside MARKS.jsonl; STACKTOP_BENCH_NO_RECORDER=1 leaves it off, for a comparison), pointed at a simulator
+running in another process (spawn_demo's info JSON): OpenStack and RabbitMQ through their real HTTP clients,
+Galera through the simulator's connector seam (over the sim's control API, as tests do; tui.sim.remote_galera,
+not the simulator's modules, and pymysql is imported at the first connect as the real connector does: the app
+pays what a real deployment pays).
 Nothing is written to the terminal besides what the app paints;
 timing marks go to MARKS.jsonl: first_paint (after the first refresh), filled/<source> (after the refresh
 that followed the source's first good observation), all_filled, complete/<source> (the first observation that
@@ -56,7 +58,8 @@ def main() -> None:
     gcpolicy.hold_until_first_frame()  # as `stacktop` (tui.cli) starts the dashboard
     import tui.app as tui_app
     from tui.app import ObservationMessage, StacktopApp
-    from tui.config import Config, GaleraConfig, OpenStackConfig, RabbitMQConfig, Secret, Thresholds
+    from tui.cli import _recorder
+    from tui.config import Config, GaleraConfig, OpenStackConfig, RabbitMQConfig, RecorderConfig, Secret, Thresholds
 
     base = Config()
     fast = {x for x in args.fast.split(",") if x}
@@ -70,6 +73,7 @@ def main() -> None:
                             expected_size=len(info["galera_nodes"]), interval=iv or base.galera.interval,
                             timeout=base.galera.timeout),
         thresholds=Thresholds(service_down_time=info["service_down_time"], agent_down_time=info["agent_down_time"]),
+        recorder=RecorderConfig(dir=str(Path(args.marks).with_name("recordings"))),
         demo=True,
     )
     sources = ("services", "instances", "rabbitmq", "galera")
@@ -214,7 +218,9 @@ def main() -> None:
         profile = cProfile.Profile(time.thread_time) if cpu else cProfile.Profile()
         if profile_after <= 0:
             profile.enable()
-    BenchApp(config).run()
+    # the recorder on, as `stacktop` runs (tui.cli): every observation through the journal's thread
+    recorder = None if os.environ.get("STACKTOP_BENCH_NO_RECORDER") else _recorder(config)
+    BenchApp(config, recorder=recorder).run()
     if profile is not None:
         profile.disable()
         profile.dump_stats(os.environ["STACKTOP_BENCH_PROFILE"])

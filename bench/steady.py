@@ -89,8 +89,8 @@ def bench_steady(demo: Any, cycles: int, naive_cycles: int, instances: int) -> l
 
     try:
         stacktop_poll()  # first poll: token, discovery, the full server list (that is the triage's cost)
-        conn = naive_connection(demo)
-        prev = naive_poll(conn)  # token + discovery of the naive poller, outside the measurements
+        conn = naive_connection(demo) if naive_cycles else None
+        prev = naive_poll(conn) if conn is not None else {}  # token + discovery of the naive poller, not measured
         ours: dict[str, list[float]] = {"cpu": [], "wall": [], "req": [], "bytes": []}
         theirs: dict[str, list[float]] = {"cpu": [], "wall": [], "req": [], "bytes": []}
         churn: list[int] = []
@@ -118,10 +118,10 @@ def bench_steady(demo: Any, cycles: int, naive_cycles: int, instances: int) -> l
         loop.close()
         session.close()
     churn_pct = (median(churn) or 0) / max(1, instances) * 100
-    note = (f"churn per {INTERVAL:g} s cycle: median {median(churn):.0f} servers changed/added/deleted "
+    note = (f"churn per {INTERVAL:g} s cycle: median {median(churn) or 0:.0f} servers changed/added/deleted "
             f"({churn_pct:.1f} % of {instances:,}); {cycles} stacktop cycles, {naive_cycles} naive cycles, "
             f"alternating order. Wall per poll: stacktop {median(ours['wall']) * 1000:.0f} ms, naive "
-            f"{median(theirs['wall']):.2f} s. CPU spread (max-min)/median: stacktop {spread(ours['cpu'])}, "
+            f"{median(theirs['wall']) or 0:.2f} s. CPU spread (max-min)/median: stacktop {spread(ours['cpu'])}, "
             f"naive {spread(theirs['cpu'])}. Mean requests per stacktop cycle "
             f"{sum(ours['req']) / max(1, len(ours['req'])):.1f} (max {max(ours['req'], default=0):.0f})")
     cpu = Result("steady", "steady-state poll, client CPU per cycle (services + instances panes)",

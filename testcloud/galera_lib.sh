@@ -11,12 +11,15 @@
 #   PROVIDER       libgalera_smm.so path as mariadbd sees it   CLUSTER_NAME   PASSWORD_FILE (the reader's)
 #   ARBITRATOR     empty, or the gcomm port of a garbd member this script runs beside the data nodes
 #   SERVER_CHECK   a function `up` runs first: fails with one line when the server binaries are missing
+#   EXTRA_CNF      optional lines appended to every node's [mysqld] section (e.g. ssl_cert / ssl_key)
+#   MONITOR_USER MONITOR_PASSWORD   the reader account (default stacktop, stacktop); EXTRA_SQL: optional SQL run
+#                  after the accounts exist
 #
 # Every mariadbd starts with --defaults-file=<node>/my.cnf and every client call uses --no-defaults over the
 # node's unix socket: the machine's own MariaDB (3306, /etc/mysql) is never touched.
 
-MONITOR_USER=stacktop
-MONITOR_PASSWORD=stacktop
+: "${MONITOR_USER:=stacktop}"
+: "${MONITOR_PASSWORD:=stacktop}"
 : "${IBASE:=$BASE}"
 : "${WAIT_S:=${STACKTOP_GALERA_WAIT:-120}}"
 [[ -n "${RUN+x}" ]] || RUN=()
@@ -139,6 +142,7 @@ wsrep_sst_method=$SST_METHOD
 wsrep_sst_auth=root:
 wsrep_slave_threads=1
 wsrep_provider_options="gmcast.listen_addr=tcp://127.0.0.1:$(gcomm_port "$n");ist.recv_addr=127.0.0.1:$(ist_port "$n");gcache.size=16M;gcache.page_size=16M;$EVS_TIMERS"
+${EXTRA_CNF:-}
 EOF
   own "$n"
 }
@@ -262,7 +266,8 @@ setup_sql() {  # accounts and test table; idempotent, replicated to every node
 GRANT ALL PRIVILEGES ON *.* TO 'root'@'127.0.0.1' WITH GRANT OPTION;
 CREATE USER IF NOT EXISTS '$MONITOR_USER'@'127.0.0.1' IDENTIFIED BY '$MONITOR_PASSWORD';
 CREATE DATABASE IF NOT EXISTS stacktop_test;
-CREATE TABLE IF NOT EXISTS stacktop_test.t (id INT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(64)) ENGINE=InnoDB;" \
+CREATE TABLE IF NOT EXISTS stacktop_test.t (id INT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(64)) ENGINE=InnoDB;
+${EXTRA_SQL:-}" \
     || die "node$1: could not create the test accounts"
 }
 

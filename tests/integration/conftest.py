@@ -10,6 +10,9 @@
   galera_arb_cluster -> the same for 2 data nodes (3321-3322) + garbd (arbitrators ["127.0.0.1:4633"])
   rabbitmq4_cluster -> tests.testbed.rabbit4.Rabbit4Cluster: the 3-node RabbitMQ 4.0 cluster (broker(i),
                       stop_node(i) / start_node(i), running_nodes())
+  tls_testbed      -> tests.testbed.tls.TlsTestbed: the cloud's APIs and the management API behind HAProxy with
+                      the test CA, a Galera node requiring TLS (testcloud/tls.sh): ca, other_ca, clouds_yaml,
+                      config(path, ...) (a stacktop config reading every source over TLS)
 
 A server that cannot be started FAILS the test with the script's output; it never skips. Skipping happens
 only in tests/conftest.py, when STACKTOP_SKIP_REAL=1 is set explicitly.
@@ -27,14 +30,16 @@ from typing import Any
 import pytest
 
 from tests.testbed import paths
+from tests.testbed import tls as tls_profile
 from tests.testbed.openstack import OpenStackCloud, wait_all_healthy
 from tests.testbed.rabbit4 import Rabbit4Cluster
 from tests.testbed.rabbitmq import Broker, create_vhost, delete_vhost
 from tests.testbed.testcloud import TestbedError, run_script
 from tests.testbed.testcloud import testcloud as _testcloud
+from tests.testbed.tls import TlsTestbed
 
 UP_TIMEOUT = {"openstack": 1200, "rabbitmq": 120, "galera": 600, "galera11": 900, "galera-arb": 600,
-              "rabbitmq4": 600}
+              "rabbitmq4": 600, "tls": 300}
 # In CI (CI=true) a session starts from the known state: `reset` (= up, then no servers / volumes / leftover
 # allocations, memory watermark 0.4, Galera synced with an empty test table) instead of `up`. Elsewhere `up`
 # only, so a developer's session never deletes what a parallel session is using; STACKTOP_TESTCLOUD_RESET=1
@@ -183,3 +188,16 @@ def galera11_cluster() -> GaleraCluster:
 @pytest.fixture(scope="session")
 def galera_arb_cluster() -> GaleraCluster:
     return start_galera("galera-arb")
+
+
+# ---------------------------------------------------------------------------------------------------- TLS
+@pytest.fixture(scope="session")
+def tls_testbed(openstack_cloud: OpenStackCloud, rabbitmq_broker: Broker) -> TlsTestbed:
+    """The TLS profile in front of the running cloud and broker (testcloud/tls.sh; ~5 s from cold once haproxy
+    is installed, ~3 s when up)."""
+    testcloud(START_VERB, "tls")
+    bed = tls_profile.tls_testbed()
+    for f in (bed.ca, bed.other_ca, bed.clouds_yaml, bed.galera_password_file):
+        if not f.is_file():
+            pytest.fail(f"scripts/testcloud up tls succeeded but wrote no {f}", pytrace=False)
+    return bed

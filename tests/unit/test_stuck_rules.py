@@ -270,3 +270,28 @@ def test_request_id_is_named_in_the_next_step() -> None:
     e = instance_error(dataclasses.replace(server(None, status="ERROR", fault=Fault(500, NOVALID, NOW)),
                                            request_id="req-9"), NOW)
     assert e is not None and "(grep req-9)" in e.next_step
+
+
+def test_on_an_ovn_cloud_a_networking_build_names_ovn_controller_and_the_ovn_driver() -> None:
+    """ML2/OVN: the port-binding agent of a host is its chassis (`ovn-controller`), not an L2 agent."""
+    dead = AgentHealth(binary="ovn-controller", agent_type="OVN Controller agent", alive=False)
+    meta = AgentHealth(binary="neutron-ovn-metadata-agent", agent_type="OVN Metadata agent", alive=True)
+    hosts = {"compute-02": healthy(agents=(meta, dead), agents_read=True)}
+    f = instance_stuck(server("networking", 301), NOW, STUCK, hosts)
+    assert f is not None and f.severity == "critical"
+    assert "ovn-controller on compute-02 is dead" in f.summary
+    assert f.next_step.startswith("ovn-controller on compute-02 is dead: ports cannot bind/plug"), f.next_step
+    assert f.evidence["first_log"] == "neutron-server (on the controllers: its OVN mechanism driver)"
+    assert f.evidence["then"] == "ovn-controller on compute-02"
+    assert "L2 agent" not in f.summary + f.next_step
+    alive = {"compute-02": healthy(agents=(dataclasses.replace(dead, alive=True),), agents_read=True)}
+    f = instance_stuck(server("networking", 301), NOW, STUCK, alive)
+    assert f is not None and f.severity == "warning" and f.evidence["then"] == "ovn-controller on compute-02"
+
+
+def test_an_ovs_cloud_names_its_agent_binary() -> None:
+    ovs = AgentHealth(binary="neutron-openvswitch-agent", agent_type="Open vSwitch agent", alive=True)
+    hosts = {"compute-02": healthy(agents=(ovs,), agents_read=True)}
+    f = instance_stuck(server("networking", 301), NOW, STUCK, hosts)
+    assert f is not None and f.evidence["then"] == "neutron-openvswitch-agent on compute-02"
+    assert f.evidence["first_log"] == "neutron-server (on the controllers)"

@@ -46,6 +46,7 @@ from tui.errors import SourceError
 from tui.models.finding import Finding
 from tui.models.galera import GaleraNode, GaleraSnapshot
 from tui.rules.quorum import DEFAULT_THRESHOLDS, GaleraThresholds, disagreement, galera_findings
+from tui.tlserror import ca_file_problem
 
 RECV_HISTORY = 5
 
@@ -199,6 +200,8 @@ class GaleraCollector(BaseCollector):
             for n in nodes:  # nodes failing alike (a shared certificate, a wrong password) share one line
                 by_reason.setdefault(n.error, []).append(n.address)
             reasons = "; ".join(f"{', '.join(addresses)}: {error}" for error, addresses in by_reason.items())
+            if all((n.error or "").startswith(("TLS certificate", "[galera] cacert")) for n in nodes):  # own fix
+                raise SourceError(f"no Galera node answers ({reasons})")
             raise SourceError(f"no Galera node answers ({reasons}) - check [galera] nodes, user and password")
         self._disagreement_polls = self._disagreement_polls + 1 if disagreement(nodes) else 0
         return GaleraSnapshot(nodes=nodes, expected_size=self.expected_size, taken_at=self._wall(),
@@ -217,6 +220,15 @@ class GaleraCollector(BaseCollector):
         await asyncio.to_thread(self._close_all)
 
 
+def unusable_ca(line: str) -> Connector:
+    """A Connector for a CA bundle OpenSSL cannot load: every connect fails with line (never plaintext)."""
+
+    def connect(address: str, user: str, password: str | None, timeout: float) -> Any:
+        raise ValueError(line)
+
+    return connect
+
+
 def build(config: Config, context: BuildContext | None = None, *, connector: Connector | None = None
           ) -> list[Collector]:
     ga = config.galera
@@ -225,6 +237,11 @@ def build(config: Config, context: BuildContext | None = None, *, connector: Con
     if not ga.configured:
         return []
     if connector is None and ga.uses_tls:
-        connector = pymysql_connector(ssl=tls_context(ga.cacert, ga.insecure))
+        problem = ca_file_problem(ga.cacert) if ga.cacert else None
+        if problem:
+            connector = unusable_ca(f"[galera] cacert {ga.cacert} {problem} - point it at the PEM bundle of the CA "
+                                    "that signed the nodes' certificates")
+        else:
+            connector = pymysql_connector(ssl=tls_context(ga.cacert, ga.insecure))
     return [GaleraCollector(ga.nodes, ga.user, ga.password.value, expected_size=ga.expected_size,
                             arbitrators=ga.arbitrators, interval=ga.interval, timeout=ga.timeout, connector=connector)]

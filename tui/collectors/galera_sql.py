@@ -25,6 +25,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
+from tui.tlserror import describe_verify, verify_reason
+
 STATUS_SQL = "SHOW GLOBAL STATUS LIKE 'wsrep%'"
 VARIABLES_SQL = "SHOW GLOBAL VARIABLES LIKE 'wsrep%'"
 
@@ -111,8 +113,8 @@ def tls_reason(exc: BaseException) -> str | None:
         if seen is None:
             break
         if isinstance(seen, ssl.SSLCertVerificationError):
-            return (f"TLS certificate not trusted ({seen.verify_message}) - set [galera] cacert to the CA that "
-                    "signed it (or insecure = true)")
+            return describe_verify(verify_reason(seen) or "", "set [galera] cacert to the CA that signed it (or "
+                                   "insecure = true)", "[galera] nodes")
         if isinstance(seen, ssl.SSLError):
             return f"TLS handshake failed ({seen.reason or seen}) - check the node's TLS setup"
         seen = getattr(seen, "original_exception", None) or seen.__cause__ or seen.__context__

@@ -57,6 +57,7 @@ from tui.models.finding import Finding
 from tui.models.rabbitmq import Alarm, NodeInfo, QueueInfo, RabbitSnapshot
 from tui.readonly import httpx_request_hook
 from tui.rules.queues import MIN_POLLS, History, apply_history, classify_queue, is_suspect, rabbitmq_findings
+from tui.tlserror import ca_file_problem, describe_verify, verify_reason
 
 PAGE_SIZE = 500
 FULL_EVERY = 4  # every 4th poll lists every queue with statistics; the others are light (module docstring)
@@ -94,8 +95,8 @@ def _reason(exc: BaseException) -> str:
     seen: BaseException | None = exc
     while seen is not None:
         if isinstance(seen, ssl.SSLCertVerificationError):
-            return f"TLS certificate not trusted: {seen.verify_message} - set [rabbitmq] cacert to the CA that " \
-                   "signed it (or insecure = true to skip verification)"
+            return describe_verify(verify_reason(seen) or "", "set [rabbitmq] cacert to the CA that signed it (or "
+                                   "insecure = true to skip verification)", "[rabbitmq] management_url")
         if isinstance(seen, ssl.SSLError):
             return f"TLS failed: {seen.reason or 'handshake error'}"
         if isinstance(seen, OSError) and seen.strerror:
@@ -262,6 +263,10 @@ class RabbitMQCollector(BaseCollector):
         if self.insecure:
             return False
         if self.cacert:
+            problem = ca_file_problem(self.cacert)
+            if problem:
+                raise SourceError(f"[rabbitmq] cacert {self.cacert} {problem} - point it at the PEM bundle of the "
+                                  "CA that signed the management API's certificate")
             return ssl.create_default_context(cafile=os.path.expanduser(self.cacert))
         if self.base_url.startswith("http://"):
             # never used (no redirects are followed): skip loading the CA bundle (~15-40 ms at start-up);
@@ -318,6 +323,8 @@ class RabbitMQCollector(BaseCollector):
                               "management_url (or raise [rabbitmq] timeout)") from None
         except httpx.HTTPError as exc:
             reason = _reason(exc)
+            if reason.startswith("TLS certificate"):  # the reason carries its own fix
+                raise SourceError(f"{where}: {reason}") from None
             raise SourceError(f"{where} unreachable ({reason}) - check [rabbitmq] management_url") from None
         self._requests += 1
         self._bytes += len(resp.content)

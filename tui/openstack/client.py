@@ -39,6 +39,7 @@ from tui.openstack.errors import (
 from tui.openstack.paging import iso_param, next_marker, query, resources_param, segment, version_tuple
 from tui.readonly import guard_keystoneauth_session
 from tui.safetext import clean
+from tui.tlserror import ca_file_problem
 
 COMPUTE_MICROVERSION = "2.96"  # wanted; negotiated down to the server's max, never below the minimum
 COMPUTE_MIN_MICROVERSION = "2.53"  # UUID ids for services/hypervisors, with_servers; nova Pike
@@ -85,9 +86,15 @@ class OpenStackClient:
             cat = self.catalog()
         except Exception:
             return None
+        try:
+            region = self._interface_region()[1]
+        except Exception:
+            region = None
         for svc in cat:
             if svc.get("type") in types:
                 for ep in svc.get("endpoints", []):
+                    if region and region not in (ep.get("region_id"), ep.get("region")):
+                        continue  # another region's endpoint: not the one this client reads
                     if ep.get("interface") == "public" and ep.get("url"):
                         return str(ep["url"])
         return None
@@ -164,6 +171,14 @@ class OpenStackClient:
         except Exception as exc:
             raise to_source_error(exc, self.where, action=f"{service} version discovery") from None
         if data is None or not data.max_microversion:
+            # keystoneauth falls back to the bare catalog URL when discovery fails (TLS, refused...) and says
+            # why only in a log line: one plain GET of that URL says it here
+            url = (getattr(data, "catalog_url", None) or getattr(data, "url", None)) if data is not None else None
+            url = url or self._catalog_url(service)
+            if url:
+                probe = self.version_get(str(url), timeout=min(5.0, self.timeout))
+                if probe.get("error"):
+                    raise SourceError(f"{service} version discovery: {probe['error']}") from None
             raise SourceError(f"{service} endpoint of {self.where.cloud_ref} does not advertise microversions "
                               f"(needs >= {minimum}) - check the catalog")
         server_max = tuple(data.max_microversion)[:2]
@@ -517,6 +532,12 @@ def connect(cfg: OpenStackConfig) -> OpenStackClient:
             elif cfg.cacert:
                 tls["cacert"] = str(Path(cfg.cacert).expanduser())
             region = osc.get_one(cloud=cfg.cloud, api_timeout=cfg.timeout, **tls)
+            ca = region.config.get("cacert")
+            problem = ca_file_problem(str(ca)) if ca and region.config.get("verify", True) else None
+            if problem:
+                origin = f"[openstack] cacert {ca}" if cfg.cacert else f"cacert {ca} of {where.cloud_ref}"
+                raise SourceError(f"{origin} {problem} - point it at the PEM bundle of the CA that signed the "
+                                  "cloud's certificates")
         except Exception as exc:
             if type(exc).__name__ == "ConfigException" and cfg.clouds_file:
                 from tui.openstack.cloudsyaml import yaml_problem

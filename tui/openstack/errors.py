@@ -10,6 +10,7 @@ import re
 from typing import Any
 
 from tui.errors import SourceError
+from tui.tlserror import describe_verify, verify_reason
 
 _URL = re.compile(r"(https?://[^\s]+?)(?=:\s|\s|$)")
 
@@ -88,6 +89,11 @@ def describe(exc: BaseException, where: Where, *, action: str = "") -> str:
     if "MissingRequiredOptions" in names or "MissingAuthPlugin" in names or "AuthorizationFailure" in names:
         return f"{what}incomplete auth for {where.cloud_ref}: {text.splitlines()[0]} - fix its auth section"
     if "SSLError" in names:
+        reason = verify_reason(exc)
+        if reason is not None:
+            fix = f"set [openstack] cacert (or cacert in {where.cloud_ref}) to the CA that signed it"
+            return f"{what}TLS failed for {url or 'the endpoint'}: " \
+                   f"{describe_verify(reason, fix, f'the catalog or auth_url of {where.cloud_ref}')}"
         return f"{what}TLS failed for {url or 'the endpoint'} ({_short_reason(text)}) - set [openstack] cacert " \
                f"(or cacert in {where.cloud_ref}) to the CA that signed its certificate"
     if "ConnectTimeout" in names:

@@ -24,6 +24,7 @@ from tui.openstack.client import AsyncOpenStackClient, OpenStackClient, connect
 from tui.openstack.cloudsyaml import LightUnsupported, load_cloud
 from tui.openstack.errors import Where
 from tui.openstack.light import LightClient
+from tui.tlserror import ca_file_problem
 
 log = logging.getLogger("stacktop.openstack")
 
@@ -144,6 +145,8 @@ def triage_client(cfg: OpenStackConfig, *, handover_after_s: float) -> TriageCli
     except LightUnsupported as why:
         log.debug("openstack: openstacksdk from the start (%s)", why)
         return None
+    if isinstance(cloud.verify, str) and ca_file_problem(cloud.verify):
+        return None  # openstacksdk's path says what is wrong with the CA bundle, in one line
     where = Where(cfg.cloud, cfg.clouds_file, cloud.auth_url)
     if where.cloud is None:
         where.cloud = cloud.name

@@ -27,6 +27,7 @@ from datetime import datetime
 
 from tui.models.finding import Finding, Severity
 from tui.models.rabbitmq import Alarm, NodeInfo, QueueInfo, RabbitSnapshot
+from tui.rules.queue_groups import group_queue_findings
 from tui.rules.queue_names import (
     SOURCE,
     classify_queue,
@@ -223,7 +224,7 @@ def partition_findings(nodes: Iterable[NodeInfo]) -> list[Finding]:
 
 def rabbitmq_findings(snapshot: RabbitSnapshot, now: datetime, min_polls: int = MIN_POLLS) -> list[Finding]:
     return (alarm_findings(snapshot.nodes, snapshot.alarms) + partition_findings(snapshot.nodes)
-            + cluster_findings(snapshot) + queue_findings(snapshot.queues, now, min_polls))
+            + cluster_findings(snapshot) + group_queue_findings(queue_findings(snapshot.queues, now, min_polls)))
 
 
 def queue_sort_key(q: QueueInfo) -> tuple[int, int, str, str]:

@@ -123,6 +123,24 @@ def host_problems(host: str | None, hosts: Mapping[str, HostHealth], hosts_error
     return out, health.compute_down, bool(dead)
 
 
+OVN_AGENT_TYPES = ("OVN Controller agent", "OVN Controller Gateway agent")
+
+
+def network_agent(health: HostHealth | None, host: str) -> tuple[str, bool]:
+    """(the host's port-binding agent by name, is it OVN?): `ovn-controller on HOST` on an ML2/OVN cloud (its
+    chassis, as neutron lists it), the agent's own binary otherwise (neutron-openvswitch-agent ...), "the L2
+    agent on HOST" when the host's agents were not read."""
+    agents = health.agents if health is not None else ()
+    for a in agents:
+        if a.agent_type in OVN_AGENT_TYPES or a.binary == "ovn-controller":
+            return f"ovn-controller on {host}", True
+    for a in agents:
+        if a.agent_type and "metadata" not in a.agent_type.lower() and "dhcp" not in a.agent_type.lower() \
+                and "l3" not in a.agent_type.lower():
+            return f"{a.binary} on {host}", False
+    return f"the L2 agent on {host}", False
+
+
 # ---- instance.stuck ---------------------------------------------------------------------------------------
 def instance_stuck(server: Server, now: datetime, stuck: Mapping[str, float],
                    hosts: Mapping[str, HostHealth] | None = None, *, hosts_error: str | None = None,
@@ -142,6 +160,11 @@ def instance_stuck(server: Server, now: datetime, stuck: Mapping[str, float],
     problems, compute_down, agent_dead = host_problems(host, hosts or {}, hosts_error, now)
     where = f" on {host}" if owner.on_host and host else ""
     first, then = _fill(owner.first_log, host), _fill(owner.then, host)
+    agent, ovn = network_agent((hosts or {}).get(host) if host else None, host or "")
+    if state == "networking" and host:
+        then = agent
+        if ovn:
+            first = "neutron-server (on the controllers: its OVN mechanism driver)"
     basis = {"observed": "first seen by stacktop", "created": "since created"}.get(server.task_since_basis or "",
                                                                                  "since updated_at")
     shown = "BUILD with no task_state" if state == BUILD_QUEUED else state
@@ -159,7 +182,7 @@ def instance_stuck(server: Server, now: datetime, stuck: Mapping[str, float],
         next_step = (f"nova-compute on {host} is down: start there (its process and host), then {first}'s log; "
                      "a restarted nova-compute puts build-state instances in ERROR")
     elif agent_dead and host and state in ("networking", "spawning"):
-        next_step = f"the L2 agent on {host} is dead: ports cannot bind/plug; then open {first}'s log"
+        next_step = f"{agent} is dead: ports cannot bind/plug; then open {first}'s log"
     if server.request_id:
         next_step += f" (grep {server.request_id})"
     critical = compute_down or (agent_dead and state in ("networking", "spawning"))

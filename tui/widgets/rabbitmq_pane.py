@@ -100,10 +100,13 @@ def queue_rows(snapshot: RabbitSnapshot, findings: Iterable[Finding] = (), *, sh
                ) -> list[tuple[str, tuple[Any, ...]]]:
     """(key, cells) for every queue (or, without show_all and over ATTENTION_OVER queues, those worth
     attention), zero-consumer queues first, fullest first."""
+    from tui.rules.queue_groups import GROUP_KIND, group_key
     from tui.rules.queues import classify_queue, queue_sort_key, queue_subject
 
+    findings = list(findings)
     severity = {f.subject: f.severity for f in findings
                 if f.kind in ("rabbitmq.queue_no_consumer", "rabbitmq.quorum_lost", "rabbitmq.queue_down")}
+    grouped = {group_key(f.evidence): f.severity for f in findings if f.kind == GROUP_KIND}
     many_vhosts = len({q.vhost for q in snapshot.queues}) > 1
     queues = snapshot.queues
     if not show_all and len(queues) > ATTENTION_OVER:  # 2,000 queues a poll: the imports looked up once
@@ -114,6 +117,9 @@ def queue_rows(snapshot: RabbitSnapshot, findings: Iterable[Finding] = (), *, sh
         subject = queue_subject(q)
         label = subject if many_vhosts else q.name
         sev = severity.get(subject)
+        if sev is None and grouped and q.no_consumer_with_messages:  # one of a group's queues
+            kind = classify_queue(q.name)
+            sev = grouped.get((q.vhost, kind.cls, (kind.topic or "") if kind.cls == "fanout" else ""))
         name = safe_text(label, style=SEVERITY_STYLE[sev]) if sev else safe_text(label)
         consumers = _num(q.consumers)
         if q.no_consumer_with_messages:

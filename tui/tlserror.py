@@ -1,0 +1,66 @@
+"""One wording for a failed certificate check, whichever source met it: OpenSSL's own reason after
+"certificate verify failed: " (so the user can search for it), what it means, and the fix for that reason.
+
+    TLS certificate not trusted (certificate verify failed: unable to get local issuer certificate) - set ...
+    TLS certificate expired (certificate verify failed: certificate has expired) - the server must get a ...
+
+The reason comes from ssl.SSLCertVerificationError when the exception chain has one, else from the text a
+library wrapped it in (keystoneauth and httpx repeat OpenSSL's message)."""
+
+from __future__ import annotations
+
+import re
+import ssl
+from pathlib import Path
+
+_WITH_SSL_C = re.compile(r"certificate verify failed: (.*?)\s*\(_ssl\.c:\d+\)", re.IGNORECASE)
+_BARE = re.compile(r"certificate verify failed: ([^'\")\]]+)", re.IGNORECASE)
+_FLAG = re.compile(r"certificate verify failed|CERTIFICATE_VERIFY_FAILED", re.IGNORECASE)
+
+
+def verify_reason(exc: BaseException | str) -> str | None:
+    """OpenSSL's reason for a failed certificate check in exc (its chain, then its text), "" when the check failed
+    without a reason given, None when exc is no certificate check failure."""
+    if isinstance(exc, BaseException):
+        seen: BaseException | None = exc
+        for _ in range(10):
+            if seen is None:
+                break
+            if isinstance(seen, ssl.SSLCertVerificationError):
+                return str(seen.verify_message or "").strip().rstrip(".")
+            seen = getattr(seen, "original_exception", None) or seen.__cause__ or seen.__context__
+    text = " ".join(str(exc).split())
+    m = _WITH_SSL_C.search(text) or _BARE.search(text)
+    if m:
+        return m.group(1).strip().rstrip(".")
+    return "" if _FLAG.search(text) else None
+
+
+def ca_file_problem(cacert: str) -> str | None:
+    """What is wrong with a CA bundle for the TLS clients here ("does not exist", "holds no CA certificate
+    OpenSSL can load (NO_CERTIFICATE_OR_CRL_FOUND)"), or None when OpenSSL loads it."""
+    path = Path(cacert).expanduser()
+    if not path.is_file():
+        return "does not exist"
+    try:
+        ssl.create_default_context(cafile=str(path))
+    except (ssl.SSLError, OSError, ValueError) as exc:
+        why = getattr(exc, "reason", None) or getattr(exc, "strerror", None) or type(exc).__name__
+        return f"holds no CA certificate OpenSSL can load ({why})"
+    return None
+
+
+def describe_verify(reason: str, trust_fix: str, host_key: str) -> str:
+    """One line for a failed certificate check: the problem, OpenSSL's reason, the fix.
+
+    trust_fix: how to trust the right CA ("set [rabbitmq] cacert to the CA that signed it");
+    host_key: the key holding the address the client used ("[rabbitmq] management_url")."""
+    said = f"certificate verify failed: {reason}" if reason else "certificate verify failed"
+    low = reason.lower()
+    if "expired" in low:
+        return f"TLS certificate expired ({said}) - the server must get a renewed certificate"
+    if "not yet valid" in low:
+        return f"TLS certificate not yet valid ({said}) - check the clock of this host and of the server"
+    if "mismatch" in low or "doesn't match" in low or "not valid for" in low:
+        return f"TLS certificate is for another name ({said}) - use a name the certificate holds in {host_key}"
+    return f"TLS certificate not trusted ({said}) - {trust_fix}"
