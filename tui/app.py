@@ -437,6 +437,8 @@ class StacktopApp(App[None]):
         row = self._triage_row()
         if row is not None:
             row.post_message(AllObserved(self.observations))
+        for screen in self.screen_stack[1:]:  # drill-down screens follow their sources (tui/screens/live.py)
+            screen.post_message(Observed(obs))
 
     def _triage_row(self) -> TriageRow | None:
         """The dashboard's triage row, by id: a CSS query walked the whole DOM on every observation."""
@@ -804,10 +806,14 @@ class StacktopApp(App[None]):
                 return
 
     def on_drill_down(self, message: DrillDown) -> None:
-        """A pane's `enter`: the host screen, or the instance screen (by id, id prefix or name)."""
+        """A pane's `enter`: the host screen, the instance screen (by id, id prefix or name) or a finding's."""
         message.stop()
         if message.target == "host":
             self.open_host(message.name)
+        elif message.target == "finding":
+            from tui.screens.finding import FindingScreen
+
+            self.push_screen(FindingScreen(message.name))
         else:
             self.open_server(message.name)
 

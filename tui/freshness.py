@@ -36,6 +36,31 @@ def clock_time(epoch: float) -> str:
     return time.strftime("%H:%M:%S", time.localtime(epoch))
 
 
+def utc_clock_time(epoch: float) -> str:
+    """HH:MM:SS of an epoch in UTC, labelled: `14:13:20 UTC` (the drill-down screens' read-at times)."""
+    return time.strftime("%H:%M:%S UTC", time.gmtime(epoch))
+
+
+def read_at(obs: Observation | None, now: float, interval: float, *, paused: bool = False,
+            what: str = "") -> tuple[str, str]:
+    """What a drill-down screen says about the observation it shows, and its level (ok, stale, loading):
+    `read 14:13:20 UTC`; `STALE · read 14:13:20 UTC (47s ago)` when the source's last attempt failed or its
+    data is older than ~3 intervals (Observation.is_stale), with the error; `PAUSED · read ...` while refresh
+    is paused (old on purpose, not stale). what: the source's name, put before `read` (`instances read ...`)."""
+    name = f"{what} " if what else ""
+    if obs is None or obs.ok_at is None:
+        if obs is not None and obs.error is not None:
+            return f"STALE · {name}never read: {obs.error}", "stale"
+        return f"{name}not read yet", "loading"
+    read = f"{name}read {utc_clock_time(obs.ok_at)}"
+    if paused:
+        return f"PAUSED · {read}", "ok"
+    if obs.is_stale(now, interval):
+        error = f" · {obs.error}" if obs.error is not None else ""
+        return f"STALE · {read} ({human_age(obs.age(now))} ago){error}", "stale"
+    return read, "ok"
+
+
 def freshness(obs: Observation | None, now: float, interval: float, *, configured: bool = True,
               paused: bool = False) -> tuple[str, str]:
     """Return (text, level) where level is one of: off, loading, ok, stale, error. paused: refresh is paused,

@@ -162,6 +162,22 @@ async def instance_stuck(tour: Tour) -> None:
     await tour.settle()
 
 
+async def finding_detail(tour: Tour) -> None:
+    """enter on the stuck build's finding: the whole finding, its owner, the log to open and the command."""
+    from tui.screens.finding import FindingScreen
+    from tui.widgets.findings_pane import FindingsPane
+
+    await tour.walk(80)
+    await tour.command("findings")
+    pane = tour.app.query_one(FindingsPane)
+    key = f"instance.stuck|{tour.story_detail('stuck_boot', 'server')}"
+    assert pane.table is not None
+    pane.table.move_cursor(row=pane.table.get_row_index(key), animate=False)
+    await tour.pilot.press("enter")
+    await tour.until(lambda: isinstance(tour.app.screen, FindingScreen), "the finding screen")
+    await tour.settle()
+
+
 async def host_drilldown(tour: Tour) -> None:
     """The host holding the stale allocation: placement's consumers judged by the audit."""
     from rich.text import Text
@@ -224,6 +240,7 @@ Scene = Callable[[Tour], Awaitable[None]]
 SCENES: dict[str, Scene] = {
     "demo.svg": main_view,
     "instance-stuck.svg": instance_stuck,
+    "finding-detail.svg": finding_detail,
     "host-drilldown.svg": host_drilldown,
     "rabbitmq-zero-consumer.svg": rabbitmq_zero_consumer,
     "galera-no-quorum.svg": galera_no_quorum,

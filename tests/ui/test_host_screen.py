@@ -18,6 +18,7 @@ from tests.testbed.wait import until_pilot
 from tui.app import StacktopApp
 from tui.collectors.instances import InstancesCollector
 from tui.config import Config
+from tui.freshness import utc_clock_time
 from tui.openstack import connect
 from tui.screens.audit import AuditScreen
 from tui.screens.fit import FitScreen
@@ -91,6 +92,7 @@ async def test_audit_finds_the_storyline_stale_allocation_then_host_screen_label
         assert row[0] == stale_host, "hosts with stale consumers first"
         assert row[5] == "1" and "placement says" in row[6] and "VCPU used" in row[6]
         assert "1 stale" in text_of(screen, "#audit-status")
+        assert text_of(screen, "#read-at") == f"audit read {utc_clock_time(demo.clock.time())} (r refreshes)"
         assert consumer[:8] in text_of(screen, "#audit-findings")
 
         await pilot.press("enter")  # the highlighted row (the stale host) -> its host screen
@@ -184,13 +186,17 @@ async def test_host_screen_sections_and_migration_held_by_a_dead_source(demo: De
         app.run_command(f"host {source}")
         screen = await until(pilot, lambda: isinstance(app.screen, HostScreen) and app.screen.host == source
                              and app.screen.detail is not None and app.screen, "the source's host screen again")
-        d = screen.detail
+        d, read_at = screen.detail, screen.read_at
+        assert read_at is not None and f"details read {utc_clock_time(read_at)} (r refreshes)" in screen.read_at_text
 
         demo.inject("start_compute", host=source)  # the compute comes back: no longer stuck
         demo.advance(11)
         await pilot.press("r")
         await until(pilot, lambda: screen.detail is not d and screen.detail is not None, "the detail read again")
         assert {f.kind for f in screen.placement_findings} == {"placement.stale_allocation"}
+        assert screen.read_at == read_at + 11, "the read-at line says when the refresh read"
+        assert f"details read {utc_clock_time(read_at + 11)} (r refreshes)" in screen.read_at_text
+        assert screen.read_at_text.startswith("control plane not read: not running"), screen.read_at_text
         await pilot.press("escape")
         await until(pilot, lambda: not isinstance(app.screen, HostScreen), "back to the panes")
 
@@ -235,6 +241,7 @@ async def test_fit_explains_every_host(demo: Demo) -> None:
         assert r.candidates == 0 and sorted(h.host for h in r.hosts) == hosts
         assert all(h.reasons and h.reasons[0].startswith("DISK_GB: asks 700000, at most 2000") for h in r.hosts)
         body = text_of(screen, "#fit-body")
+        assert text_of(screen, "#read-at") == f"placement read {utc_clock_time(demo.clock.time())} (r refreshes)"
         assert "fits nowhere" in body and "none: no single compute can hold this request" in body
         assert "Aggregate free capacity" in body
 

@@ -21,6 +21,7 @@ from tui.models.finding import Finding
 from tui.rules.liveness import services_findings
 from tui.rules.queues import rabbitmq_findings
 from tui.rules.stuck import instance_findings
+from tui.screens.finding import FindingScreen
 from tui.screens.host import HostScreen
 from tui.screens.instance import InstanceScreen
 from tui.widgets.findings_pane import FindingsPane
@@ -110,26 +111,33 @@ async def test_row_hint_first_dedupe_age_toast_and_enter() -> None:
         assert cell_text(pane, "rabbitmq.queue_no_consumer|conductor", "since") == \
             datetime.fromtimestamp(clock[0]).strftime("%H:%M:%S")
 
-        # enter on the hint: the host screen
+        # enter on the hint: its finding screen; enter there: the host screen
         app._activate(app.panes.index(pane))
         pane.table.move_cursor(row=pane.table.get_row_index("triage.compute_down|compute-02"))
         await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, FindingScreen), "the finding screen")
+        assert app.screen.key == "triage.compute_down|compute-02"  # type: ignore[attr-defined]
+        await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, HostScreen), "the host screen")
         assert app.screen.host == "compute-02"  # type: ignore[attr-defined]
-        await pilot.press("escape")
-        await until(pilot, lambda: not isinstance(app.screen, HostScreen), "back")
+        await pilot.press("escape", "escape")
+        await until(pilot, lambda: not isinstance(app.screen, (HostScreen, FindingScreen)), "back")
 
-        # enter on a queue: the RabbitMQ pane, cursor on that queue
+        # enter on a queue, then enter on its finding: the RabbitMQ pane, cursor on that queue
         app._activate(app.panes.index(pane))
         pane.table.move_cursor(row=pane.table.get_row_index("rabbitmq.queue_no_consumer|conductor"))
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, FindingScreen), "the queue's finding screen")
         await pilot.press("enter")
         rabbit_pane = next(p for p in app.panes if p.SOURCE == "rabbitmq")
         await until(pilot, lambda: app.active_pane() is rabbit_pane, "the RabbitMQ pane")
         assert rabbit_pane.table is not None and rabbit_pane.table.cursor_key() == "/\x1fconductor"
 
-        # enter on a stuck build: the instance screen
+        # enter on a stuck build, then on its finding: the instance screen
         app._activate(app.panes.index(pane))
         pane.table.move_cursor(row=pane.table.get_row_index("instance.stuck|web-1"))
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, FindingScreen), "the build's finding screen")
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, InstanceScreen), "the instance screen")
         assert app.screen.server_id == "web-1"  # type: ignore[attr-defined]
@@ -199,6 +207,8 @@ async def test_sim_compute_killed_row_red_hint_first_enter_opens_host() -> None:
             assert pane.table is not None and pane.table.shown_keys[0] == "triage.compute_down|compute-02"
             app._activate(app.panes.index(pane))
             pane.table.move_cursor(row=0)
+            await pilot.press("enter")
+            await until(pilot, lambda: isinstance(app.screen, FindingScreen), "the hint's finding screen")
             await pilot.press("enter")
             await until(pilot, lambda: isinstance(app.screen, HostScreen), "the host screen")
             assert app.screen.host == "compute-02"  # type: ignore[attr-defined]

@@ -25,8 +25,10 @@ from tui.rules.allocations import audit_findings, phantom_lines
 from tui.safetext import escape
 from tui.screens.context import context
 from tui.screens.host import app_now, client_getter, findings_text
+from tui.screens.live import own_read
 from tui.widgets.breadcrumb import Breadcrumb
 from tui.widgets.keyed_table import KeyedTable
+from tui.widgets.read_at import ReadAtLine
 
 COLUMNS = ("host", "provider", "consumers", "instances", "migrations", "stale", "phantom capacity")
 
@@ -92,10 +94,12 @@ class AuditScreen(Screen[None]):
         self.progress_seen: list[tuple[str, int, int]] = []
         self.table: KeyedTable | None = None
         self.crumb = "audit"
+        self.read_at: float | None = None  # when the last audit finished (the app's clock)
 
     def compose(self) -> ComposeResult:
         yield Breadcrumb()
         with Vertical():
+            yield ReadAtLine(id="read-at")
             yield Static("starting the audit...", id="audit-status")
             yield ProgressBar(id="audit-progress", show_eta=False)
             self.table = KeyedTable(COLUMNS, id="audit-hosts")
@@ -134,6 +138,7 @@ class AuditScreen(Screen[None]):
             status.update(f"[yellow]{escape(context(self.app).cannot_read('nothing to audit'))}[/]")
             return
         self.running = True
+        self._show_read_at()
         try:
             client = await asyncio.to_thread(getter)
             report = await audit_cloud(client, progress=self._progress, clock=lambda: app_now(self.app))
@@ -143,7 +148,9 @@ class AuditScreen(Screen[None]):
             return
         finally:
             self.running = False
-        self.report, self.error = report, None
+            self._show_read_at()
+        self.report, self.error, self.read_at = report, None, context(self.app).now()
+        self._show_read_at()
         status.update(summary_text(report))
         bar = self.query_one("#audit-progress", ProgressBar)
         bar.update(total=1, progress=1)
@@ -154,6 +161,10 @@ class AuditScreen(Screen[None]):
             "No stale allocation: every consumer is an instance on its host or an in-progress migration.")
         errors = provider_errors(report.providers)
         self.query_one("#audit-findings", Static).update(body + ("\n\n" + errors if errors else ""))
+
+    def _show_read_at(self) -> None:
+        self.query_one("#read-at", ReadAtLine).show([own_read("audit", self.read_at, reading=self.running,
+                                                              error=self.error)])
 
     @on(DataTable.RowSelected, "#audit-hosts")
     def _row_selected(self, event: DataTable.RowSelected) -> None:

@@ -32,6 +32,32 @@ class DashboardContext:
         found = observations.get(source) if isinstance(observations, Mapping) else None
         return found if isinstance(found, Observation) else None
 
+    @property
+    def observations(self) -> dict[str, Observation]:
+        """Every source's latest observation (of the cloud on screen)."""
+        observations = getattr(self.app, "observations", None)
+        if not isinstance(observations, Mapping):
+            return {}
+        return {k: v for k, v in observations.items() if isinstance(v, Observation)}
+
+    def interval(self, source: str) -> float:
+        """How often the source polls (its collector's interval; a cloud not on screen polls slower)."""
+        runners = getattr(self.app, "runners", None)
+        runner = runners.get(source) if isinstance(runners, Mapping) else None
+        interval = getattr(getattr(runner, "collector", None), "interval", None)
+        slow = getattr(runner, "slow_interval", None)
+        base = float(interval) if isinstance(interval, (int, float)) else 10.0
+        return max(base, float(slow)) if isinstance(slow, (int, float)) else base
+
+    def running(self, source: str) -> bool:
+        runners = getattr(self.app, "runners", None)
+        return isinstance(runners, Mapping) and source in runners
+
+    @property
+    def paused(self) -> bool:
+        """Refresh is paused (`p`): the data is as old as it is on purpose."""
+        return getattr(self.app, "paused", False) is True
+
     def snapshot(self, source: str) -> Any:
         obs = self.observation(source)
         return None if obs is None else obs.snapshot

@@ -22,7 +22,9 @@ from tui.rules.fit import summary_line
 from tui.safetext import escape
 from tui.screens.context import context
 from tui.screens.host import app_now, client_getter
+from tui.screens.live import own_read
 from tui.widgets.breadcrumb import Breadcrumb
+from tui.widgets.read_at import ReadAtLine
 
 MAX_HOSTS = 300
 
@@ -82,10 +84,13 @@ class FitScreen(Screen[None]):
         self.crumb = " ".join(("fit", flavor, *self.traits))
         self.report: FitReport | None = None
         self.error: str | None = None
+        self.read_at: float | None = None  # when placement last answered (the app's clock)
+        self.reading = False
 
     def compose(self) -> ComposeResult:
         yield Breadcrumb()
         with VerticalScroll(id="fit-scroll"):
+            yield ReadAtLine(id="read-at")
             yield Static(f"asking placement where {escape(self.flavor)} fits...", id="fit-body")
         yield Footer()
 
@@ -106,6 +111,8 @@ class FitScreen(Screen[None]):
         if getter is None:
             body.update(f"[yellow]{escape(context(self.app).cannot_read('nothing to ask placement'))}[/]")
             return
+        self.reading = True
+        self._show_read_at()
         try:
             client = await asyncio.to_thread(getter)
             report = await explain_fit(client, self.flavor, self.traits, clock=lambda: app_now(self.app))
@@ -113,8 +120,16 @@ class FitScreen(Screen[None]):
             self.error = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             body.update(f"[red]{escape(self.error)}[/]")
             return
-        self.report, self.error = report, None
+        finally:
+            self.reading = False
+            self._show_read_at()
+        self.report, self.error, self.read_at = report, None, context(self.app).now()
         body.update(fit_text(report))
+        self._show_read_at()
+
+    def _show_read_at(self) -> None:
+        self.query_one("#read-at", ReadAtLine).show([own_read("placement", self.read_at, reading=self.reading,
+                                                              error=self.error)])
 
     def action_close(self) -> None:
         self.app.pop_screen()

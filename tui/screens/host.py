@@ -10,6 +10,9 @@ Two halves:
   (name, state, host), *migration* (status, source, destination) or *unknown*, judged by the stale-allocation
   audit (tui.rules.allocations).
 
+A read-at line says when each half was read (UTC) and STALE when the services source stops answering
+(tui.screens.live); a refresh keeps the last read on screen until the new one arrives.
+
 The on-demand read runs in a worker owned by this screen (tui.openstack.placement_reads.read_host): popping the screen
 cancels it. Nothing blocks the UI loop: listings run in threads, per-provider GETs on async HTTP.
 """
@@ -24,7 +27,6 @@ from typing import Any, ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from tui.freshness import human_age
@@ -35,8 +37,10 @@ from tui.models.services import ServicesSnapshot
 from tui.rules.allocations import audit_findings, fmt_resources, phantom_lines
 from tui.safetext import escape
 from tui.screens.context import context
+from tui.screens.live import LiveScreen, own_read
 from tui.widgets.breadcrumb import Breadcrumb
 from tui.widgets.keyed_table import KeyedTable
+from tui.widgets.read_at import ReadAtLine
 from tui.widgets.services_pane import COLUMNS, build_rows, utc_datetime
 
 SOURCE = "services"
@@ -233,12 +237,14 @@ def detail_text(d: HostDetail) -> str:
     return "\n\n".join("\n".join(p) for p in parts)
 
 
-class HostScreen(Screen[None]):
+class HostScreen(LiveScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Back"),
         Binding("r", "reload", "Refresh", tooltip="refresh: read the host again"),
         Binding("enter", "noop", show=False),
     ]
+
+    SOURCES: ClassVar[tuple[str, ...]] = (SOURCE,)
 
     DEFAULT_CSS = """
     HostScreen > Vertical { border: round $accent; }
@@ -258,12 +264,14 @@ class HostScreen(Screen[None]):
         self.error: str | None = None
         self.reading = False  # not `loading`: Widget.loading would cover the whole screen with a spinner
         self.reads = 0  # finished on-demand reads (ok or not)
+        self.read_at: float | None = None  # when the last on-demand read finished well (the app's clock)
         self._shown: Observation | None = None
 
     def compose(self) -> ComposeResult:
         yield Breadcrumb()
         with Vertical():
             yield Static(f"[b]host {escape(self.host)}[/b]", id="host-title")
+            yield ReadAtLine(id="read-at")
             with VerticalScroll(id="host-scroll"):
                 self.table = KeyedTable(COLUMNS, id="host-services")
                 yield self.table
@@ -277,11 +285,18 @@ class HostScreen(Screen[None]):
         self.set_interval(1.0, self.refresh_view)
         if self.table is not None:
             self.table.focus()
+        self.follow_live()
         self.action_reload()
 
     # -- the live half
     def _observation(self) -> Observation | None:
         return context(self.app).observation(SOURCE)
+
+    def observed(self, observation: Observation) -> None:
+        self.refresh_view()
+
+    def own_reads(self) -> list[tuple[str, str]]:
+        return [own_read("details", self.read_at, reading=self.reading, error=self.error)]
 
     def refresh_view(self) -> None:
         obs = self._observation()
@@ -317,20 +332,25 @@ class HostScreen(Screen[None]):
             body.update(f"[yellow]{escape(why)}[/]")
             return
         self.reading = True
-        body.update("reading hypervisor, ports, servers, migrations and placement...")
+        self.refresh_read_at()
+        if self.detail is None:  # a refresh keeps the last read on screen (and its scroll) until the new one
+            body.update("reading hypervisor, ports, servers, migrations and placement...")
         try:
             client = await asyncio.to_thread(getter)
             detail = await read_host(client, self.host, clock=lambda: app_now(self.app))
         except Exception as exc:  # SourceError and friends: say it here, keep the screen
             self.error = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            body.update(f"[red]could not read host {escape(self.host)}: {escape(self.error)}[/]")
+            failed = f"[red]could not read host {escape(self.host)}: {escape(self.error)}[/]"
+            body.update(failed if self.detail is None else f"{failed}\n\n{detail_text(self.detail)}")
             self.reads += 1
             return
         finally:
             self.reading = False
-        self.detail, self.error = detail, None
+            self.refresh_read_at()
+        self.detail, self.error, self.read_at = detail, None, context(self.app).now()
         body.update(detail_text(detail))
         self.reads += 1
+        self.refresh_read_at()
 
     @property
     def placement_findings(self) -> list[Finding]:

@@ -2,27 +2,37 @@
 and events with request ids (latest first), ports and volumes.
 
 It reads on demand through the instances collector (InstancesCollector.instance_detail, in a worker owned by
-this screen: popping the screen cancels it). `r` reads again, `h` opens the host screen of the recorded host.
+this screen: popping the screen cancels it). `r` reads again, `h` opens the host screen of the recorded host,
+`y` copies the instance id and `Y` the latest request id to the clipboard (OSC 52).
+
+Live (tui.screens.live): every new observation of the instances source re-renders the screen, with the server
+(status, task state) and its host's health as that source last read them when it read them after the screen's
+own read (`live_detail`): a host that dies while the screen is open turns question 4 red. The read-at line says
+when each was read, and STALE when the source stops answering.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import datetime
 from typing import Any, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
-from textual.screen import Screen
+from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Footer, Static
 
 from tui.breadcrumb import short_id
+from tui.freshness import utc_clock_time
 from tui.models.instances import InstanceAction, InstanceDetail, InstancesSnapshot, PortInfo, Server, VolumeInfo
+from tui.models.observation import Observation
 from tui.rules.stuck import Answer, five_questions, with_task_since
 from tui.rules.task_states import DEFAULT_STUCK_SECONDS
-from tui.safetext import escape
+from tui.safetext import escape, strip_controls
 from tui.screens.context import context
+from tui.screens.live import LiveScreen, own_read
 from tui.widgets.breadcrumb import Breadcrumb
+from tui.widgets.read_at import ReadAtLine
 
 VERDICT = {"ok": "[green]ok[/]", "bad": "[bold red]!![/]", "unknown": "[yellow]??[/]", "n/a": "[dim]--[/]"}
 
@@ -113,16 +123,40 @@ def detail_text(detail: InstanceDetail, now: datetime, stuck: Any, known: Server
     return "\n\n".join(p for p in parts if p)
 
 
-class InstanceScreen(Screen[None]):
+def live_detail(detail: InstanceDetail, read_at: float | None, observation: Observation | None) -> InstanceDetail:
+    """The on-demand read with the server and its host's health taken from the instances source's observation
+    when that was read after it (the host may have died since, the task state moved on)."""
+    snap = observation.snapshot if observation is not None else None
+    if (not isinstance(snap, InstancesSnapshot) or observation is None or observation.ok_at is None
+            or (read_at is not None and observation.ok_at <= read_at)):
+        return detail
+    server = snap.server(detail.server.id)
+    if server is None:
+        return detail
+    health = snap.hosts.get(server.host) if server.host and snap.hosts_error is None else None
+    if health is None:  # the source did not read this host: the screen's own read of it stands, if same host
+        same = server.host == detail.server.host
+        return dataclasses.replace(detail, server=server, host_health=detail.host_health if same else None)
+    errors = {k: v for k, v in detail.errors.items() if k != "host"}
+    return dataclasses.replace(detail, server=server, host_health=health, errors=errors)
+
+
+class InstanceScreen(LiveScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Back"),
         Binding("h", "host", "Host screen", tooltip="the host screen of the instance's host"),
         Binding("r", "reload", "Refresh", tooltip="refresh: read the instance again"),
+        Binding("y", "copy_id", "Copy id", tooltip="copy the instance id to the clipboard"),
+        Binding("Y", "copy_request", "Copy request id",
+                tooltip="copy the request id of the latest action to the clipboard"),
         Binding("enter", "noop", show=False),
     ]
 
+    SOURCES: ClassVar[tuple[str, ...]] = ("instances",)
+
     DEFAULT_CSS = """
-    InstanceScreen > VerticalScroll { border: round $accent; padding: 0 1; }
+    InstanceScreen > Vertical { border: round $accent; }
+    InstanceScreen #instance-scroll { height: 1fr; padding: 0 1; }
     InstanceScreen #instance-body { width: 100%; height: auto; }
     """
 
@@ -130,18 +164,24 @@ class InstanceScreen(Screen[None]):
         super().__init__()
         self.server_id = server_id
         self.crumb = short_id(server_id)
-        self.detail: InstanceDetail | None = None
+        self.detail: InstanceDetail | None = None  # the last on-demand read
+        self.detail_at: float | None = None  # ... and when it was read (the app's clock)
+        self.reading = False
         self.error: str | None = None
+        self._body = ""
 
     def compose(self) -> ComposeResult:
         yield Breadcrumb()
-        with VerticalScroll(id="instance-scroll"):
-            yield Static(self._initial_text(), id="instance-body")
+        with Vertical():
+            yield ReadAtLine(id="read-at")
+            with VerticalScroll(id="instance-scroll"):
+                yield Static(self._initial_text(), id="instance-body")
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one(VerticalScroll).border_title = f"instance {escape(self.server_id)}"
+        self.query_one(Vertical).border_title = f"instance {escape(self.server_id)}"
         self.query_one(VerticalScroll).focus()
+        self.follow_live()
         self.action_reload()
 
     # -- data
@@ -174,36 +214,94 @@ class InstanceScreen(Screen[None]):
         self.run_worker(self._load(), group="instance-detail", exclusive=True, exit_on_error=False)
 
     async def _load(self) -> None:
-        body = self.query_one("#instance-body", Static)
         collector = self._collector()
         loader = getattr(collector, "instance_detail", None)
         if loader is None:
-            body.update(self._initial_text().replace("reading", "cannot read") +
-                        f"\n[yellow]{escape(self._why_not_read())}[/]")
+            self._show(self._initial_text().replace("reading", "cannot read") +
+                       f"\n[yellow]{escape(self._why_not_read())}[/]")
             return
+        self.reading = True
+        self.refresh_read_at()
         try:
             detail = await loader(self.server_id)
         except Exception as exc:  # SourceError/NotFound: say it here, keep the screen
             self.error = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            body.update(self._initial_text().split("reading")[0] + f"[red]{escape(self.error)}[/]")
+            if self.detail is None:
+                self._show(self._initial_text().split("reading")[0] + f"[red]{escape(self.error)}[/]")
             return
-        self.detail = detail
-        self.error = None
-        body.update(detail_text(detail, self._now(), self._stuck(), self._known()))
+        finally:
+            self.reading = False
+            self.refresh_read_at()
+        self.detail, self.detail_at, self.error = detail, context(self.app).now(), None
+        self.render_detail()
+        self.refresh_read_at()
+
+    # -- live
+    def observed(self, observation: Observation) -> None:
+        self.render_detail()
+
+    def shown_detail(self) -> InstanceDetail | None:
+        """What the screen shows: the last read, brought up to date by the instances source."""
+        if self.detail is None:
+            return None
+        return live_detail(self.detail, self.detail_at, context(self.app).observation("instances"))
+
+    def render_detail(self) -> None:
+        detail = self.shown_detail()
+        if detail is not None:
+            self._show(self._gone() + detail_text(detail, self._now(), self._stuck(), self._known()))
+
+    def _gone(self) -> str:
+        """A line when the instances source, read after the screen's own read, no longer lists the server."""
+        obs = context(self.app).observation("instances")
+        snap = obs.snapshot if obs is not None else None
+        if (obs is None or obs.ok_at is None or not isinstance(snap, InstancesSnapshot) or snap.partial
+                or (self.detail_at is not None and obs.ok_at <= self.detail_at) or snap.server(self.server_id)):
+            return ""
+        return (f"[bold yellow]the instances source no longer lists this server (read {utc_clock_time(obs.ok_at)}):"
+                " deleted? Shown as last read.[/]\n\n")
+
+    def _show(self, text: str) -> None:
+        if text != self._body:  # Static.update repaints (and re-lays out) even the same text
+            self._body = text
+            self.query_one("#instance-body", Static).update(text)
+
+    def own_reads(self) -> list[tuple[str, str]]:
+        return [own_read("details", self.detail_at, reading=self.reading, error=self.error)]
 
     # -- keys
+    def _server(self) -> Server | None:
+        detail = self.shown_detail()
+        return detail.server if detail is not None else self._known()
+
     def action_host(self) -> None:
-        server = self.detail.server if self.detail is not None else self._known()
+        server = self._server()
         host = server.host if server is not None else None
         if not host:
             self.notify("this server has no host recorded (it never got past scheduling)", timeout=4)
             return
-        try:
-            from tui.screens.host import HostScreen
-        except ImportError:
-            self.notify(f"host screen for {host}: not available yet", timeout=4)
-            return
+        from tui.screens.host import HostScreen
+
         self.app.push_screen(HostScreen(host))
+
+    def _copy(self, what: str, value: str) -> None:
+        copied = strip_controls(value)
+        self.app.copy_to_clipboard(copied)
+        self.notify(f"copied the {what} to the clipboard: {copied}", timeout=3)
+
+    def action_copy_id(self) -> None:
+        self._copy("instance id", self.server_id if self.detail is None else self.detail.server.id)
+
+    def action_copy_request(self) -> None:
+        actions = self.detail.actions if self.detail is not None else ()
+        request = next((a.request_id for a in actions if a.request_id), None)
+        if request is None:
+            server = self._server()
+            request = getattr(server, "request_id", None) if server is not None else None
+        if not request:
+            self.notify("no request id read for this instance yet (r refreshes)", timeout=3)
+            return
+        self._copy("request id", request)
 
     def action_close(self) -> None:
         self.app.pop_screen()

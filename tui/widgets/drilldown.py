@@ -10,11 +10,12 @@ from typing import Literal
 
 from textual.message import Message
 
-Target = Literal["host", "server"]
+Target = Literal["host", "server", "finding"]
 
 
 class DrillDown(Message):
-    """Open the drill-down for a host (its name) or a server (its id, id prefix or name)."""
+    """Open the drill-down for a host (its name), a server (its id, id prefix or name) or a finding (its row key
+    in the findings pane, `kind|subject`)."""
 
     def __init__(self, target: Target, name: str) -> None:
         super().__init__()

@@ -5,8 +5,9 @@
 - `since` is the wall-clock time stacktop first saw the finding (kept while it stays present; a finding that
   goes away and comes back starts again). A time, not a ticking age: with nothing changing, the table (and
   the terminal) stays still.
-- `enter` jumps to the finding's subject: a host -> the host screen, a server -> the instance screen,
-  a queue / node / cluster -> that source's pane (tui.rules.triage.jump_target).
+- `enter` opens the finding screen (the whole finding, live); from there `enter` jumps to its subject: a host
+  -> the host screen, a server -> the instance screen, a queue / node / cluster -> that source's pane
+  (tui.rules.triage.jump_target).
 - A toast once when a critical finding appears that was not present in the last TOAST_FORGET_S seconds
   (not on every poll, not again when it merely flaps); the criticals one incident brings within
   TOAST_GATHER_S (each source reports on its own) make one toast, led by the triage hint.
@@ -189,9 +190,13 @@ class FindingsPane(SourcePane):
         return next((f for f in self.findings if row_key(f) == key), None)
 
     def drill_down(self) -> None:
+        """`enter`: the finding screen of the selected row (the app opens it)."""
         f = self.selected()
-        if f is None:
-            return
+        if f is not None:
+            self.post_message(DrillDown("finding", row_key(f)))
+
+    def jump(self, f: Finding) -> None:
+        """Open what `f` is about: its host or server screen, else its pane with the cursor on its row."""
         from tui.rules.triage import jump_target
 
         what, name = jump_target(f)

@@ -1,0 +1,93 @@
+"""What the finding screen says beside a finding's summary: who owns it, where, which log to open first, and the
+command its next step names (the one `y` copies). Pure: read from the finding's kind, evidence and next step.
+
+- owner: the rule's own (`evidence["owner"]`, a stuck instance's task_state owner), else the service or agent
+  the finding is about (`binary`), the queue's consumer (`service`), else the component behind its kind;
+- host: `evidence["host"]` (a cinder `host@backend` as written), else the subject when the kind is about a host;
+- log: the rule's `first_log` (then `then`), else the owner's log on the host;
+- command: `evidence["command"]` when a rule gives one, else the first command the next step quotes (in
+  backticks) or names (`openstack ...`, `rabbitmqctl ...`, `nova-manage ...`, `grep req-...`), up to the end
+  of its clause. None when the next step names no command.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from tui.models.finding import Finding
+
+COMPONENT_BY_PREFIX: tuple[tuple[str, str], ...] = (
+    ("triage.compute_down", "nova-compute"), ("triage.bus_or_conductor", "nova-conductor and RabbitMQ"),
+    ("triage.galera", "Galera (MariaDB)"), ("triage.image", "glance-api"), ("triage.keystone", "keystone"),
+    ("triage.placement", "placement-api"), ("triage.scheduling", "nova-scheduler and placement"),
+    ("rabbitmq.", "RabbitMQ"), ("galera.", "Galera (MariaDB)"), ("placement.", "placement"),
+    ("instance.", "nova"), ("nova.", "nova"), ("neutron.", "neutron"), ("cinder.", "cinder"),
+    ("keystone.", "keystone"), ("catalog.", "keystone (the catalog)"), ("stacktop.", "stacktop itself"),
+)
+HOST_SUBJECT_KINDS = ("nova.service", "triage.compute", "triage.host")
+_TICKS = re.compile(r"`([^`\n]{2,300})`")
+_COMMAND = re.compile(r"\b(?:openstack|rabbitmqctl|rabbitmq-diagnostics|nova-manage|systemctl|journalctl|mysql|"
+                      r"grep)\s[^;:,()`\n]{1,300}")
+_TRAILING = re.compile(r"(?:\s+(?:and|or|then|to|on|if|for|first|until|with)\b|[\s.])+$")
+
+
+@dataclass(frozen=True)
+class FindingDetail:
+    owner: str
+    host: str | None
+    log: str | None
+    command: str | None
+
+
+def _text(value: object) -> str | None:
+    return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+def owner_of(f: Finding) -> str:
+    ev = f.evidence
+    for key in ("owner", "binary", "service"):
+        found = _text(ev.get(key))
+        if found:
+            return found
+    for prefix, component in COMPONENT_BY_PREFIX:
+        if f.kind.startswith(prefix):
+            return component
+    return f.source or "-"
+
+
+def host_of(f: Finding) -> str | None:
+    found = _text(f.evidence.get("host"))
+    if found:
+        return found
+    return f.subject if f.kind.startswith(HOST_SUBJECT_KINDS) else None
+
+
+def log_of(f: Finding, owner: str, host: str | None) -> str | None:
+    first = _text(f.evidence.get("first_log"))
+    if first:
+        then = _text(f.evidence.get("then"))
+        return f"{first}, then {then}" if then else first
+    if owner.startswith(("nova-", "neutron-", "cinder-", "glance-", "placement-")):
+        return f"{owner} on {host}" if host else owner
+    return None
+
+
+def command_of(f: Finding) -> str | None:
+    given = _text(f.evidence.get("command"))
+    if given:
+        return given
+    ticked = _TICKS.search(f.next_step)
+    if ticked:
+        return ticked.group(1).strip()
+    named = _COMMAND.search(f.next_step)
+    if named:
+        command = _TRAILING.sub("", named.group(0))
+        return command or None
+    return None
+
+
+def finding_detail(f: Finding) -> FindingDetail:
+    owner = owner_of(f)
+    host = host_of(f)
+    return FindingDetail(owner=owner, host=host, log=log_of(f, owner, host), command=command_of(f))

@@ -1,0 +1,208 @@
+"""The finding screen (enter on a row of the findings pane): one finding whole, following its source live.
+
+It shows the severity, kind and subject, the whole summary, the owner component and host, the log to open
+first, the next step, the command the next step names (tui.rules.finding_detail) and every piece of evidence.
+Everything in it comes from the cloud (names, faults, ids) and is rendered inert (tui.safetext).
+
+Live (tui.screens.live): each new observation of the finding's source (every source for a triage hint)
+re-renders it; when the finding is no longer reported the screen keeps its last text and says `CLEARED at
+HH:MM:SS UTC`; a finding that comes back is shown live again. `y` copies the command to the clipboard (OSC 52),
+`enter` opens what the finding is about (the host or instance screen, or its pane), `r` refreshes every source.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, ClassVar
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.widgets import Footer, Static
+
+from tui.breadcrumb import short_id
+from tui.freshness import utc_clock_time
+from tui.jsonable import to_jsonable
+from tui.models.finding import Finding
+from tui.models.observation import Observation
+from tui.rules.finding_detail import FindingDetail, finding_detail
+from tui.safetext import clean, escape, strip_controls
+from tui.safetext import text as safe_text
+from tui.screens.context import context
+from tui.screens.live import EVERY_SOURCE, LiveScreen
+from tui.widgets.breadcrumb import Breadcrumb
+from tui.widgets.findings_pane import FindingsPane, dedupe, row_key
+from tui.widgets.read_at import ReadAtLine
+
+SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
+TRIAGE_SOURCE = "triage"
+UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+
+
+def split_key(key: str) -> tuple[str, str]:
+    """A findings-pane row key (`kind|subject`) -> (kind, subject); kinds hold no `|`, subjects may."""
+    kind, _, subject = key.partition("|")
+    return kind, subject
+
+
+def crumb_subject(subject: str) -> str:
+    """A server id as people say it (its first block); any other subject as it is, up to 40 characters."""
+    if UUID.fullmatch(subject):
+        return short_id(subject)
+    return subject if len(subject) <= 40 else subject[:39] + "…"
+
+
+def evidence_value(value: Any) -> str:
+    plain = to_jsonable(value)
+    if isinstance(plain, str):
+        return plain
+    return json.dumps(plain, ensure_ascii=False, separators=(", ", ": "))
+
+
+def finding_body(f: Finding, detail: FindingDetail) -> RenderableType:
+    """The whole finding, inert: every string is a Text (never parsed as markup), controls written out."""
+    head = Text.assemble((f.severity.upper(), SEVERITY_STYLE[f.severity]), "  ", (clean(f.kind), "bold"))
+    facts = Table.grid(padding=(0, 2))
+    facts.add_column(style="bold", no_wrap=True)
+    facts.add_column(overflow="fold")
+    owner = detail.owner + (f" on {detail.host}" if detail.host and detail.host not in detail.owner else "")
+    command = safe_text(detail.command, style="bold") if detail.command else Text("none given by the rule",
+                                                                                   style="dim")
+    if detail.command:
+        command.append("   (y copies it)", style="dim")
+    for label, value in (("subject", safe_text(f.subject)), ("source", safe_text(f.source or "-")),
+                         ("summary", safe_text(f.summary)), ("owner", safe_text(owner)),
+                         ("host", safe_text(detail.host or "-")),
+                         ("log to open", safe_text(detail.log or "-")),
+                         ("next step", safe_text(f.next_step or "-")), ("command", command)):
+        facts.add_row(label, value)
+    evidence = Table.grid(padding=(0, 2))
+    evidence.add_column(style="dim", no_wrap=True)
+    evidence.add_column(overflow="fold")
+    for key, value in f.evidence.items():
+        evidence.add_row(safe_text(key), safe_text(evidence_value(value)))
+    if not f.evidence:
+        evidence.add_row("", Text("none", style="dim"))
+    return Group(head, Text(""), facts, Text(""), Text("Evidence", style="bold"), evidence)
+
+
+class FindingScreen(LiveScreen):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Back"),
+        Binding("y", "copy", "Copy command", tooltip="copy the command the next step names to the clipboard"),
+        Binding("enter", "open_subject", "Open subject",
+                tooltip="the host or instance screen the finding is about, or its pane"),
+    ]
+
+    SOURCES: ClassVar[tuple[str, ...]] = (EVERY_SOURCE,)
+
+    DEFAULT_CSS = """
+    FindingScreen > Vertical { border: round $accent; }
+    FindingScreen #finding-cleared { padding: 0 1; height: auto; color: $warning; text-style: bold; }
+    FindingScreen #finding-cleared.-hidden { display: none; }
+    FindingScreen #finding-scroll { height: 1fr; padding: 0 1; }
+    FindingScreen #finding-body { width: 100%; height: auto; }
+    """
+
+    def __init__(self, key: str) -> None:
+        super().__init__()
+        self.key = key
+        self.kind, self.subject = split_key(key)
+        self.crumb = f"{self.kind} {crumb_subject(self.subject)}"
+        self.finding: Finding | None = None  # the latest seen (kept once cleared)
+        self.cleared_at: float | None = None
+        self.holder: str | None = None  # the source whose observation reports it
+        self._shown: Any = None
+
+    def compose(self) -> ComposeResult:
+        yield Breadcrumb()
+        with Vertical():
+            yield ReadAtLine(id="read-at")
+            yield Static("", id="finding-cleared", classes="-hidden")
+            with VerticalScroll(id="finding-scroll"):
+                yield Static("", id="finding-body")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(Vertical).border_title = escape(f"finding {self.kind} {self.subject}")
+        self.query_one(VerticalScroll).focus()
+        self.finding = self.current()
+        self.render_finding()
+        self.follow_live()
+
+    # -- data
+    def current(self) -> Finding | None:
+        """The finding as the app's latest observations report it, or None when none does any more."""
+        observations = context(self.app).observations
+        if self.kind.startswith(f"{TRIAGE_SOURCE}."):
+            from tui.rules.triage import triage_hints
+
+            found: list[Finding] = triage_hints(observations)
+        else:
+            holders = {name: obs for name, obs in observations.items()
+                       if any(f.key == (self.kind, self.subject) for f in obs.findings)}
+            if holders:
+                self.holder = min(holders)
+            found = [f for obs in holders.values() for f in obs.findings if f.key == (self.kind, self.subject)]
+        return next((f for f in dedupe(found) if row_key(f) == self.key), None)
+
+    def sources(self) -> tuple[str, ...]:
+        if self.kind.startswith(f"{TRIAGE_SOURCE}.") or self.holder is None:
+            return super().sources()  # a triage hint is derived from every source
+        return (self.holder,)
+
+    def observed(self, observation: Observation) -> None:
+        now = self.current()
+        if now is not None:
+            self.finding, self.cleared_at = now, None
+        elif self.finding is not None and self.cleared_at is None:
+            self.cleared_at = observation.ok_at or observation.tried_at or context(self.app).now()
+        self.render_finding()
+
+    # -- rendering
+    def render_finding(self) -> None:
+        banner = self.query_one("#finding-cleared", Static)
+        body = self.query_one("#finding-body", Static)
+        if self.finding is None:
+            state: Any = ("absent",)
+            text: RenderableType = safe_text(f"{self.kind} about {self.subject} is not reported by the latest "
+                                             "observations", style="yellow")
+        else:
+            state = (self.finding, self.cleared_at)
+            text = finding_body(self.finding, finding_detail(self.finding))
+        if state == self._shown:
+            return  # Static.update repaints even the same content
+        self._shown = state
+        if self.cleared_at is not None:
+            banner.update(f"CLEARED at {utc_clock_time(self.cleared_at)}: the latest read no longer reports it "
+                          "(shown as last seen)")
+        banner.set_class(self.cleared_at is None, "-hidden")
+        body.update(text)
+
+    @property
+    def command(self) -> str | None:
+        return finding_detail(self.finding).command if self.finding is not None else None
+
+    # -- keys
+    def action_copy(self) -> None:
+        command = self.command
+        if not command:
+            self.notify("this finding's next step names no command to copy", timeout=3)
+            return
+        copied = strip_controls(command)
+        self.app.copy_to_clipboard(copied)
+        self.notify(f"copied the command to the clipboard: {copied}", timeout=3)
+
+    def action_open_subject(self) -> None:
+        if self.finding is None:
+            return
+        pane = next(iter(self.app.screen_stack[0].query(FindingsPane).results(FindingsPane)), None)
+        if pane is not None:
+            pane.jump(self.finding)
+
+    def action_close(self) -> None:
+        self.app.pop_screen()

@@ -1,0 +1,29 @@
+"""The read-at line of a drill-down screen: when the data it shows was read, and STALE when its source stopped
+answering (tui.freshness.read_at). Repainted only when its text changes."""
+
+from __future__ import annotations
+
+from textual.widgets import Static
+
+from tui.safetext import escape
+
+
+class ReadAtLine(Static):
+    """One line: `read 14:13:20 UTC`, or `STALE · read 14:13:20 UTC (47s ago)` in the warning colour."""
+
+    DEFAULT_CSS = """
+    ReadAtLine { height: auto; padding: 0 1; color: $text-muted; }
+    ReadAtLine.-stale { color: $warning; text-style: bold; }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__("", id=id)
+        self.shown = ""
+
+    def show(self, parts: list[tuple[str, str]]) -> None:
+        """parts: (text, level) of each source or read the screen shows, joined with ` · `; stale if any is."""
+        text = "  ·  ".join(t for t, _ in parts if t)
+        self.set_class(any(level == "stale" for _, level in parts), "-stale")
+        if text != self.shown:
+            self.shown = text
+            self.update(escape(text))
