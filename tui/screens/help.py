@@ -86,7 +86,7 @@ class HelpScreen(ModalScreen[None]):
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
     HelpScreen > VerticalScroll { width: 86; max-width: 100%; height: auto; max-height: 100%;
-                            border: round $accent; background: $surface; padding: 0 1; }
+                            border: round $stacktop-focus; background: $surface; padding: 0 1; }
     HelpScreen #help-text { width: 100%; height: auto; }
     """
 

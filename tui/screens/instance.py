@@ -122,7 +122,7 @@ class InstanceScreen(Screen[None]):
     ]
 
     DEFAULT_CSS = """
-    InstanceScreen > VerticalScroll { border: round $accent; padding: 0 1; }
+    InstanceScreen > VerticalScroll { border: round $stacktop-focus; padding: 0 1; }
     InstanceScreen #instance-body { width: 100%; height: auto; }
     """
 

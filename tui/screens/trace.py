@@ -45,7 +45,7 @@ class TraceScreen(Screen[None]):
     ]
 
     DEFAULT_CSS = """
-    TraceScreen > VerticalScroll { border: round $accent; }
+    TraceScreen > VerticalScroll { border: round $stacktop-focus; }
     TraceScreen #trace-status { padding: 0 1; height: auto; color: $text-muted; }
     TraceScreen #trace-body { padding: 0 1; height: auto; }
     """

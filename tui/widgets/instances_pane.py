@@ -22,13 +22,16 @@ from tui.models.finding import Finding
 from tui.models.observation import Observation
 from tui.safetext import escape
 from tui.safetext import text as safe_text
+from tui.widgets import column_fit as fit
 from tui.widgets.drilldown import DrillDown
 from tui.widgets.source_pane import SourcePane
 
 if TYPE_CHECKING:  # models and rules are imported where used: ~20 ms of CPU before the first paint otherwise
     from tui.models.instances import InstancesSnapshot, Server
 
-COLUMNS = ("name", "id", "project", "status", "task_state", "in state for", "host", "owner")
+# priority order (tui.widgets.column_fit): what is stuck, for how long, where and whose; the ids last
+COLUMNS = ("name", "status", "task_state", "in state for", "host", "owner", "id", "project")
+FIT = {"name": fit.name(12), "host": fit.name(10), "owner": fit.text(12), "task_state": fit.secondary(10)}
 SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
 STATUS_STYLE = {"ERROR": "bold red", "BUILD": "yellow", "DELETED": "dim", "SHUTOFF": "dim"}
 
@@ -89,8 +92,8 @@ def instance_rows(snapshot: InstancesSnapshot, findings: Iterable[Finding] = (),
         name = safe_text(mark + (s.name or "(no name)"), style=SEVERITY_STYLE[sev] if sev else "")
         status = safe_text(s.status, style=STATUS_STYLE.get(s.status, ""))
         task = safe_text(s.task_state or "", style=SEVERITY_STYLE[sev] if sev else "")
-        rows.append((s.id, (name, s.short_id, s.project_id[:8], status, task, in_state_label(s, now),
-                            s.host or "", owner_label(s))))
+        rows.append((s.id, (name, status, task, in_state_label(s, now), s.host or "", owner_label(s), s.short_id,
+                            s.project_id[:8])))
     return rows
 
 
@@ -132,6 +135,7 @@ class InstancesPane(SourcePane):
     SOURCE = "instances"
     TITLE = "instances"
     COLUMNS = COLUMNS
+    FIT = FIT
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)

@@ -14,17 +14,21 @@ from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
 
+from tui.freshness import clock_time
 from tui.models.finding import Finding
 from tui.models.observation import Observation
 from tui.safetext import escape
 from tui.safetext import text as safe_text
+from tui.widgets import column_fit as fit
 from tui.widgets.source_pane import SourcePane
 
 if TYPE_CHECKING:  # models and rules are imported where used: ~20 ms of CPU before the first paint otherwise
     from tui.models.rabbitmq import NodeInfo, QueueInfo, RabbitSnapshot
 
 SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
-COLUMNS = ("queue", "class", "type", "messages", "consumers", "since")
+# priority order (tui.widgets.column_fit): the name, then what says it is stuck; queue names shrink with "…"
+COLUMNS = ("queue", "messages", "consumers", "since", "type", "class")
+FIT = {"queue": fit.name(12), "type": fit.secondary(7), "class": fit.text(10)}
 
 
 def _num(value: int | None) -> str:
@@ -76,7 +80,7 @@ def _type_label(q: QueueInfo) -> Any:
 
 
 def _since(q: QueueInfo) -> str:
-    return "" if q.stuck_since is None else q.stuck_since.astimezone().strftime("%H:%M:%S")
+    return "" if q.stuck_since is None else clock_time(q.stuck_since.timestamp())
 
 
 ATTENTION_OVER = 100  # more queues than this: by default only those worth attention (`a` shows all)
@@ -120,8 +124,8 @@ def queue_rows(snapshot: RabbitSnapshot, findings: Iterable[Finding] = (), *, sh
             consumers_cell: Any = safe_text(consumers, style="bold red" if sev == "critical" else "yellow")
         else:
             consumers_cell = consumers
-        rows.append((f"{q.vhost}\x1f{q.name}", (name, _class_label(q), _type_label(q), _num(q.messages),
-                                                 consumers_cell, _since(q))))
+        rows.append((f"{q.vhost}\x1f{q.name}", (name, _num(q.messages), consumers_cell, _since(q), _type_label(q),
+                                                 _class_label(q))))
     return rows
 
 
@@ -177,6 +181,7 @@ class RabbitMQPane(SourcePane):
     SOURCE = "rabbitmq"
     TITLE = "RabbitMQ"
     COLUMNS = COLUMNS
+    FIT = FIT
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)

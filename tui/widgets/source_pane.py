@@ -18,6 +18,7 @@ from tui.freshness import freshness
 from tui.models.observation import Observation
 from tui.safetext import escape
 from tui.tablediff import RowFilter
+from tui.widgets.column_fit import ColumnRule
 from tui.widgets.keyed_table import KeyedTable
 from tui.widgets.observed import Observed, keys_first, superseded
 
@@ -34,6 +35,9 @@ class SourcePane(Vertical, can_focus=False):
     # Columns whose changes are meaningful enough to flash once (never ages). Panes may override.
     HIGHLIGHT: ClassVar[tuple[str, ...]] = ("status", "state", "task_state", "consumers", "reachable", "ready",
                                             "alive", "severity")
+    # The columns that give up width when the pane is narrow (names, free text), cut with "…" down to their
+    # floor; the others keep their width (tui.widgets.column_fit). COLUMNS are listed in priority order.
+    FIT: ClassVar[dict[str, ColumnRule]] = {}
 
     DEFAULT_CSS = """
     SourcePane { border: round $panel-lighten-2; height: 1fr; }
@@ -81,7 +85,7 @@ class SourcePane(Vertical, can_focus=False):
 
     def compose_body(self) -> ComposeResult:
         if self.COLUMNS:
-            self.table = KeyedTable(self.COLUMNS, highlight=self.HIGHLIGHT, id=f"{self.SOURCE}-table")
+            self.table = KeyedTable(self.COLUMNS, highlight=self.HIGHLIGHT, fit=self.FIT, id=f"{self.SOURCE}-table")
             yield self.table
 
     def not_configured_text(self) -> str:
