@@ -73,9 +73,11 @@ class FindingsPane(SourcePane):
     SOURCE = "findings"
     TITLE = "findings"
     # what to read first, leftmost: the time first seen comes last (column_fit cuts kind, subject and the two
-    # texts to fit the pane, so the next step is on screen at every size)
+    # texts to fit the pane, so the next step is on screen from 80 columns up)
     COLUMNS = ("severity", "kind", "subject", "summary", "next step", "since")
-    FIT: ClassVar[dict[str, ColumnRule]] = {"kind": fit.name(12), "subject": fit.name(12),
+    # the four share the width (widest first): at 120 columns each keeps ~20 cells, at 220 kind and subject are
+    # whole and the two texts ~60
+    FIT: ClassVar[dict[str, ColumnRule]] = {"kind": fit.text(12), "subject": fit.text(12),
                                             "summary": fit.text(16), "next step": fit.text(14)}
 
     def __init__(self, **kwargs: object) -> None:

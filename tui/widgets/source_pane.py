@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from typing import Any, ClassVar
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
@@ -23,6 +24,18 @@ from tui.widgets.keyed_table import KeyedTable
 from tui.widgets.observed import Observed, keys_first, superseded
 
 LEVELS = ("ok", "stale", "error", "loading", "off")
+MESSAGE_LINES = 2  # a pane's status line in up to this many lines, else its brief form: rows stay in view
+
+
+def lines_needed(markup: str | Text, width: int) -> int:
+    """How many lines a Textual markup string (or a Text) wraps to in `width` cells."""
+    if width <= 0:
+        return 1
+    from rich.console import Console
+    from textual.content import Content
+
+    text = markup if isinstance(markup, Text) else Text(Content.from_markup(markup).plain)
+    return len(text.wrap(Console(width=width, color_system=None), width))
 DIMMING = {"stale", "error"}  # the classes a rule under the pane depends on (DEFAULT_CSS: the table's opacity)
 
 
@@ -104,6 +117,10 @@ class SourcePane(Vertical, can_focus=False):
         self.refresh_freshness(self._now())
 
     def set_message(self, text: str) -> None:
+        self._message_forms: tuple[str, str] | None = None
+        self._show_message(text)
+
+    def _show_message(self, text: str) -> None:
         if text == getattr(self, "_message_text", None):
             return  # Static.update re-lays out and repaints the pane even for the same text (every poll)
         self._message_text = text
@@ -113,6 +130,21 @@ class SourcePane(Vertical, can_focus=False):
             message.update(text, layout=False)
             if not width or message.get_content_height(self.size, self.app.size, width) != height:
                 message.refresh(layout=True)
+
+    def set_fitting_message(self, full: str, brief: str) -> None:
+        """The status line: `full` when it fits in MESSAGE_LINES at the pane's width, else `brief` (again on
+        every resize): at 120x34 a line wrapped to 7 lines left the pane no row."""
+        self._message_forms = (full, brief)
+        self._show_message(self._fitting_message(full, brief))
+
+    def _fitting_message(self, full: str, brief: str) -> str:
+        width = self.size.width - 2  # the message's padding
+        return full if width <= 0 or lines_needed(full, width) <= MESSAGE_LINES else brief
+
+    def on_resize(self) -> None:
+        forms = getattr(self, "_message_forms", None)
+        if forms is not None:
+            self._show_message(self._fitting_message(*forms))
 
     async def on_observed(self, message: Observed) -> None:
         await keys_first(self)
