@@ -752,7 +752,7 @@ class StacktopApp(App[None]):
         here, at once, and the toast says where. With a recorder it goes beside the journal and is entered in
         it, so that `stacktop export` links it; else into `path`, the downloads folder or the current one.
         Not Textual's delivery: it writes in a thread and toasts its own verdict about its own file only."""
-        filename = filename or f"stacktop-{time.strftime('%Y%m%dT%H%M%S')}.svg"
+        filename = filename or f"stacktop-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}.svg"
         if path is not None:
             folder = Path(path).expanduser()
         elif self.recorder is not None:

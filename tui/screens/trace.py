@@ -125,7 +125,7 @@ class TraceScreen(Screen[None]):
             return
         shot = None
         try:
-            name = f"{self.result.name}-{time.strftime('%Y%m%dT%H%M%S')}.svg"
+            name = f"{self.result.name}-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}.svg"
             shot = self.app.save_screenshot(name, str(recorder.journal.directory))
         except Exception:  # a screenshot is a bonus; the result is what matters
             shot = None
