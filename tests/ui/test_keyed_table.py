@@ -108,3 +108,22 @@ async def test_column_widths_follow_the_rows_and_the_size() -> None:
         await pilot.pause()
         assert table.fitted == [len(long), 8, 9], "room again: nothing cut"
         assert long in shown_line(table, 2)
+
+
+async def test_sort_column_is_marked_in_its_header() -> None:
+    app = TableApp()
+    async with app.run_test() as pilot:
+        table = app.query_one(KeyedTable)
+        table.sync(rows(("b", "up"), ("a", "down")))
+
+        def headers() -> list[str]:
+            return [str(c.label) for c in table.columns.values()]
+
+        table.set_sort("state")
+        await pilot.pause()
+        assert headers() == ["name", "state ▲"] and table.shown_keys == ["a", "b"]
+        assert "state ▲" in shown_line(table, 0)
+        table.set_sort("state", reverse=True)
+        assert headers() == ["name", "state ▼"]
+        table.set_sort(None)
+        assert headers() == ["name", "state"], "the pane's own order: no mark"
