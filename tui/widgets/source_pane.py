@@ -7,6 +7,7 @@ KeyedTable (self.table) that `/` filters and `enter` drills into.
 
 from __future__ import annotations
 
+import io
 import time
 from typing import Any, ClassVar
 
@@ -27,15 +28,21 @@ LEVELS = ("ok", "stale", "error", "loading", "off")
 MESSAGE_LINES = 2  # a pane's status line in up to this many lines, else its brief form: rows stay in view
 
 
+_MEASURE: list[Any] = []  # one Console to measure with (building one per call costs more than the wrap)
+
+
 def lines_needed(markup: str | Text, width: int) -> int:
     """How many lines a Textual markup string (or a Text) wraps to in `width` cells."""
     if width <= 0:
         return 1
-    from rich.console import Console
     from textual.content import Content
 
+    if not _MEASURE:
+        from rich.console import Console
+
+        _MEASURE.append(Console(width=200, color_system=None, file=io.StringIO()))
     text = markup if isinstance(markup, Text) else Text(Content.from_markup(markup).plain)
-    return len(text.wrap(Console(width=width, color_system=None), width))
+    return len(text.wrap(_MEASURE[0], width))
 DIMMING = {"stale", "error"}  # the classes a rule under the pane depends on (DEFAULT_CSS: the table's opacity)
 
 
