@@ -26,7 +26,7 @@ from tui import clouds as cloudset
 from tui import commands, gcpolicy, sources
 from tui.collectors.base import Collector
 from tui.config import Config
-from tui.freshness import freshness
+from tui.freshness import TIME_ZONE, freshness
 from tui.models.observation import Observation
 from tui.recorder import Recorder
 from tui.runner import CollectorRunner
@@ -37,6 +37,7 @@ from tui.widgets.breadcrumb import Breadcrumb
 from tui.widgets.command_input import CommandInput, StacktopCommands
 from tui.widgets.drilldown import DrillDown
 from tui.widgets.findings_pane import FindingsPane
+from tui.widgets.focus_colour import focus_colour
 from tui.widgets.observed import AllObserved, Observed
 from tui.widgets.panes import pane_class, pane_order
 from tui.widgets.source_pane import SourcePane
@@ -54,6 +55,7 @@ HIGH_CONTRAST = Theme(
     name="stacktop-high-contrast", primary="#ffffff", secondary="#ffff00", accent="#00ffff",
     foreground="#ffffff", background="#000000", surface="#000000", panel="#1a1a1a",
     success="#00ff00", warning="#ffff00", error="#ff3030", dark=True,
+    variables={"stacktop-focus": "#00ffff"},  # the focused pane's border: cyan, never the red of a critical
 )
 NARROW_HEIGHT = 34
 
@@ -488,7 +490,15 @@ class StacktopApp(App[None]):
         off = [part for part, sec in (("openstack", self.config.openstack), ("rabbitmq", self.config.rabbitmq),
                                       ("galera", self.config.galera)) if sec.insecure]
         insecure = f"  [b reverse red] INSECURE: TLS verification off ({', '.join(off)}) [/]" if off else ""
-        return f"[b]stacktop[/b]  {cloud}  {state}  read-only{insecure}"
+        return f"[b]stacktop[/b]  {cloud}  {state}  read-only  times {TIME_ZONE}{insecure}"
+
+    def get_css_variables(self) -> dict[str, str]:
+        """Textual's theme variables, plus $stacktop-focus: the focused pane's (and drill-down screens')
+        border, in a colour that never reads as critical or warning (tui.widgets.focus_colour)."""
+        variables = super().get_css_variables()
+        if "stacktop-focus" not in self.current_theme.variables:
+            variables["stacktop-focus"] = focus_colour(variables.get("primary"))
+        return variables
 
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
                timeout: float | None = None, markup: bool = True) -> None:
@@ -744,7 +754,7 @@ class StacktopApp(App[None]):
         here, at once, and the toast says where. With a recorder it goes beside the journal and is entered in
         it, so that `stacktop export` links it; else into `path`, the downloads folder or the current one.
         Not Textual's delivery: it writes in a thread and toasts its own verdict about its own file only."""
-        filename = filename or f"stacktop-{time.strftime('%Y%m%dT%H%M%S')}.svg"
+        filename = filename or f"stacktop-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}.svg"
         if path is not None:
             folder = Path(path).expanduser()
         elif self.recorder is not None:

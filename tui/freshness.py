@@ -31,9 +31,12 @@ def coarse_age(seconds: float | None) -> str:
     return human_age(seconds)
 
 
+TIME_ZONE = "UTC"  # every time on screen is UTC (the header says so); drill-downs and exports write a Z
+
+
 def clock_time(epoch: float) -> str:
-    """HH:MM:SS of an epoch, in the local time zone (the panes' times)."""
-    return time.strftime("%H:%M:%S", time.localtime(epoch))
+    """HH:MM:SS of an epoch in UTC: the panes' times (the header labels them UTC)."""
+    return time.strftime("%H:%M:%S", time.gmtime(epoch))
 
 
 def utc_clock_time(epoch: float) -> str:

@@ -13,7 +13,8 @@ from tests.testbed.pty import quit_cleanly, read_for, stacktop_in_pty
 
 def test_hostile_demo_in_a_pty_writes_names_as_text(tmp_path: Path) -> None:
     out = b""
-    with stacktop_in_pty(tmp_path, "--demo", "--hostile", "--speed", "4") as (proc, master):
+    # wide enough for the hostile names whole (in a narrower pane a name is cut with "…" to fit its column)
+    with stacktop_in_pty(tmp_path, "--demo", "--hostile", "--speed", "4", cols=240, rows=60) as (proc, master):
         # the storyline's stuck boot is named with a screen clear and a window title (sim ~13 s)
         deadline = time.monotonic() + 120
         while b"pwned" not in out and proc.poll() is None and time.monotonic() < deadline:

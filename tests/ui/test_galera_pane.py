@@ -45,13 +45,13 @@ def cells(s: GaleraSnapshot) -> dict[str, list[str]]:
 
 def test_rows_healthy_degraded_no_quorum() -> None:
     assert cells(HEALTHY)["127.0.0.1:3311"] == ["node1 127.0.0.1:3311", "yes", "3/3", "Primary", "Synced", "ON",
-                                                "7", "0%", "0/0"]
+                                                "0%", "0/0", "7"]
     degraded = cells(DEGRADED)
     assert degraded["127.0.0.1:3312"][2] == "2/3"
     assert degraded["127.0.0.1:3313"][:2] == ["127.0.0.1:3313", "NO"]
     assert "Can't connect" in degraded["127.0.0.1:3313"][4]
     lost = cells(NO_QUORUM)["127.0.0.1:3311"]
-    assert lost[2:7] == ["1/3", "non-Primary", "Initialized", "OFF", "-1"]
+    assert lost[2:6] + lost[8:] == ["1/3", "non-Primary", "Initialized", "OFF", "-1"]
     rows = dict(node_rows(NO_QUORUM, galera_findings(NO_QUORUM, NOW)))
     assert rows["127.0.0.1:3311"][0].style == "bold red"
 
@@ -67,10 +67,10 @@ def test_login_refused_and_flow_control_cells() -> None:
     s = snap(node(1, flow_control_active=True, flow_control_paused_share=0.73), node(2),
              GaleraNode("127.0.0.1:3313", reachable=False, error="(1045) Access denied", auth_error=True))
     c = cells(s)
-    assert c["127.0.0.1:3311"][7] == "ACTIVE 73%"
+    assert c["127.0.0.1:3311"][6] == "ACTIVE 73%"
     assert c["127.0.0.1:3313"][1] == "login refused" and c["127.0.0.1:3313"][4] == "(1045) Access denied"
     first_poll = cells(snap(node(1, flow_control_paused_share=None), node(2), node(3)))
-    assert first_poll["127.0.0.1:3311"][7] == "?"
+    assert first_poll["127.0.0.1:3311"][6] == "?"
 
 
 class Playback(BaseCollector):

@@ -91,18 +91,18 @@ async def test_attention_view_toggle_build_states_in_place_stuck_and_compute_dow
         host = demo.engine.hosts[1].name
         sid = boot(demo, host)
         await until(pilot, lambda: sid in pane.table.shown_keys, "the booted server in the attention view")
-        assert row_cells(pane, sid)[3:5] == ["BUILD", "scheduling"]
-        assert row_cells(pane, sid)[7] == "nova-scheduler"
+        assert row_cells(pane, sid)[1:3] == ["BUILD", "scheduling"]
+        assert row_cells(pane, sid)[5] == "nova-scheduler"
         seen = {"scheduling"}
         for _ in range(5):  # walk sim time through the build states; the row is updated, never re-added
             demo.advance(1.5)
             await until(pilot, lambda: (snap := snapshot_of(app)) is not None and snap.taken_at >= demo.now(),
                         "a poll after the clock step")
             await pilot.pause(0.1)
-            seen.add(row_cells(pane, sid)[4])
+            seen.add(row_cells(pane, sid)[2])
         assert {"networking", "spawning"} <= seen, seen
-        assert row_cells(pane, sid)[6] == host
-        assert row_cells(pane, sid)[7] == f"nova-compute@{host}"
+        assert row_cells(pane, sid)[4] == host
+        assert row_cells(pane, sid)[5] == f"nova-compute@{host}"
 
         demo.advance(25)  # spawning for > 20 s: stuck
         await until(pilot, lambda: any(f.kind == "instance.stuck" and f.subject == sid
@@ -153,8 +153,8 @@ async def test_error_server_row_and_leaves_view_when_deleted(demo: Demo) -> None
                                    durations=(1.0, 1.0, 1.0, 1.0)).id
         demo.advance(2)
         await until(pilot, lambda: pane.table is not None and sid in pane.table.shown_keys
-                    and row_cells(pane, sid)[3] == "ERROR", "the ERROR row")
-        assert row_cells(pane, sid)[7] == "fault: nova-scheduler / placement"
+                    and row_cells(pane, sid)[1] == "ERROR", "the ERROR row")
+        assert row_cells(pane, sid)[5] == "fault: nova-scheduler / placement"
         err = next(f for f in app.observations["instances"].findings if f.kind == "instance.error")
         assert err.summary.startswith("No valid host was found")
         with demo.engine.lock:
@@ -188,9 +188,9 @@ def test_rows_order_marks_and_status_line() -> None:
     assert [k[0] for k, _ in rows] == ["c", "e", "d", "b", "f"], "critical stuck, warning stuck, ERROR, busy"
     cells = dict(rows)
     assert str(cells["c" * 8][0]) == "!! vm-c" and str(cells["e" * 8][0]) == "! vm-e"
-    assert cells["c" * 8][5] == "~11m" and cells["c" * 8][7] == "nova-compute@c2"
-    assert cells["d" * 8][7] == "fault: nova-scheduler / placement"
-    assert cells["f" * 8][7] == "nova-compute@c1", "BUILD with no task_state: queued for nova-compute"
+    assert cells["c" * 8][3] == "~11m" and cells["c" * 8][5] == "nova-compute@c2"  # in state for, owner
+    assert cells["d" * 8][5] == "fault: nova-scheduler / placement"
+    assert cells["f" * 8][5] == "nova-compute@c1", "BUILD with no task_state: queued for nova-compute"
     assert len(instance_rows(snap, findings, show_all=True)) == 6
     line = status_line(snap, findings, show_all=False, shown=5)
     assert "6 servers" in line and "2 stuck" in line and "1 ERROR" in line and "nova-compute down on c2" in line

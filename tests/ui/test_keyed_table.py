@@ -70,3 +70,60 @@ async def test_semantic_change_flashes_once_ticking_age_never() -> None:
         assert str(restored) == "down" and "reverse" not in str(restored.style), "the flash ends by itself"
         table.sync([("a", ("a", "down", "5s"))])
         assert table.flashes == 1
+
+
+class FitApp(App[None]):
+    def compose(self) -> ComposeResult:
+        from tui.widgets.column_fit import name
+
+        yield KeyedTable(("queue", "messages", "consumers"), fit={"queue": name(8)}, id="t")
+
+
+def shown_line(table: KeyedTable, row: int) -> str:
+    """The text of a table line as drawn (header: line 0)."""
+    return "".join(segment.text for segment in table.render_line(row))
+
+
+async def test_column_widths_follow_the_rows_and_the_size() -> None:
+    """A long queue name widens its column and the name shrinks back when that row goes (widths are not
+    frozen at the widest row ever seen); when the table is narrow the name is cut with "…" so the numbers stay
+    on screen; when it widens again nothing is cut."""
+    app = FitApp()
+    long = "versioned_notifications.info.with.a.very.long.suffix"
+    async with app.run_test(size=(60, 10)) as pilot:
+        table = app.query_one(KeyedTable)
+        table.sync([("a", ("compute.c1", "3", "0"))])
+        await pilot.pause()
+        assert table.fitted == [10, 8, 9]
+        table.sync([("a", ("compute.c1", "3", "0")), ("b", (long, "12", "1"))])
+        await pilot.pause()
+        assert table.fitted[1:] == [8, 9] and sum(table.fitted) + 6 == 60, "the name is cut to fit"
+        line = shown_line(table, 2)
+        assert "…" in line and "12" in line and line.rstrip().endswith("1"), line
+        table.sync([("a", ("compute.c1", "3", "0"))])
+        await pilot.pause()
+        assert table.fitted == [10, 8, 9], "the long row went: the column shrinks back"
+        table.sync([("a", ("compute.c1", "3", "0")), ("b", (long, "12", "1"))])
+        await pilot.resize_terminal(120, 10)
+        await pilot.pause()
+        assert table.fitted == [len(long), 8, 9], "room again: nothing cut"
+        assert long in shown_line(table, 2)
+
+
+async def test_sort_column_is_marked_in_its_header() -> None:
+    app = TableApp()
+    async with app.run_test() as pilot:
+        table = app.query_one(KeyedTable)
+        table.sync(rows(("b", "up"), ("a", "down")))
+
+        def headers() -> list[str]:
+            return [str(c.label) for c in table.columns.values()]
+
+        table.set_sort("state")
+        await pilot.pause()
+        assert headers() == ["name", "state ▲"] and table.shown_keys == ["a", "b"]
+        assert "state ▲" in shown_line(table, 0)
+        table.set_sort("state", reverse=True)
+        assert headers() == ["name", "state ▼"]
+        table.set_sort(None)
+        assert headers() == ["name", "state"], "the pane's own order: no mark"

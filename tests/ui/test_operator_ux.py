@@ -42,8 +42,12 @@ def crumb(app: StacktopApp) -> str:
     return app.screen.query_one(Breadcrumb).text
 
 
+def headers(table: KeyedTable) -> list[str]:
+    return [str(c.label) for c in table.columns.values()]
+
+
 def column(table: KeyedTable, label: str) -> list[str]:
-    index = [str(c.label) for c in table.columns.values()].index(label)
+    index = [str(key.value) for key in table.columns].index(label)
     return [str(getattr(table.get_row(k)[index], "plain", table.get_row(k)[index])) for k in table.shown_keys]
 
 
@@ -63,10 +67,12 @@ async def test_sort_changes_row_order_and_footer_and_survives_polls(demo: Demo) 
         names = column(table, "name")
         assert names == sorted(names, key=sort_value) and table.shown_keys != default
         await tour.until(lambda: footer_says(app, "s") == "sort: name ▲", "the footer")
+        assert headers(table)[:2] == ["name ▲", "status"], "the sort column is marked in its header"
         await pilot.press("S")
         await pilot.pause(0.2)
         assert column(table, "name") == sorted(names, key=sort_value, reverse=True)
         await tour.until(lambda: footer_says(app, "s") == "sort: name ▼", "the footer")
+        assert headers(table)[0] == "name ▼"
         cursor = table.cursor_key()
         demo.advance(5)
         await tour.poll()  # the next poll goes through the keyed update, still sorted, cursor on its row
@@ -77,11 +83,12 @@ async def test_sort_changes_row_order_and_footer_and_survives_polls(demo: Demo) 
         for _ in range(len(table.columns) - 1):
             await pilot.press("s")
         await pilot.pause(0.2)
-        last = str(list(table.columns.values())[-1].label)
+        last = str(list(table.columns)[-1].value)
         await tour.until(lambda: footer_says(app, "s") == f"sort: {last} ▲", "the footer")
         await pilot.press("s")  # past the last column: the pane's own order again (worst first)
         await pilot.pause(0.2)
         await tour.until(lambda: footer_says(app, "s") == "sort: default", "the footer")
+        assert not any("▲" in h or "▼" in h for h in headers(table)), headers(table)
         assert table.shown_keys[0] == default[0], "the stuck build on the dead compute leads again"
 
 

@@ -37,11 +37,12 @@ def test_rows_zero_consumer_first_unknown_is_question_mark():
     names = [str(cells[0]) for _, cells in rows]
     assert names == ["compute.compute-02", "reply_0123456789abcdef0123456789abcdef", "conductor", "scheduler"]
     stuck = rows[0][1]
-    assert stuck[1] == "service nova-compute" and stuck[3] == "7" and str(stuck[4]) == "0"
+    assert stuck[5] == "service nova-compute" and stuck[1] == "7" and str(stuck[2]) == "0"
     assert stuck[0].style == "bold red"  # the critical finding colours the name
-    assert stuck[5] == (NOW - timedelta(minutes=3)).astimezone().strftime("%H:%M:%S")
+    assert stuck[3] == (NOW - timedelta(minutes=3)).astimezone(UTC).strftime("%H:%M:%S"), "UTC, as every time"
     assert rows[1][1][0].style == ""  # one poll only: no finding yet
-    assert rows[3][1][2:5] == ("?", "?", "?")
+    unknown = rows[3][1]
+    assert (unknown[1], unknown[2], unknown[4]) == ("?", "?", "?")  # messages, consumers, type
 
 
 def test_vhost_shown_only_when_several():
@@ -103,5 +104,21 @@ async def test_pane_updates_rows_in_place_and_keeps_the_cursor():
         await pilot.pause(0.1)
         assert table.shown_keys == ["/\x1fconductor", "/\x1fcompute.compute-02", "/\x1fscheduler"]
         assert table.cursor_key() == "/\x1fscheduler"  # re-sorted, cursor stayed on its row
-        assert str(table.get_row("/\x1fcompute.compute-02")[4]) == "1"  # may be flashing (reverse)
+        assert str(table.get_row("/\x1fcompute.compute-02")[2]) == "1"  # may be flashing (reverse)
         assert "with messages and no consumer" not in str(pane.query_one(".pane-message").render())
+
+
+def test_brief_status_line_says_only_what_is_wrong_with_a_node() -> None:
+    """A narrow pane (120x34: half the width) gets the brief line: a healthy node's fd / socket / memory figures
+    wrapped the full one to 7 lines and left no queue row."""
+    ctl2, ctl3 = (dataclasses.replace(NODE, name=n) for n in ("rabbit@ctl2", "rabbit@ctl3"))
+    alarmed = dataclasses.replace(NODE, mem_alarm=True)
+    full = status_line(snap(STUCK, nodes=(alarmed, ctl2, ctl3)))
+    brief = status_line(snap(STUCK, nodes=(alarmed, ctl2, ctl3)), brief=True)
+    assert "sockets" in full and "v3.10.8" in full
+    assert "rabbit@ctl1" in brief and "MEMORY ALARM" in brief and "mem 140.0M/9.0G" in brief
+    assert "+2" in brief and "running" in brief and "ctl2" not in brief and "sockets" not in brief
+    assert "1 with no consumer" in brief and "v3.10.8" not in brief and len(brief) < len(full) / 2
+    assert "rabbit@ctl1" in status_line(snap(STUCK), brief=True), "a lone healthy node is named"
+    down = status_line(snap(nodes=(dataclasses.replace(NODE, running=False), ctl2)), brief=True)
+    assert "rabbit@ctl1 DOWN" in down and "+1" in down

@@ -9,7 +9,7 @@ with the real collectors: a compute killed -> the row turns red, the hint comes 
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from tests.testbed.wait import until_pilot
@@ -90,7 +90,7 @@ async def test_row_hint_first_dedupe_age_toast_and_enter() -> None:
         assert keys.count("nova.service_enabled_but_down|compute-02") == 1, "deduplicated"
         compute = row.summary.cell("compute")  # type: ignore[union-attr]
         assert compute is not None and (compute.text, compute.level) == ("2/3 up", "critical")
-        first_seen = datetime.fromtimestamp(clock[0]).strftime("%H:%M:%S")
+        first_seen = datetime.fromtimestamp(clock[0], UTC).strftime("%H:%M:%S")  # UTC, as every time shown
         assert cell_text(pane, "triage.compute_down|compute-02", "since") == first_seen
         await until(pilot, lambda: pane.toasts, "a toast")
         await pilot.pause(1.2)  # the three sources' criticals arrive one by one: still one toast
@@ -109,7 +109,7 @@ async def test_row_hint_first_dedupe_age_toast_and_enter() -> None:
         await until(pilot, lambda: len(pane.toasts) == 2, "a second toast")
         assert pane.toasts[1].startswith("rabbitmq.queue_no_consumer conductor:")
         assert cell_text(pane, "rabbitmq.queue_no_consumer|conductor", "since") == \
-            datetime.fromtimestamp(clock[0]).strftime("%H:%M:%S")
+            datetime.fromtimestamp(clock[0], UTC).strftime("%H:%M:%S")
 
         # enter on the hint: its finding screen; enter there: the host screen
         app._activate(app.panes.index(pane))

@@ -65,8 +65,8 @@ def test_fresh_quorum_and_stream_rows_are_unknown_not_zero():
     s = stuck(snapshot("queues_fresh.json", "nodes.json"))
     assert rabbitmq_findings(s, NOW) == []
     cells = {k.split("\x1f")[1]: c for k, c in queue_rows(s)}
-    assert cells["compute.host1"][3] == "?" and cells["compute.host1"][4] == "?"
-    assert str(cells["compute.host1"][2]) == "quorum 3/3"
+    assert cells["compute.host1"][1] == "?" and cells["compute.host1"][2] == "?"  # messages, consumers
+    assert str(cells["compute.host1"][4]) == "quorum 3/3"
 
 
 def test_4_0_sockets_are_not_shown_as_zero():
@@ -90,7 +90,7 @@ def test_healthy_cluster_with_stuck_queue_manager_queues_raises_only_the_service
     assert "host1" in by["compute.host1"].summary
     assert "scheduler_fanout" not in by
     assert {f.kind for f in found} == {"rabbitmq.queue_no_consumer"}
-    types = {k.split("\x1f")[1]: str(c[2]) for k, c in queue_rows(s)}
+    types = {k.split("\x1f")[1]: str(c[4]) for k, c in queue_rows(s)}
     assert types == {"classic.q": "classic", "compute.host1": "quorum 3/3", "conductor": "quorum 3/3",
                      "reply_ctl-1:nova-api:3": "quorum 3/3", "scheduler_fanout": "stream 3/3"}
 
@@ -106,7 +106,7 @@ def test_one_node_down_is_one_finding_naming_it():
     assert "4 quorum queues/streams run without their member there (4 led elsewhere)" in f.summary
     assert "reported by rabbit4a@localhost" in f.summary
     cells = {k.split("\x1f")[1]: c for k, c in queue_rows(s, found)}
-    assert str(cells["compute.host1"][2]) == "quorum 2/3"
+    assert str(cells["compute.host1"][4]) == "quorum 2/3"
     assert "rabbit4b@localhost DOWN" in status_line(s)
 
 
@@ -153,4 +153,4 @@ def test_classic_queue_down_on_the_stopped_node_is_told_in_the_node_finding():
     assert [f.kind for f in found] == ["rabbitmq.node_down"]
     assert "1 queue on it down: stcap4/classic.q" in found[0].summary
     cells = {k.split("\x1f")[1]: c for k, c in queue_rows(dataclasses.replace(s, queues=bent), found)}
-    assert str(cells["classic.q"][2]) == "classic down"
+    assert str(cells["classic.q"][4]) == "classic down"

@@ -78,7 +78,7 @@ class AuditScreen(Screen[None]):
     ]
 
     DEFAULT_CSS = """
-    AuditScreen > Vertical { border: round $accent; }
+    AuditScreen > Vertical { border: round $stacktop-focus; }
     AuditScreen #audit-status { padding: 0 1; height: auto; }
     AuditScreen #audit-progress { padding: 0 1; height: 1; }
     AuditScreen #audit-hosts { height: auto; max-height: 60%; }

@@ -101,7 +101,7 @@ class FindingScreen(LiveScreen):
     SOURCES: ClassVar[tuple[str, ...]] = (EVERY_SOURCE,)
 
     DEFAULT_CSS = """
-    FindingScreen > Vertical { border: round $accent; }
+    FindingScreen > Vertical { border: round $stacktop-focus; }
     FindingScreen #finding-cleared { padding: 0 1; height: auto; color: $warning; text-style: bold; }
     FindingScreen #finding-cleared.-hidden { display: none; }
     FindingScreen #finding-scroll { height: 1fr; padding: 0 1; }

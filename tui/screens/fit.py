@@ -73,7 +73,7 @@ class FitScreen(Screen[None]):
     ]
 
     DEFAULT_CSS = """
-    FitScreen > VerticalScroll { border: round $accent; padding: 0 1; }
+    FitScreen > VerticalScroll { border: round $stacktop-focus; padding: 0 1; }
     FitScreen #fit-body { width: 100%; height: auto; }
     """
 

@@ -21,6 +21,18 @@ Filters are regexes; a leading ! inverts. ctrl+p opens the palette (themes, scre
 
 Press esc or ? to close."""
 
+# what the marks in the tables mean (the panes put them there: instances, services, RabbitMQ, every table)
+LEGEND: tuple[tuple[str, str], ...] = (
+    ("!! name", "a server stuck, critical (e.g. its host's nova-compute is down); ! name: stuck, warning"),
+    ("~4m", "an age that rests on nova's updated_at or created, not on stacktop's own observation"),
+    ("≤ 30s", "a heartbeat within the late mark; 54s · down in 5s: late, counting down to DOWN"),
+    ("?", "not reported yet (a fresh queue's counts, a node's state)"),
+    ("name ▲ / ▼", "the column the table is sorted by, ascending / descending (s, S)"),
+    ("…", "a cell cut to fit the pane: widen the terminal, or scroll sideways (left / right)"),
+    ("colours", "red critical, yellow warning, cyan info, dim stale; the focused pane's border is never red"),
+    ("times", "every time shown is UTC (HH:MM:SS), as the header says"),
+)
+
 KEY_NAMES = {"question_mark": "?", "slash": "/", "colon": ":", "escape": "esc", "enter": "enter",
              "shift+tab": "shift+tab", "ctrl+q": "ctrl+q", "ctrl+p": "ctrl+p"}
 
@@ -62,6 +74,8 @@ def help_text(bindings: Iterable[Binding], extra: Iterable[tuple[str, str]] = ()
         lines += [f"  [b]{escape(k):<10}[/b] {escape(d)}" for k, d in on_screens]
     lines += ["", "[b]Commands[/b] (type : then the command; tab completes; up/down recall)"]
     lines += [f"  [b]{escape(c.usage):<18}[/b] {escape(c.help)}" for c in COMMANDS]
+    lines += ["", "[b]Marks[/b]"]
+    lines += [f"  [b]{escape(mark):<10}[/b] {escape(meaning)}" for mark, meaning in LEGEND]
     return "\n".join([*lines, "", OUTRO])
 
 
@@ -86,7 +100,7 @@ class HelpScreen(ModalScreen[None]):
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
     HelpScreen > VerticalScroll { width: 86; max-width: 100%; height: auto; max-height: 100%;
-                            border: round $accent; background: $surface; padding: 0 1; }
+                            border: round $stacktop-focus; background: $surface; padding: 0 1; }
     HelpScreen #help-text { width: 100%; height: auto; }
     """
 

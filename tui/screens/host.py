@@ -247,7 +247,7 @@ class HostScreen(LiveScreen):
     SOURCES: ClassVar[tuple[str, ...]] = (SOURCE,)
 
     DEFAULT_CSS = """
-    HostScreen > Vertical { border: round $accent; }
+    HostScreen > Vertical { border: round $stacktop-focus; }
     HostScreen #host-title { padding: 0 1; height: auto; }
     HostScreen #host-scroll { height: 1fr; }
     HostScreen #host-services { height: auto; max-height: 16; }

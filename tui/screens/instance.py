@@ -155,7 +155,7 @@ class InstanceScreen(LiveScreen):
     SOURCES: ClassVar[tuple[str, ...]] = ("instances",)
 
     DEFAULT_CSS = """
-    InstanceScreen > Vertical { border: round $accent; }
+    InstanceScreen > Vertical { border: round $stacktop-focus; }
     InstanceScreen #instance-scroll { height: 1fr; padding: 0 1; }
     InstanceScreen #instance-body { width: 100%; height: auto; }
     """

@@ -45,7 +45,7 @@ class TraceScreen(Screen[None]):
     ]
 
     DEFAULT_CSS = """
-    TraceScreen > VerticalScroll { border: round $accent; }
+    TraceScreen > VerticalScroll { border: round $stacktop-focus; }
     TraceScreen #trace-status { padding: 0 1; height: auto; color: $text-muted; }
     TraceScreen #trace-body { padding: 0 1; height: auto; }
     """
@@ -125,7 +125,7 @@ class TraceScreen(Screen[None]):
             return
         shot = None
         try:
-            name = f"{self.result.name}-{time.strftime('%Y%m%dT%H%M%S')}.svg"
+            name = f"{self.result.name}-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}.svg"
             shot = self.app.save_screenshot(name, str(recorder.journal.directory))
         except Exception:  # a screenshot is a bonus; the result is what matters
             shot = None

@@ -2,9 +2,9 @@
 
 - Critical first; within a severity the triage hints (the likely cause) before the findings they explain.
 - Deduplicated by (kind, subject): the same finding from two observations is one row (the more severe).
-- `since` is the wall-clock time stacktop first saw the finding (kept while it stays present; a finding that
-  goes away and comes back starts again). A time, not a ticking age: with nothing changing, the table (and
-  the terminal) stays still.
+- `since` is the wall-clock time (UTC, as every time on screen) stacktop first saw the finding (kept while it
+  stays present; a finding that goes away and comes back starts again). A time, not a ticking age: with
+  nothing changing, the table (and the terminal) stays still.
 - `enter` opens the finding screen (the whole finding, live); from there `enter` jumps to its subject: a host
   -> the host screen, a server -> the instance screen, a queue / node / cluster -> that source's pane
   (tui.rules.triage.jump_target).
@@ -16,13 +16,16 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import datetime
+from typing import ClassVar
 
 from rich.text import Text
 
+from tui.freshness import clock_time
 from tui.models.finding import SEVERITY_ORDER, Finding
 from tui.models.observation import Observation
 from tui.safetext import text as safe_text
+from tui.widgets import column_fit as fit
+from tui.widgets.column_fit import ColumnRule
 from tui.widgets.drilldown import DrillDown
 from tui.widgets.observed import AllObserved, keys_first, latest_observations
 from tui.widgets.source_pane import SourcePane
@@ -60,17 +63,23 @@ def finding_rows(findings: Iterable[Finding], first_seen: dict[Key, float] | Non
     rows = []
     for f in dedupe(findings):
         seen = None if first_seen is None or now is None else first_seen.get(f.key)
-        since = "" if seen is None else datetime.fromtimestamp(seen).strftime("%H:%M:%S")
+        since = "" if seen is None else clock_time(seen)
         kind = safe_text(f.kind, style="bold") if f.kind.startswith("triage.") else f.kind
-        rows.append((row_key(f), (Text(f.severity.upper(), style=SEVERITY_STYLE[f.severity]), since, kind,
-                                  shorten(f.subject, SUBJECT_WIDTH), f.summary, f.next_step)))
+        rows.append((row_key(f), (Text(f.severity.upper(), style=SEVERITY_STYLE[f.severity]), kind,
+                                  shorten(f.subject, SUBJECT_WIDTH), f.summary, f.next_step, since)))
     return rows
 
 
 class FindingsPane(SourcePane):
     SOURCE = "findings"
     TITLE = "findings"
-    COLUMNS = ("severity", "since", "kind", "subject", "summary", "next step")
+    # what to read first, leftmost: the time first seen comes last (column_fit cuts kind, subject and the two
+    # texts to fit the pane, so the next step is on screen from 80 columns up)
+    COLUMNS = ("severity", "kind", "subject", "summary", "next step", "since")
+    # the four share the width (widest first): at 120 columns each keeps ~20 cells, at 220 kind and subject are
+    # whole and the two texts ~60
+    FIT: ClassVar[dict[str, ColumnRule]] = {"kind": fit.text(12), "subject": fit.text(12),
+                                            "summary": fit.text(16), "next step": fit.text(14)}
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]

@@ -20,13 +20,16 @@ from tui.models.finding import SEVERITY_ORDER, Finding
 from tui.models.observation import Observation
 from tui.safetext import escape
 from tui.safetext import text as safe_text
+from tui.widgets import column_fit as fit
 from tui.widgets.source_pane import SourcePane
 
 if TYPE_CHECKING:  # models and rules are imported where used: ~20 ms of CPU before the first paint otherwise
     from tui.models.galera import GaleraNode, GaleraSnapshot
 
 SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
-COLUMNS = ("node", "reachable", "size", "status", "state", "ready", "conf_id", "fc paused", "recv/send q")
+# priority order (tui.widgets.column_fit); node names and the state column (an unreachable node's error) shrink
+COLUMNS = ("node", "reachable", "size", "status", "state", "ready", "fc paused", "recv/send q", "conf_id")
+FIT = {"node": fit.name(12), "state": fit.text(11)}
 
 
 def _q(value: Any) -> str:
@@ -59,7 +62,7 @@ def node_cells(node: GaleraNode, expected: int | None, severity: str | None) -> 
     if not node.reachable:
         error = node.error or "no answer"
         reach = Text("login refused" if node.auth_error else "NO", style="yellow" if node.auth_error else "bold red")
-        return (name_cell, reach, "", "", safe_text(error, style="red"), "", "", "", "")
+        return (name_cell, reach, "", "", safe_text(error, style="red"), "", "", "", "")  # conf_id last
     size = f"{_q(node.cluster_size)}/{expected}" if expected else _q(node.cluster_size)
     if expected and node.cluster_size is not None and node.cluster_size < expected:
         size_cell: Any = safe_text(size, style="bold red" if node.cluster_size * 2 <= expected else "yellow")
@@ -74,7 +77,7 @@ def node_cells(node: GaleraNode, expected: int | None, severity: str | None) -> 
     ready: Any = "?" if node.ready is None else ("ON" if node.ready else Text("OFF", style="bold red"))
     conf = "-1" if node.conf_id == NON_PRIMARY_CONF_ID else _q(node.conf_id)
     queues = f"{_q(node.recv_queue)}/{_q(node.send_queue)}"
-    return (name_cell, Text("yes", style="green"), size_cell, status, state, ready, conf, _fc(node), queues)
+    return (name_cell, Text("yes", style="green"), size_cell, status, state, ready, _fc(node), queues, conf)
 
 
 def node_rows(snapshot: GaleraSnapshot, findings: Iterable[Finding] = ()) -> list[tuple[str, tuple[Any, ...]]]:
@@ -114,6 +117,7 @@ class GaleraPane(SourcePane):
     SOURCE = "galera"
     TITLE = "Galera"
     COLUMNS = COLUMNS
+    FIT = FIT
 
     def compose_body(self) -> ComposeResult:
         if self.configured:  # unconfigured: just the "not configured" line

@@ -22,13 +22,16 @@ from tui.models.finding import Finding
 from tui.models.observation import Observation
 from tui.safetext import escape
 from tui.safetext import text as safe_text
+from tui.widgets import column_fit as fit
 from tui.widgets.drilldown import DrillDown
 from tui.widgets.source_pane import SourcePane
 
 if TYPE_CHECKING:  # models and rules are imported where used: ~20 ms of CPU before the first paint otherwise
     from tui.models.instances import InstancesSnapshot, Server
 
-COLUMNS = ("name", "id", "project", "status", "task_state", "in state for", "host", "owner")
+# priority order (tui.widgets.column_fit): what is stuck, for how long, where and whose; the ids last
+COLUMNS = ("name", "status", "task_state", "in state for", "host", "owner", "id", "project")
+FIT = {"name": fit.name(12), "host": fit.name(10), "owner": fit.text(12), "task_state": fit.secondary(10)}
 SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
 STATUS_STYLE = {"ERROR": "bold red", "BUILD": "yellow", "DELETED": "dim", "SHUTOFF": "dim"}
 
@@ -89,14 +92,15 @@ def instance_rows(snapshot: InstancesSnapshot, findings: Iterable[Finding] = (),
         name = safe_text(mark + (s.name or "(no name)"), style=SEVERITY_STYLE[sev] if sev else "")
         status = safe_text(s.status, style=STATUS_STYLE.get(s.status, ""))
         task = safe_text(s.task_state or "", style=SEVERITY_STYLE[sev] if sev else "")
-        rows.append((s.id, (name, s.short_id, s.project_id[:8], status, task, in_state_label(s, now),
-                            s.host or "", owner_label(s))))
+        rows.append((s.id, (name, status, task, in_state_label(s, now), s.host or "", owner_label(s), s.short_id,
+                            s.project_id[:8])))
     return rows
 
 
 def status_line(snapshot: InstancesSnapshot, findings: Iterable[Finding], *, show_all: bool, shown: int,
-                matched: int | None = None) -> str:
-    """matched: with a filter on, how many of the `shown` rows it lets through."""
+                matched: int | None = None, brief: bool = False) -> str:
+    """matched: with a filter on, how many of the `shown` rows it lets through. brief (a narrow pane): the
+    view and the age basis in fewer words, without the poll's kind."""
     servers = snapshot.servers
     attention = snapshot.attention  # every server with a task_state, a phase or ERROR is in it
     busy = sum(1 for s in attention if s.task_state)
@@ -108,18 +112,22 @@ def status_line(snapshot: InstancesSnapshot, findings: Iterable[Finding], *, sho
     if stuck:
         parts.append(f"[bold red]{stuck} stuck[/]")
     count = f"{shown:,}" if matched is None else f"{matched:,} of {shown:,}"
-    view = f"showing all {count} (a: attention only)" if show_all else f"showing {count} worth attention (a: all)"
+    if brief:
+        view = f"all {count} shown (a: attention)" if show_all else f"{count} shown (a: all)"
+    else:
+        view = (f"showing all {count} (a: attention only)" if show_all
+                else f"showing {count} worth attention (a: all)")
     if matched is not None:
         view = f"filtered: {view}"
     parts.append(view)
     bases = {s.task_since_basis for s in attention if s.phase}
-    if "created" in bases:
-        parts.append("~age: since nova's updated_at or created")
-    elif "updated_at" in bases:
-        parts.append("~age: since nova's updated_at")
+    if bases & {"created", "updated_at"}:
+        parts.append("~: nova's clock" if brief else "~age: since nova's updated_at or created" if "created" in bases
+                     else "~age: since nova's updated_at")
     # the poll's kind only: its request and row counts (and the status=BUILD listing one poll in three)
     # changed the line, so the terminal, every poll with nothing else changing; they are in the snapshot
-    parts.append(f"poll {escape(snapshot.poll.mode)}")
+    if not brief:
+        parts.append(f"poll {escape(snapshot.poll.mode)}")
     if snapshot.hosts_error:
         parts.append(f"[yellow]host health unknown: {escape(snapshot.hosts_error)}[/]")
     down = sorted(h.host for h in snapshot.hosts.values() if h.compute_state is not None and h.compute_down)
@@ -132,6 +140,7 @@ class InstancesPane(SourcePane):
     SOURCE = "instances"
     TITLE = "instances"
     COLUMNS = COLUMNS
+    FIT = FIT
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -150,8 +159,9 @@ class InstancesPane(SourcePane):
         rows = instance_rows(snapshot, obs.findings, show_all=self.show_all)
         row_filter = self.table.row_filter if self.table is not None else None
         matched = len(row_filter.apply(rows)) if row_filter is not None and row_filter.active else None
-        self.set_message(status_line(snapshot, obs.findings, show_all=self.show_all, shown=len(rows),
-                                     matched=matched))
+        forms = [status_line(snapshot, obs.findings, show_all=self.show_all, shown=len(rows), matched=matched,
+                             brief=brief) for brief in (False, True)]
+        self.set_fitting_message(*forms)
         if self.table is not None:
             self.table.sync(rows)
 

@@ -6,8 +6,10 @@ from collections import deque
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
+from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
+from textual import events
 from textual._two_way_dict import TwoWayDict
 from textual.binding import Binding, BindingType
 from textual.geometry import Region
@@ -18,8 +20,27 @@ from textual.widgets._data_table import RowKey
 
 from tui.safetext import cell, clean
 from tui.tablediff import Row, RowFilter, diff_rows, sort_rows
+from tui.widgets.column_fit import ColumnRule, fit_widths, rules_for
 
 _COMPONENTS = tuple(sorted(DataTable.COMPONENT_CLASSES))
+SORT_MARK = {False: " ▲", True: " ▼"}  # after the label of the column the table is sorted by
+
+
+def shown_cell(value: Any) -> Any:
+    """What the table holds for a cell: safe text (tui.safetext.cell), on one line, cut with "…" when its
+    column is narrower than it (tui.widgets.column_fit)."""
+    value = cell(value)
+    if isinstance(value, Text) and (value.overflow != "ellipsis" or not value.no_wrap):
+        value = value.copy()
+        value.overflow, value.no_wrap = "ellipsis", True
+    return value
+
+
+def cell_width(value: Any) -> int:
+    """Terminal cells the value takes on one line (as shown_cell shows it)."""
+    if isinstance(value, Text):
+        return value.cell_len if not value.plain.count("\n") else max(map(cell_len, value.plain.split("\n")))
+    return cell_len(clean(value))
 
 
 class KeyedTable(DataTable):
@@ -27,6 +48,10 @@ class KeyedTable(DataTable):
 
     Every cell goes through tui.safetext.cell on its way in: a `str` is shown as text, never parsed as markup,
     and controls are made visible (cells hold names, faults and reasons from the cloud).
+
+    Column widths follow tui.widgets.column_fit, recomputed when the table is resized and when its rows change:
+    natural widths where they fit, else the columns `fit` marks shrinkable are cut with "…". The column the
+    table is sorted by is marked in its header (▲ / ▼).
 
     Re-ordering writes the row order the way DataTable.sort does (textual is pinned to 8.2.x for this; the
     private DataTable items used are listed and checked in tui.widgets.textual_private).
@@ -50,9 +75,11 @@ class KeyedTable(DataTable):
         Binding("end,G", "scroll_bottom", "Bottom", show=False, tooltip="last row"),
     ]
 
-    def __init__(self, columns: Sequence[str], *, highlight: Sequence[str] = (), **kwargs: Any) -> None:
+    def __init__(self, columns: Sequence[str], *, highlight: Sequence[str] = (),
+                 fit: dict[str, ColumnRule] | None = None, **kwargs: Any) -> None:
         """highlight: labels of the columns whose change is *semantic* (state, task_state, consumers...):
-        a changed cell there flashes once. Ticking ages are never listed, so they never flash."""
+        a changed cell there flashes once. Ticking ages are never listed, so they never flash.
+        fit: the columns that may be cut when the table is too narrow (column_fit), by label."""
         kwargs.setdefault("cursor_type", "row")
         kwargs.setdefault("zebra_stripes", False)
         super().__init__(**kwargs)
@@ -63,6 +90,9 @@ class KeyedTable(DataTable):
                             (self._row_renderable_cache, 200), (self._line_cache, 200)):
             cache.maxsize = size
         self._column_labels = list(columns)
+        self._rules = rules_for(self._column_labels, fit or {})
+        self._widths: dict[str, tuple[int, ...]] = {}  # row key -> each cell's width (the shown rows)
+        self.fitted: list[int] = []  # the widths the columns were given last (tests, the curious)
         self._shown: dict[str, tuple[Any, ...]] = {}
         self._all_rows: list[Row] = []
         self.row_filter = RowFilter()
@@ -110,6 +140,49 @@ class KeyedTable(DataTable):
         for label in self._column_labels:
             self.add_column(label, key=label)
 
+    def on_resize(self, event: events.Resize) -> None:
+        self.refit()
+
+    # ----- column widths (tui.widgets.column_fit) -----------------------------------------------------
+    def _header_label(self, index: int) -> str:
+        label = self._column_labels[index]
+        return label + SORT_MARK[self.sort_reverse] if index == self.sort_column else label
+
+    def _available(self) -> int:
+        """Cells of width for the columns: the table's width less the vertical scrollbar (when the rows
+        overflow)."""
+        width = self.size.width
+        if self.row_count + 1 > self.size.height:
+            width -= self.styles.scrollbar_size_vertical
+        return width
+
+    def refit(self) -> None:
+        """Give each column its width for the table's size and rows (natural where it fits, see column_fit)."""
+        if not self.columns or self.size.width <= 0:
+            return
+        natural = [cell_len(self._header_label(i)) for i in range(len(self._column_labels))]
+        if self._widths:
+            widest = zip(*self._widths.values(), strict=True)
+            natural = [max(n, *column) for n, column in zip(natural, widest, strict=False)]
+        widths = fit_widths(natural, self._rules, self._available(), 2 * self.cell_padding)
+        if widths == self.fitted:
+            return
+        self.fitted = widths
+        for column, width in zip(self.ordered_columns, widths, strict=False):
+            column.auto_width, column.width = False, width
+        self._update_count += 1  # rendered cells are cached without their width
+        self._require_update_dimensions = True  # the virtual width (sideways scrolling) follows on idle
+        self.refresh()
+
+    def _relabel(self) -> None:
+        """The header marks the sort column (▲ ascending, ▼ descending)."""
+        for index, column in enumerate(self.ordered_columns):
+            column.label = Text(self._header_label(index))
+        self.fitted = []  # the label's width counts
+        self.refit()
+        self._update_count += 1
+        self.refresh()
+
     @property
     def shown_keys(self) -> list[str]:
         return [str(k.value) for k in self._ordered_row_keys()]
@@ -122,6 +195,7 @@ class KeyedTable(DataTable):
         """Forget every row (another cloud's rows follow: nothing flashes, the cursor starts at the top)."""
         self.clear()
         self._shown = {}
+        self._widths = {}
         self._all_rows = []
 
     # ----- sort ---------------------------------------------------------------------------------------
@@ -138,6 +212,8 @@ class KeyedTable(DataTable):
             column = self._column_labels.index(column)
         self.sort_column, self.sort_reverse = column, reverse
         self._show_sort_in_footer()
+        if self.columns:
+            self._relabel()
         self.sync(self._all_rows)
 
     def action_cycle_sort(self) -> None:
@@ -182,15 +258,20 @@ class KeyedTable(DataTable):
             for key in diff.remove:
                 self.remove_row(key)
                 self._shown.pop(key, None)
+                self._widths.pop(key, None)
             for key, index, value in diff.update:
                 if index in self._highlight:
                     self._flash(key, column_keys[index], value)
                 else:
-                    self.update_cell(key, column_keys[index], cell(value))
+                    self.update_cell(key, column_keys[index], shown_cell(value))
             for key, cells in diff.add:
-                self.add_row(*map(cell, cells), key=key)
+                self.add_row(*map(shown_cell, cells), key=key)
+            changed = {key for key, _, _ in diff.update} | {key for key, _ in diff.add}
             for key, cells in wanted:
                 self._shown[key] = tuple(cells)
+                if key in changed:
+                    self._widths[key] = tuple(map(cell_width, cells))
+            self.refit()
             if diff.order is not None:
                 self._row_locations = TwoWayDict({RowKey(key): i for i, key in enumerate(diff.order)})
                 self._update_count += 1
@@ -216,14 +297,14 @@ class KeyedTable(DataTable):
         self.recent_flashes.append((key, str(getattr(column, "value", column))))
         plain = clean(value.plain if isinstance(value, Text) else str(value))
         style = value.style if isinstance(value, Text) else ""
-        self.update_cell(key, column, Text(plain, style=f"{style} reverse".strip()))
+        self.update_cell(key, column, shown_cell(Text(plain, style=f"{style} reverse".strip())))
 
         def restore() -> None:
             current = self._shown.get(key)
             if current is not None and key in self._shown:
                 index = list(self.columns).index(column)
                 if current[index] == value:
-                    self.update_cell(key, column, cell(value))
+                    self.update_cell(key, column, shown_cell(value))
 
         self.set_timer(self.FLASH_SECONDS, restore)
 

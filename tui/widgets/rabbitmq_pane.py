@@ -14,17 +14,21 @@ from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
 
+from tui.freshness import clock_time
 from tui.models.finding import Finding
 from tui.models.observation import Observation
 from tui.safetext import escape
 from tui.safetext import text as safe_text
+from tui.widgets import column_fit as fit
 from tui.widgets.source_pane import SourcePane
 
 if TYPE_CHECKING:  # models and rules are imported where used: ~20 ms of CPU before the first paint otherwise
     from tui.models.rabbitmq import NodeInfo, QueueInfo, RabbitSnapshot
 
 SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
-COLUMNS = ("queue", "class", "type", "messages", "consumers", "since")
+# priority order (tui.widgets.column_fit): the name, then what says it is stuck; queue names shrink with "…"
+COLUMNS = ("queue", "messages", "consumers", "since", "type", "class")
+FIT = {"queue": fit.name(12), "type": fit.secondary(7), "class": fit.text(10)}
 
 
 def _num(value: int | None) -> str:
@@ -76,7 +80,7 @@ def _type_label(q: QueueInfo) -> Any:
 
 
 def _since(q: QueueInfo) -> str:
-    return "" if q.stuck_since is None else q.stuck_since.astimezone().strftime("%H:%M:%S")
+    return "" if q.stuck_since is None else clock_time(q.stuck_since.timestamp())
 
 
 ATTENTION_OVER = 100  # more queues than this: by default only those worth attention (`a` shows all)
@@ -126,63 +130,86 @@ def queue_rows(snapshot: RabbitSnapshot, findings: Iterable[Finding] = (), *, sh
             consumers_cell: Any = safe_text(consumers, style="bold red" if sev == "critical" else "yellow")
         else:
             consumers_cell = consumers
-        rows.append((f"{q.vhost}\x1f{q.name}", (name, _class_label(q), _type_label(q), _num(q.messages),
-                                                 consumers_cell, _since(q))))
+        rows.append((f"{q.vhost}\x1f{q.name}", (name, _num(q.messages), consumers_cell, _since(q), _type_label(q),
+                                                 _class_label(q))))
     return rows
 
 
-def _node_part(n: NodeInfo) -> str:
+def _node_healthy(n: NodeInfo) -> bool:
+    """Running, no alarm, not draining, not partitioned, file descriptors under 90 %."""
+    fd_high = n.fd_used is not None and bool(n.fd_total) and n.fd_used / (n.fd_total or 1) >= 0.9
+    return (n.running is True and not n.being_drained and not n.mem_alarm and not n.disk_free_alarm
+            and not n.partitions and not fd_high)
+
+
+def _node_part(n: NodeInfo, *, brief: bool = False) -> str:
+    """brief: only what is wrong (no "running" beside an alarm, fd only when high, memory only with its alarm)."""
     name = escape(n.name)
     if n.running is False:
         return f"[bold red]{name} DOWN[/]"
-    bits = [f"[b]{name}[/b] " + ("[green]running[/]" if n.running else "[yellow]state ?[/]")]
+    alarms = [r for r, on in (("memory", n.mem_alarm), ("disk", n.disk_free_alarm)) if on]
+    problem = bool(alarms or n.partitions or n.being_drained)
+    state = "[green]running[/]" if n.running else "[yellow]state ?[/]"
+    bits = [f"[b]{name}[/b]" if brief and problem and n.running else f"[b]{name}[/b] {state}"]
     if n.being_drained:
         bits.append("[yellow]DRAINING[/]")
-    alarms = [r for r, on in (("memory", n.mem_alarm), ("disk", n.disk_free_alarm)) if on]
     if alarms:
         bits.append(f"[bold red]{' + '.join(alarms).upper()} ALARM[/]")
     if n.partitions:
         bits.append(f"[bold red]PARTITIONED from {escape(', '.join(n.partitions))}[/]")
-    if n.fd_used is not None or n.fd_total is not None:
+    fd_high = n.fd_used is not None and bool(n.fd_total) and n.fd_used / (n.fd_total or 1) >= 0.9
+    if (n.fd_used is not None or n.fd_total is not None) and (fd_high or not brief):
         fd = f"fd {_num(n.fd_used)}/{_num(n.fd_total)}"
-        if n.fd_used is not None and n.fd_total and n.fd_used / n.fd_total >= 0.9:
-            fd = f"[yellow]{fd}[/]"
-        bits.append(fd)
-    if n.sockets_used is not None and n.sockets_total:  # RabbitMQ 4 counts no sockets: nothing to show
+        bits.append(f"[yellow]{fd}[/]" if fd_high else fd)
+    if n.sockets_used is not None and n.sockets_total and not brief:  # RabbitMQ 4 counts no sockets: not shown
         bits.append(f"sockets {_num(n.sockets_used)}/{_num(n.sockets_total)}")
-    if n.mem_used is not None:
+    if n.mem_used is not None and (n.mem_alarm or not brief):
         bits.append(f"mem {_bytes(n.mem_used)}/{_bytes(n.mem_limit)}")
     return " ".join(bits)
 
 
-def status_line(snapshot: RabbitSnapshot) -> str:
-    """Console markup: nodes (running, alarms, partitions, fd use), live alarms, queue counts."""
-    parts = [_node_part(n) for n in snapshot.nodes] or ["[yellow]no node information[/]"]
+def status_line(snapshot: RabbitSnapshot, *, brief: bool = False) -> str:
+    """Console markup: nodes (running, alarms, partitions, fd use), live alarms, queue counts. brief (a narrow
+    pane): what is wrong with a node only, the healthy ones counted ("+2 running"), no version, fewer words."""
+    if brief:
+        healthy = [n for n in snapshot.nodes if _node_healthy(n)]
+        parts = [_node_part(n, brief=True) for n in snapshot.nodes if not _node_healthy(n)]
+        if len(healthy) == 1 and not parts:
+            parts.append(_node_part(healthy[0], brief=True))
+        elif healthy:
+            parts.append(f"{'+' if parts else ''}{len(healthy)} [green]running[/]")
+        parts = parts or ["[yellow]no node information[/]"]
+    else:
+        parts = [_node_part(n) for n in snapshot.nodes] or ["[yellow]no node information[/]"]
     noded = {(n.name, r) for n in snapshot.nodes for r, on in (("memory", n.mem_alarm), ("disk", n.disk_free_alarm))
              if on}
     live = [a for a in snapshot.alarms if (a.node, a.resource) not in noded]
     if live:
         parts.append("[bold red]" + escape(", ".join(f"{a.resource.upper()} ALARM on {a.node}" for a in live))
                      + "[/]")
-    elif snapshot.alarms_checked and not noded:
+    elif snapshot.alarms_checked and not noded and not brief:
         parts.append("no alarms")
     idle = sum(1 for q in snapshot.queues if q.no_consumer_with_messages)
     total = len(snapshot.queues)
     queues = f"{total:,} queue{'s' if total != 1 else ''}"
     if idle:
-        queues += f", [bold]{idle} with messages and no consumer[/b]"
+        queues += f", [bold]{idle} with {'no consumer' if brief else 'messages and no consumer'}[/b]"
     parts.append(queues)
-    if snapshot.rabbitmq_version:
+    if snapshot.rabbitmq_version and not brief:
         parts.append(f"v{escape(snapshot.rabbitmq_version)}")
     if snapshot.confirm_error:
         parts.append(f"[yellow]live check off: {escape(snapshot.confirm_error)}[/]")
-    return "  ·  ".join(parts)
+    return (BRIEF_SEPARATOR if brief else SEPARATOR).join(parts)
+
+
+SEPARATOR, BRIEF_SEPARATOR = "  ·  ", " · "
 
 
 class RabbitMQPane(SourcePane):
     SOURCE = "rabbitmq"
     TITLE = "RabbitMQ"
     COLUMNS = COLUMNS
+    FIT = FIT
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -203,11 +230,13 @@ class RabbitMQPane(SourcePane):
             super().render_snapshot(snapshot, obs)
             return
         rows = queue_rows(snapshot, obs.findings, show_all=self.show_all)
-        line = status_line(snapshot)
+        view, brief = "", ""
         if len(rows) < len(snapshot.queues):
-            line += f"  ·  showing {len(rows):,} worth attention (a: all)"
+            view = f"{SEPARATOR}showing {len(rows):,} worth attention (a: all)"
+            brief = f"{BRIEF_SEPARATOR}{len(rows):,} shown (a: all)"
         elif self.show_all and len(snapshot.queues) > ATTENTION_OVER:
-            line += "  ·  showing all (a: attention only)"
-        self.set_message(line)
+            view = f"{SEPARATOR}showing all (a: attention only)"
+            brief = f"{BRIEF_SEPARATOR}all shown (a: attention)"
+        self.set_fitting_message(status_line(snapshot) + view, status_line(snapshot, brief=True) + brief)
         if self.table is not None:
             self.table.sync(rows)

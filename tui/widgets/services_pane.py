@@ -21,6 +21,7 @@ from tui.freshness import coarse_age, human_age
 from tui.models.observation import Observation
 from tui.safetext import escape
 from tui.safetext import text as safe_text
+from tui.widgets import column_fit as fit
 from tui.widgets.drilldown import DrillDown
 from tui.widgets.source_pane import SourcePane
 
@@ -31,6 +32,10 @@ if TYPE_CHECKING:  # models and rules are imported where used: ~20 ms of CPU bef
 # state and heartbeat right after the host: in a half-width pane (two panes side by side at 160 columns) the
 # columns after them are cut first, and these two are what the on-call engineer reads
 COLUMNS = ("binary", "host", "state", "heartbeat", "status", "zone", "reason")
+# names and free text give up width first (tui.widgets.column_fit); the state column shrinks only into its
+# section-header counts ("14, 13 down" stays whole); the heartbeat (a countdown) is never cut
+FIT = {"binary": fit.name(14), "host": fit.name(10), "state": fit.secondary(11), "status": fit.secondary(8),
+       "zone": fit.secondary(6), "reason": fit.text(12)}
 STATE_STYLE = {"down": "bold red", "late": "yellow", "up": "green"}
 
 
@@ -220,6 +225,7 @@ class ServicesPane(SourcePane):
     SOURCE = "services"
     TITLE = "control plane"
     COLUMNS = COLUMNS
+    FIT = FIT
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)

@@ -7,9 +7,11 @@ KeyedTable (self.table) that `/` filters and `enter` drills into.
 
 from __future__ import annotations
 
+import io
 import time
 from typing import Any, ClassVar
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
@@ -18,10 +20,29 @@ from tui.freshness import freshness
 from tui.models.observation import Observation
 from tui.safetext import escape
 from tui.tablediff import RowFilter
+from tui.widgets.column_fit import ColumnRule
 from tui.widgets.keyed_table import KeyedTable
 from tui.widgets.observed import Observed, keys_first, superseded
 
 LEVELS = ("ok", "stale", "error", "loading", "off")
+MESSAGE_LINES = 2  # a pane's status line in up to this many lines, else its brief form: rows stay in view
+
+
+_MEASURE: list[Any] = []  # one Console to measure with (building one per call costs more than the wrap)
+
+
+def lines_needed(markup: str | Text, width: int) -> int:
+    """How many lines a Textual markup string (or a Text) wraps to in `width` cells."""
+    if width <= 0:
+        return 1
+    from textual.content import Content
+
+    if not _MEASURE:
+        from rich.console import Console
+
+        _MEASURE.append(Console(width=200, color_system=None, file=io.StringIO()))
+    text = markup if isinstance(markup, Text) else Text(Content.from_markup(markup).plain)
+    return len(text.wrap(_MEASURE[0], width))
 DIMMING = {"stale", "error"}  # the classes a rule under the pane depends on (DEFAULT_CSS: the table's opacity)
 
 
@@ -34,6 +55,9 @@ class SourcePane(Vertical, can_focus=False):
     # Columns whose changes are meaningful enough to flash once (never ages). Panes may override.
     HIGHLIGHT: ClassVar[tuple[str, ...]] = ("status", "state", "task_state", "consumers", "reachable", "ready",
                                             "alive", "severity")
+    # The columns that give up width when the pane is narrow (names, free text), cut with "…" down to their
+    # floor; the others keep their width (tui.widgets.column_fit). COLUMNS are listed in priority order.
+    FIT: ClassVar[dict[str, ColumnRule]] = {}
 
     DEFAULT_CSS = """
     SourcePane { border: round $panel-lighten-2; height: 1fr; }
@@ -81,7 +105,7 @@ class SourcePane(Vertical, can_focus=False):
 
     def compose_body(self) -> ComposeResult:
         if self.COLUMNS:
-            self.table = KeyedTable(self.COLUMNS, highlight=self.HIGHLIGHT, id=f"{self.SOURCE}-table")
+            self.table = KeyedTable(self.COLUMNS, highlight=self.HIGHLIGHT, fit=self.FIT, id=f"{self.SOURCE}-table")
             yield self.table
 
     def not_configured_text(self) -> str:
@@ -100,6 +124,10 @@ class SourcePane(Vertical, can_focus=False):
         self.refresh_freshness(self._now())
 
     def set_message(self, text: str) -> None:
+        self._message_forms: tuple[str, str] | None = None
+        self._show_message(text)
+
+    def _show_message(self, text: str) -> None:
         if text == getattr(self, "_message_text", None):
             return  # Static.update re-lays out and repaints the pane even for the same text (every poll)
         self._message_text = text
@@ -109,6 +137,21 @@ class SourcePane(Vertical, can_focus=False):
             message.update(text, layout=False)
             if not width or message.get_content_height(self.size, self.app.size, width) != height:
                 message.refresh(layout=True)
+
+    def set_fitting_message(self, full: str, brief: str) -> None:
+        """The status line: `full` when it fits in MESSAGE_LINES at the pane's width, else `brief` (again on
+        every resize): at 120x34 a line wrapped to 7 lines left the pane no row."""
+        self._message_forms = (full, brief)
+        self._show_message(self._fitting_message(full, brief))
+
+    def _fitting_message(self, full: str, brief: str) -> str:
+        width = self.size.width - 2  # the message's padding
+        return full if width <= 0 or lines_needed(full, width) <= MESSAGE_LINES else brief
+
+    def on_resize(self) -> None:
+        forms = getattr(self, "_message_forms", None)
+        if forms is not None:
+            self._show_message(self._fitting_message(*forms))
 
     async def on_observed(self, message: Observed) -> None:
         await keys_first(self)

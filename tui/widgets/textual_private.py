@@ -190,8 +190,12 @@ PRIVATE: tuple[Private, ...] = (
             _attribute("textual.widgets._data_table", "RowKey", type)),
     Private(_TABLE, "_row_locations", "KeyedTable.sync, _ordered_row_keys", "the row order, replaced on a re-order",
             _instance(_table, "_row_locations", None, ("get",))),
-    Private(_TABLE, "_update_count", "KeyedTable.sync", "bumped after a re-order, as DataTable.sort does",
+    Private(_TABLE, "_update_count", "KeyedTable.sync, refit", "bumped after a re-order (as DataTable.sort does) "
+            "and after the column widths change (rendered cells are cached without their width)",
             _instance(_table, "_update_count", int)),
+    Private(_TABLE, "_require_update_dimensions", "KeyedTable.refit", "set after the column widths change: the "
+            "virtual width (sideways scrolling) is recomputed on idle", _instance(_table, "_require_update_dimensions",
+                                                                               bool)),
     Private(_TABLE, "_clear_caches", "KeyedTable._check_restyle", "drop every render cache when more than the "
             "focus changed", _method(_TABLE, "_clear_caches", ("self",))),
     *(Private(_TABLE, cache, "KeyedTable.__init__", "render caches bounded to a few screens' worth (memory of a "

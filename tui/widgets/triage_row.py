@@ -18,34 +18,40 @@ from tui.config import Thresholds
 from tui.models.observation import Observation
 from tui.safetext import clean
 from tui.widgets.observed import AllObserved, keys_first, latest_observations
-from tui.widgets.source_pane import SourcePane
+from tui.widgets.source_pane import SourcePane, lines_needed
 
 if TYPE_CHECKING:  # the rules are imported where used: ~20 ms of CPU before the first paint otherwise
     from tui.models.triage import TriageSummary
 
 LEVEL_STYLE = {"ok": "green", "warning": "yellow", "critical": "bold red", "unknown": "dim"}
 SEPARATOR = "  │  "
+BRIEF_SEPARATOR = " │ "
+FULL_LINES = 3  # the whole row in up to this many lines; else the brief form (up to BRIEF_LINES)
+BRIEF_LINES = 5
 
 
-def render_summary(summary: TriageSummary) -> Text:
+def render_summary(summary: TriageSummary, *, brief: bool = False) -> Text:
+    """The row; brief: ok cells in a word, reassurances left out, narrower separators (rules.triage.brief_text)."""
     text = Text(no_wrap=False, overflow="fold")
     same = {c.text for c in summary.cells}
     if len(same) == 1 and summary.worst == "unknown":  # nothing to tell apart: say it once
         text.append("triage ", style="bold")
         text.append(f"{clean(same.pop())}: catalog, services, RabbitMQ, Galera", style="dim")
         return text
+    if brief:
+        from tui.rules.triage import brief_text
     for i, cell in enumerate(summary.cells):
         if i:
-            text.append(SEPARATOR, style="dim")
+            text.append(BRIEF_SEPARATOR if brief else SEPARATOR, style="dim")
         text.append(clean(cell.label) + " ", style="bold")
-        text.append(clean(cell.text), style=LEVEL_STYLE.get(cell.level, ""))
+        text.append(clean(brief_text(cell) if brief else cell.text), style=LEVEL_STYLE.get(cell.level, ""))
     return text
 
 
 class TriageRow(Static):
     """Feed it with show_all(app.observations), or post AllObserved, after every observation."""
 
-    DEFAULT_CSS = "TriageRow { height: auto; max-height: 3; padding: 0 1; background: $boost; }"
+    DEFAULT_CSS = "TriageRow { height: auto; max-height: 5; padding: 0 1; background: $boost; }"
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__("triage: waiting for the first poll", **kwargs)
@@ -103,4 +109,19 @@ class TriageRow(Static):
         shown = tuple((c.line, c.level) for c in summary.cells)
         if shown != self._shown:
             self._shown = shown
-            self.update(render_summary(summary))
+            self._render_fitting()
+
+    def on_resize(self) -> None:
+        if self.summary is not None:
+            self._render_fitting(only_if_changed=True)
+
+    def _render_fitting(self, *, only_if_changed: bool = False) -> None:
+        """The whole row when it fits in FULL_LINES at this width, else its brief form: never cut."""
+        assert self.summary is not None
+        text = render_summary(self.summary)
+        width = self.size.width
+        brief = bool(width) and lines_needed(text, width) > FULL_LINES
+        if only_if_changed and brief == getattr(self, "brief", None):
+            return
+        self.brief = brief
+        self.update(render_summary(self.summary, brief=True) if brief else text)

@@ -52,7 +52,7 @@ async def test_stopped_compute_row_first(vb, amqp):
             t = pane.table
             if t is None or t.row_count != 2 or t.shown_keys[0] != f"{vb.vhost}\x1fcompute.compute-02":
                 return False
-            return str(t.get_row(t.shown_keys[0])[4]) == "0" and t.get_row(t.shown_keys[0])[5] != ""
+            return str(t.get_row(t.shown_keys[0])[2]) == "0" and t.get_row(t.shown_keys[0])[3] != ""  # consumers, since
 
         await _until(pilot, stuck_first, "compute-02 first with 0 consumers", tries=750)
         msg = str(pane.query_one(".pane-message").render())
