@@ -26,8 +26,11 @@ from tui import clouds as cloudset
 from tui import commands, gcpolicy, sources
 from tui.collectors.base import Collector
 from tui.config import Config
-from tui.freshness import TIME_ZONE, freshness
+from tui.freshness import TIME_ZONE, clock_time, freshness
+from tui.models.finding import Finding
 from tui.models.observation import Observation
+from tui.models.silence import DEFAULT_S as SILENCE_DEFAULT_S
+from tui.models.silence import Silences
 from tui.recorder import Recorder
 from tui.runner import CollectorRunner
 from tui.safetext import clean, escape
@@ -100,6 +103,9 @@ class StacktopApp(App[None]):
         Binding("colon", "command", "Command", priority=True, tooltip="command mode (:host NAME, :server ID, ...)"),
         Binding("n", "note", "Note", priority=True,
                 tooltip="write a note on the selected row (or the session) to the journal"),
+        Binding("x", "silence", "Silence", show=False,
+                tooltip="silence the selected finding for an hour (:silence 30m picks the time; X lifts it)"),
+        Binding("X", "unsilence", "Lift silence", show=False, tooltip="lift the selected finding's silence"),
         Binding("c", "next_cloud", "Next cloud", show=False,
                 tooltip="switch to the next cloud (:cloud NAME picks one)"),
         # app-level (not per pane) so the footer is the same whichever pane has focus: a footer that changes
@@ -478,7 +484,61 @@ class StacktopApp(App[None]):
         now = self.clock()
         slow = self.config.ui.inactive_cloud_interval
         return [cloudset.badge(s.name, s.observations, now, s.intervals(None if s.name == self.active_cloud else slow),
-                               active=s.name == self.active_cloud) for s in self.clouds.values()]
+                               active=s.name == self.active_cloud, silences=s.silences) for s in self.clouds.values()]
+
+    # ----- silences ------------------------------------------------------------------------------------
+    @property
+    def silences(self) -> Silences:
+        """The silenced findings of the cloud on screen."""
+        return self.clouds[self.active_cloud].silences
+
+    def selected_finding(self) -> Finding | None:
+        """The finding `x` / `X` act on: the finding screen's, else the findings pane's highlighted row."""
+        finding = getattr(self.screen, "finding", None)
+        if isinstance(finding, Finding):
+            return finding
+        pane = self.active_pane()
+        return pane.selected() if isinstance(pane, FindingsPane) else None
+
+    def silence_selected(self, seconds: float = SILENCE_DEFAULT_S) -> None:
+        """Silence the selected finding for `seconds`: dimmed in the pane, left out of the badge, the header's
+        counts and the toasts; written to the journal."""
+        finding = self.selected_finding()
+        if finding is None:
+            self.notify("x silences a finding: select one in the findings pane (or open it)", severity="warning")
+            return
+        now = self.clock()
+        until = now + seconds
+        self.silences.add(finding.key, until)
+        self._after_silence_change()
+        until_text = clock_time(until)
+        if self.recorder is not None:
+            self.recorder.silence(finding.kind, finding.subject, severity=finding.severity, for_s=seconds,
+                                  until=until)
+        self.notify(f"silenced until {until_text} {TIME_ZONE}: {finding.kind} {finding.subject} (X lifts it)",
+                    timeout=3)
+
+    def unsilence_selected(self) -> None:
+        finding = self.selected_finding()
+        if finding is None or not self.silences.remove(finding.key):
+            self.notify("X lifts a silence: select a silenced finding", severity="warning")
+            return
+        self._after_silence_change()
+        if self.recorder is not None:
+            self.recorder.unsilence(finding.kind, finding.subject)
+        self.notify(f"silence lifted: {finding.kind} {finding.subject}", timeout=3)
+
+    def _after_silence_change(self) -> None:
+        for pane in self.panes:
+            if isinstance(pane, FindingsPane):
+                pane.show_all(pane.by_source)
+        self._refresh_topbar()
+
+    def action_silence(self) -> None:
+        self.silence_selected()
+
+    def action_unsilence(self) -> None:
+        self.unsilence_selected()
 
     def _topbar_text(self) -> str:
         if len(self.clouds) > 1:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from tui.config import Config
 from tui.models.observation import Observation
+from tui.models.silence import Silences
 from tui.runner import CollectorRunner
 from tui.safetext import escape
 
@@ -28,6 +29,7 @@ class CloudState:
     config: Config
     runners: dict[str, CollectorRunner] = field(default_factory=dict)
     observations: dict[str, Observation] = field(default_factory=dict)
+    silences: Silences = field(default_factory=Silences)  # findings acknowledged for a while (`x`)
 
     def intervals(self, slow: float | None = None) -> dict[str, float]:
         """Each running source's poll interval (no faster than `slow` for a cloud not on screen)."""
@@ -56,14 +58,17 @@ class Badge:
 
 
 def badge(name: str, observations: Mapping[str, Observation], now: float, intervals: Mapping[str, float],
-          *, active: bool = False) -> Badge:
-    """The cloud's worst finding severity over its sources' latest observations, and whether any is stale."""
+          *, active: bool = False, silences: Silences | None = None) -> Badge:
+    """The cloud's worst finding severity over its sources' latest observations (silenced findings left out),
+    and whether any is stale."""
     level = "waiting" if not observations else "ok"
     stale = False
     for source, obs in observations.items():
         if obs.is_stale(now, intervals.get(source, DEFAULT_INTERVAL)) or obs.ok_at is None:
             stale = True
         for finding in obs.findings:
+            if silences is not None and silences.silenced(finding, now):
+                continue
             if finding.severity == "critical":
                 level = "critical"
             elif finding.severity == "warning" and level != "critical":

@@ -36,3 +36,14 @@ def show_help(app: Any, args: list[str], name: str = "") -> None:
 
 def quit_app(app: Any, args: list[str], name: str = "") -> None:
     app.exit()
+
+
+def silence(app: Any, args: list[str], name: str = "") -> None:
+    from tui.models.silence import DEFAULT_S, parse_duration
+
+    try:
+        seconds = parse_duration(args[0]) if args else DEFAULT_S
+    except ValueError as exc:
+        app.notify(f":silence {exc}", severity="warning")
+        return
+    app.silence_selected(seconds)

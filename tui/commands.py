@@ -50,6 +50,8 @@ COMMANDS: list[Command] = [
             "tui.screens.trace:trace_request", args="REQUEST_ID"),
     Command("cloud", "switch to cloud NAME (c cycles)", "tui.command_handlers:switch_cloud",
             args="NAME"),
+    Command("silence", "silence the selected finding for DURATION (30m, 2h, 1d; default 1h; X lifts it)",
+            "tui.command_handlers:silence", args="[DURATION]"),
     Command("help", "show every key and command", "tui.command_handlers:show_help"),
     Command("q", "quit stacktop", "tui.command_handlers:quit_app", aliases=("quit",)),
 ]

@@ -92,6 +92,11 @@ def _describe(event: dict[str, Any]) -> str:
         return f"NOTE ({_plain_key(str(event.get('subject')))}): {event.get('text')}"
     if kind == "exercise":
         return f"exercise {event.get('name')}: {event.get('summary', '')}"
+    if kind == "silence":
+        return (f"silenced {event.get('kind')} {event.get('subject')} ({event.get('severity')}) for "
+                f"{event.get('for_s')} s, until {event.get('until')}")
+    if kind == "unsilence":
+        return f"silence lifted: {event.get('kind')} {event.get('subject')}"
     if kind == "cloud_switched":
         return f"switched to cloud {event.get('cloud')} (from {event.get('from')})"
     return str(kind)
@@ -149,6 +154,10 @@ def to_markdown(journal: str | Path, events: list[dict[str, Any]] | None = None,
     note_lines = [f"- {_time(n.get('ts'))} ({_cell(_plain_key(str(n.get('subject'))))}): {_cell(n.get('text'))}"
                   for n in notes]
     lines += note_lines or ["(none)"]
+    silences = [e for e in events if e.get("type") in ("silence", "unsilence")]
+    if silences:
+        lines += ["", "## Silenced findings", ""]
+        lines += [f"- {_time(e.get('ts'))}: {_cell(_describe(e))}" for e in silences]
     lines += ["", "## Findings", "", "| raised | cleared | severity | kind | subject | summary | next step |",
               "| --- | --- | --- | --- | --- | --- | --- |"]
     for row in findings_table(events):

@@ -392,6 +392,16 @@ class Recorder:
         self.journal.write(self._tag({"type": "note", "text": text, "subject": subject or "session",
                                       "source": source}))
 
+    def silence(self, kind: str, subject: str, *, severity: str, for_s: float, until: float) -> None:
+        """A finding acknowledged (`x`) until the epoch `until`: the review sees what was silenced, when."""
+        self.journal.write(self._tag({"type": "silence", "kind": kind, "subject": subject, "severity": severity,
+                                      "for_s": round(for_s),
+                                      "until": datetime.fromtimestamp(until, UTC).isoformat()}))
+
+    def unsilence(self, kind: str, subject: str) -> None:
+        """A silence lifted before its end (`X`)."""
+        self.journal.write(self._tag({"type": "unsilence", "kind": kind, "subject": subject}))
+
     def screenshot(self, path: str) -> None:
         """A screenshot the engineer took (palette), saved beside the journal: the export links it."""
         self.journal.write(self._tag({"type": "screenshot", "path": path}))

@@ -15,7 +15,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import ClassVar
 
 from rich.text import Text
@@ -23,6 +23,7 @@ from rich.text import Text
 from tui.freshness import clock_time
 from tui.models.finding import SEVERITY_ORDER, Finding
 from tui.models.observation import Observation
+from tui.models.silence import Silences
 from tui.safetext import text as safe_text
 from tui.widgets import column_fit as fit
 from tui.widgets.column_fit import ColumnRule
@@ -59,15 +60,27 @@ def dedupe(findings: Iterable[Finding]) -> list[Finding]:
 
 
 def finding_rows(findings: Iterable[Finding], first_seen: dict[Key, float] | None = None,
-                 now: float | None = None) -> list[tuple[str, tuple[object, ...]]]:
+                 now: float | None = None, silenced: Mapping[Key, float] | None = None
+                 ) -> list[tuple[str, tuple[object, ...]]]:
+    """Rows of the findings table; a silenced finding (silenced: key -> until) is dimmed, last, and its `since`
+    says until when."""
     rows = []
+    quiet = []
     for f in dedupe(findings):
         seen = None if first_seen is None or now is None else first_seen.get(f.key)
         since = "" if seen is None else clock_time(seen)
+        until = silenced.get(f.key) if silenced else None
+        if until is not None:
+            quiet.append((row_key(f), (Text(f"{f.severity.upper()} (silenced)", style="dim"),
+                                       safe_text(f.kind, style="dim"), safe_text(shorten(f.subject, SUBJECT_WIDTH),
+                                                                                 style="dim"),
+                                       safe_text(f.summary, style="dim"), safe_text(f.next_step, style="dim"),
+                                       Text(f"silenced to {clock_time(until)}", style="dim"))))
+            continue
         kind = safe_text(f.kind, style="bold") if f.kind.startswith("triage.") else f.kind
         rows.append((row_key(f), (Text(f.severity.upper(), style=SEVERITY_STYLE[f.severity]), kind,
                                   shorten(f.subject, SUBJECT_WIDTH), f.summary, f.next_step, since)))
-    return rows
+    return rows + quiet
 
 
 class FindingsPane(SourcePane):
@@ -87,6 +100,7 @@ class FindingsPane(SourcePane):
         self.findings: list[Finding] = []
         self.hints: list[Finding] = []
         self.first_seen: dict[Key, float] = {}
+        self.silenced: dict[Key, float] = {}  # the cloud on screen's silences in force: key -> until
         self._critical_seen: dict[Key, float] = {}
         self._pending_toast: dict[Key, Finding] = {}
         self.toasts: list[str] = []  # what was toasted (tests, the curious)
@@ -111,10 +125,15 @@ class FindingsPane(SourcePane):
                 del self.first_seen[key]
         for key in present:
             self.first_seen.setdefault(key, now)
+        self.silenced = self._silences(now)
         self._toast_new_criticals(now)
         self._sync(now)
-        counts = {s: sum(1 for f in self.findings if f.severity == s) for s in ("critical", "warning", "info")}
+        loud = [f for f in self.findings if f.key not in self.silenced]
+        counts = {s: sum(1 for f in loud if f.severity == s) for s in ("critical", "warning", "info")}
         text = "No findings." if not self.findings else "  ".join(f"{n} {s}" for s, n in counts.items() if n)
+        quiet = len(self.findings) - len(loud)
+        if quiet:
+            text = (text + "  ·  " if loud else "") + f"{quiet} silenced (X lifts)"
         if self.hints:
             text += f"  ·  {len(self.hints)} triage hint{'s' if len(self.hints) != 1 else ''} (likely causes) first"
         self.set_message(text)
@@ -139,12 +158,17 @@ class FindingsPane(SourcePane):
             self.table.reset()
         self.show_all(observations)
 
+    def _silences(self, now: float) -> dict[Key, float]:
+        """The cloud on screen's silences in force (key -> until); none outside a StacktopApp."""
+        silences = getattr(self.app, "silences", None)
+        return silences.active(now) if isinstance(silences, Silences) else {}
+
     def _sync(self, now: float) -> None:
         if self.table is not None:
-            self.table.sync(finding_rows(self.findings, self.first_seen, now))
+            self.table.sync(finding_rows(self.findings, self.first_seen, now, self.silenced))
 
     def _toast_new_criticals(self, now: float) -> None:
-        critical = [f for f in self.findings if f.severity == "critical"]
+        critical = [f for f in self.findings if f.severity == "critical" and f.key not in self.silenced]
         new = [f for f in critical if now - self._critical_seen.get(f.key, -1e18) > TOAST_FORGET_S]
         for f in critical:
             self._critical_seen[f.key] = now
@@ -159,7 +183,7 @@ class FindingsPane(SourcePane):
             self.set_timer(TOAST_GATHER_S, self._flush_toast)
 
     def _flush_toast(self) -> None:
-        present = {f.key: f for f in self.findings if f.severity == "critical"}
+        present = {f.key: f for f in self.findings if f.severity == "critical" and f.key not in self.silenced}
         new = [present[k] for k in self._pending_toast if k in present]
         self._pending_toast = {}
         if not new:
