@@ -10,20 +10,16 @@ from typing import Any
 
 import pytest
 
+from tests.testbed.sim_instances import sim_instances
 from tests.testbed.wait import until_pilot
 from tui.app import StacktopApp
-from tui.collectors.instances import InstancesCollector
 from tui.config import Config
 from tui.models.finding import Finding
 from tui.models.instances import InstancesSnapshot
-from tui.openstack import connect
 from tui.screens.instance import InstanceScreen
 from tui.sim import start_demo
 from tui.sim.demo import Demo
 from tui.widgets.instances_pane import InstancesPane
-
-STUCK = {"scheduling": 120.0, "networking": 300.0, "block_device_mapping": 180.0, "spawning": 20.0,
-         "deleting": 300.0, "default": 1800.0}
 
 
 @pytest.fixture
@@ -36,17 +32,6 @@ def demo() -> Iterator[Demo]:
         d.stop()
 
 
-class SimClockCollector(InstancesCollector):
-    """The runner evaluates rules at the wall clock; the manual sim clock is ahead of it: use the sim's."""
-
-    def findings(self, snapshot: InstancesSnapshot, now: datetime) -> list[Finding]:
-        return super().findings(snapshot, self._clock())
-
-
-def collector_for(demo: Demo) -> InstancesCollector:
-    cfg = demo.config().openstack
-    return SimClockCollector(cfg, client_factory=lambda: connect(cfg), clock=demo.now, stuck=STUCK,
-                              interval=0.2, timeout=10)
 
 
 async def until(pilot: Any, probe: Callable[[], Any], what: str, timeout: float = 30.0) -> Any:
@@ -71,7 +56,7 @@ def snapshot_of(app: StacktopApp) -> InstancesSnapshot | None:
 
 
 async def test_attention_view_toggle_build_states_in_place_stuck_and_compute_down(demo: Demo) -> None:
-    collector = collector_for(demo)
+    collector = sim_instances(demo)
     app = StacktopApp(Config(), collectors=[collector], clock=lambda: demo.clock.time())
     async with app.run_test(size=(160, 48)) as pilot:
         pane = app.query_one("#pane-instances", InstancesPane)
@@ -143,7 +128,7 @@ async def test_attention_view_toggle_build_states_in_place_stuck_and_compute_dow
 
 
 async def test_error_server_row_and_leaves_view_when_deleted(demo: Demo) -> None:
-    collector = collector_for(demo)
+    collector = sim_instances(demo)
     app = StacktopApp(Config(), collectors=[collector], clock=lambda: demo.clock.time())
     async with app.run_test(size=(160, 48)) as pilot:
         pane = app.query_one("#pane-instances", InstancesPane)
@@ -199,7 +184,7 @@ def test_rows_order_marks_and_status_line() -> None:
 async def test_instance_screen_says_since_when_and_on_what_basis(demo: Demo) -> None:
     """Question 2 gives the task_state's age with its start and basis: the dashboard's own observation when it
     saw this state, else nova's updated_at (refresh paused: the state changed since the last poll)."""
-    collector = collector_for(demo)
+    collector = sim_instances(demo)
     app = StacktopApp(Config(), collectors=[collector], clock=lambda: demo.clock.time())
     async with app.run_test(size=(160, 48)) as pilot:
         await until(pilot, lambda: snapshot_of(app) is not None, "the first poll")
@@ -242,7 +227,6 @@ def test_the_attention_view_and_status_line_from_the_snapshots_attention_subset(
     outside the subset still shows it."""
     from datetime import UTC, timedelta
 
-    from tui.models.finding import Finding
     from tui.models.instances import Fault, Server
     from tui.rules.stuck import instance_error, instance_findings, instance_stuck, worth_attention
     from tui.widgets.instances_pane import instance_rows, status_line

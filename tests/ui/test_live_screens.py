@@ -7,19 +7,17 @@ from __future__ import annotations
 import io
 import re
 from collections.abc import Callable, Iterator
-from datetime import datetime
 from typing import Any
 
 import pytest
 from rich.console import Console
 
+from tests.testbed.sim_instances import sim_instances
 from tests.testbed.wait import until_pilot
 from tui.app import StacktopApp
-from tui.collectors.instances import InstancesCollector
 from tui.collectors.services import ServicesCollector
 from tui.config import Config
 from tui.freshness import utc_clock_time
-from tui.models.finding import Finding
 from tui.models.instances import InstancesSnapshot
 from tui.openstack import connect
 from tui.screens.finding import FindingScreen
@@ -29,9 +27,6 @@ from tui.sim import start_demo
 from tui.sim.demo import Demo
 from tui.widgets.findings_pane import FindingsPane
 from tui.widgets.read_at import ReadAtLine
-
-STUCK = {"scheduling": 120.0, "networking": 300.0, "block_device_mapping": 180.0, "spawning": 20.0,
-         "deleting": 300.0, "default": 1800.0}
 
 
 @pytest.fixture
@@ -44,17 +39,6 @@ def demo() -> Iterator[Demo]:
         d.stop()
 
 
-class SimClockInstances(InstancesCollector):
-    """Rules evaluated on the manual sim clock (the runner passes the wall clock's)."""
-
-    def findings(self, snapshot: InstancesSnapshot, now: datetime) -> list[Finding]:
-        return super().findings(snapshot, self._clock())
-
-
-def instances_collector(demo: Demo) -> InstancesCollector:
-    cfg = demo.config().openstack
-    return SimClockInstances(cfg, client_factory=lambda: connect(cfg), clock=demo.now, stuck=STUCK,
-                             interval=0.2, timeout=10)
 
 
 async def until(pilot: Any, probe: Callable[[], Any], what: str, timeout: float = 30.0) -> Any:
@@ -79,7 +63,7 @@ async def test_instance_screen_follows_its_host_dying_and_says_stale_when_the_so
         sid = demo.engine.boot("canary", demo.engine.projects[0], "m1.small", host=host,
                                durations=(1.0, 1.0, 1.0, 600.0)).id
     demo.advance(5)  # the canary is spawning on a healthy host
-    app = StacktopApp(Config(), collectors=[instances_collector(demo)], clock=lambda: demo.clock.time())
+    app = StacktopApp(Config(), collectors=[sim_instances(demo)], clock=lambda: demo.clock.time())
     async with app.run_test(size=(160, 48)) as pilot:
         def seen() -> Any:
             obs = app.observations.get("instances")
@@ -147,7 +131,7 @@ async def test_instance_screen_copies_its_ids_and_says_when_the_server_is_gone(d
         sid = demo.engine.boot("canary", demo.engine.projects[0], "m1.small", host=demo.engine.hosts[0].name,
                                durations=(1.0, 1.0, 1.0, 600.0)).id
     demo.advance(5)
-    app = StacktopApp(Config(), collectors=[instances_collector(demo)], clock=lambda: demo.clock.time())
+    app = StacktopApp(Config(), collectors=[sim_instances(demo)], clock=lambda: demo.clock.time())
     async with app.run_test(size=(160, 48)) as pilot:
         await until(pilot, lambda: app.observations.get("instances") is not None, "the first poll")
         app.run_command(f"server {sid}")
