@@ -437,3 +437,20 @@ def test_all_ovn_controllers_down_is_one_fleet_pointing_at_the_southbound_not_ra
     assert (f.kind, f.subject) == ("neutron.fleet_down", "ovn-controller")
     assert "southbound" in f.next_step and "q-reports-plugin" not in f.next_step
     assert f.evidence["follow_the_controller"] == ["neutron-ovn-agent", "neutron-ovn-metadata-agent"]
+
+
+def test_an_old_ovn_heartbeat_is_normal_while_neutron_says_alive() -> None:
+    """The OVN agents' heartbeat only moves when neutron bumps nb_cfg: its age is no verdict, and no countdown."""
+    s = snap(network=[*ovn_agents("compute-01", controller=300, follower=200, metadata=True),
+                      *ovn_agents("compute-02", controller=15, follower=15)])
+    assert services_findings(s, NOW, TH) == []
+    (row, _), = [(r, lv) for r, lv in assess_section(s.network, NOW, TH) if r.host == "compute-01"
+                 and r.binary == "ovn-controller"]
+    live = assess(row, NOW, NOW, 75)
+    assert (live.down, live.late, live.age_s) == (False, False, 300)
+
+
+def test_a_dead_ovn_agent_says_neutron_reports_it_dead_and_its_last_heartbeat() -> None:
+    s = snap(network=[*ovn_agents("compute-01"), *ovn_agents("compute-02", controller=12, controller_alive=False)])
+    (f,) = services_findings(s, NOW, TH)
+    assert "neutron reports it dead" in f.summary and "last heartbeat <1m ago" in f.summary

@@ -8,6 +8,9 @@ The API's own `state` is trusted as well (it is computed with the API's service_
 down when the API says so, when it is forced down, or when its heartbeat is older than our threshold. A
 heartbeat older than LATE_FRACTION of the down time is *late*: the row counts down "down in N s".
 
+Neutron's OVN agents are judged by neutron's own `alive` only: their heartbeat timestamp moves only when
+neutron bumps the OVN nb_cfg, so an old one is normal.
+
 Heartbeat age comes from the API's clock (see tui.models.services), so a skewed stacktop clock does not
 matter; a heartbeat from the future (the service host's clock ahead) is age 0 with the skew kept as evidence.
 
@@ -85,7 +88,10 @@ def assess(row: ServiceRow, read_at: datetime | None, now: datetime, down_time: 
     raw = heartbeat_age(row, read_at, now)
     age = None if raw is None else max(0.0, raw)
     skew = 0.0 if raw is None or raw >= 0 else -raw
-    by_heartbeat = age is not None and age > down_time
+    # an OVN agent's heartbeat only moves when neutron bumps nb_cfg (at most every agent_down_time / 2, and
+    # only while someone lists the agents), so its age says nothing by itself: neutron's own verdict counts
+    timed = row.section != "network" or not is_ovn_agent(row)
+    by_heartbeat = timed and age is not None and age > down_time
     api_down = row.state.lower() == "down"
     forced = bool(row.forced_down)
     down = forced or api_down or by_heartbeat
@@ -93,11 +99,13 @@ def assess(row: ServiceRow, read_at: datetime | None, now: datetime, down_time: 
         why = "forced down"
     elif by_heartbeat:
         why = f"no heartbeat for {coarse_age(age)}"  # coarse: shown in the pane, must not tick every poll
+    elif api_down and not timed:
+        why = "neutron reports it dead (its chassis stopped following nb_cfg in the OVN southbound database)"
     elif api_down:
         why = "the API reports it down"
     else:
         why = ""
-    late = not down and age is not None and age > down_time * late_fraction
+    late = timed and not down and age is not None and age > down_time * late_fraction
     remaining = max(0.0, down_time - age) if late and age is not None else None
     return Liveness(age_s=age, down=down, late=late, remaining_s=remaining, skew_s=skew, why=why,
                     down_time=down_time)
