@@ -205,6 +205,7 @@ def fleet_finding(fleet: Fleet, assessed: Sequence[tuple[ServiceRow, Liveness]],
         kind = "neutron.fleet_down"
         if all(is_ovn_agent(r) for r in fleet.rows):
             next_step = OVN_FLEET_NEXT_STEP
+            evidence["ovn"] = True
             with_it = sorted({f.binary for c in fleet.rows for f in (followers or {}).get(c.host, [])})
             if with_it:
                 evidence["follow_the_controller"] = with_it
