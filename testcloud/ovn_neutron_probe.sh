@@ -190,9 +190,12 @@ stop_group() {  # PIDFILE of a session leader (setsid): TERM its group, KILL aft
 
 down() {
   local pid
-  # together: each may take its 10 s
-  stop_group "$N/agent-compute-01/agent.pid" & stop_group "$N/agent-compute-02/agent.pid" &
-  stop_group "$N/gunicorn.pid" & wait
+  # together: each may take its 10 s (wait for these only: after `up` in this shell, MariaDB is a child too)
+  local stoppers=()
+  stop_group "$N/agent-compute-01/agent.pid" & stoppers+=($!)
+  stop_group "$N/agent-compute-02/agent.pid" & stoppers+=($!)
+  stop_group "$N/gunicorn.pid" & stoppers+=($!)
+  wait "${stoppers[@]}"
   if pid="$(alive_pid "$DB/mysqld.pid")"; then kill "$pid"; while kill -0 "$pid" 2>/dev/null; do sleep 0.2; done; fi
   ovn down
 }

@@ -148,13 +148,14 @@ stop_pidfile() {  # PIDFILE: TERM, then KILL after 5 s
 }
 
 down() {
-  local h
+  local h stoppers=()
   for h in "${HOSTS[@]}"; do  # the hosts together: each daemon may take its 5 s
     ( stop_pidfile "$RUN/$h/ovn-controller.pid"
       stop_pidfile "$RUN/$h/ovs-vswitchd.pid"
       stop_pidfile "$RUN/$h/ovsdb-server.pid" ) &
+    stoppers+=($!)
   done
-  wait
+  wait "${stoppers[@]}"
   stop_pidfile "$RUN/central/northd.pid"
   stop_pidfile "$RUN/central/sb.pid"
   stop_pidfile "$RUN/central/nb.pid"
