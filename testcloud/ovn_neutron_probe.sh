@@ -16,15 +16,15 @@
 # Needs the test cloud's venv (`scripts/testcloud up openstack` builds it).
 #
 # Home: ${STACKTOP_OVN_HOME:-${STACKTOP_TESTCLOUD_HOME:-~/.cache/stacktop/testcloud}/ovn}/neutron
-# Env: as testcloud/ovn_probe.sh, and STACKTOP_OVN_NEUTRON_PORT (9697)
+# Env: as testcloud/ovn_probe.sh, and STACKTOP_OVN_NEUTRON_PORT (16696)
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 TESTCLOUD_HOME="${STACKTOP_TESTCLOUD_HOME:-${HOME:-/root}/.cache/stacktop/testcloud}"
 OVN_HOME="${STACKTOP_OVN_HOME:-$TESTCLOUD_HOME/ovn}"
-NB_PORT="${STACKTOP_OVN_NB_PORT:-6641}"
-SB_PORT="${STACKTOP_OVN_SB_PORT:-6642}"
-API_PORT="${STACKTOP_OVN_NEUTRON_PORT:-9697}"
+NB_PORT="${STACKTOP_OVN_NB_PORT:-16641}"
+SB_PORT="${STACKTOP_OVN_SB_PORT:-16642}"
+API_PORT="${STACKTOP_OVN_NEUTRON_PORT:-16696}"
 VENV="$TESTCLOUD_HOME/openstack/venv"
 ROOT="$OVN_HOME/pkg/root"
 N="$OVN_HOME/neutron"
@@ -190,8 +190,12 @@ stop_group() {  # PIDFILE of a session leader (setsid): TERM its group, KILL aft
 
 down() {
   local pid
-  stop_group "$N/agent-compute-01/agent.pid"; stop_group "$N/agent-compute-02/agent.pid"
-  stop_group "$N/gunicorn.pid"
+  # together: each may take its 10 s (wait for these only: after `up` in this shell, MariaDB is a child too)
+  local stoppers=()
+  stop_group "$N/agent-compute-01/agent.pid" & stoppers+=($!)
+  stop_group "$N/agent-compute-02/agent.pid" & stoppers+=($!)
+  stop_group "$N/gunicorn.pid" & stoppers+=($!)
+  wait "${stoppers[@]}"
   if pid="$(alive_pid "$DB/mysqld.pid")"; then kill "$pid"; while kill -0 "$pid" 2>/dev/null; do sleep 0.2; done; fi
   ovn down
 }

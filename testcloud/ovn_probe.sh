@@ -23,7 +23,7 @@
 # NB_Global.nb_cfg and neutron would report the agent dead.
 #
 # Home: ${STACKTOP_OVN_HOME:-${STACKTOP_TESTCLOUD_HOME:-~/.cache/stacktop/testcloud}/ovn}
-# Env: STACKTOP_OVN_HOME, STACKTOP_OVN_NB_PORT (6641), STACKTOP_OVN_SB_PORT (6642), STACKTOP_OVN_WAIT (s, 60)
+# Env: STACKTOP_OVN_HOME, STACKTOP_OVN_NB_PORT (16641), STACKTOP_OVN_SB_PORT (16642), STACKTOP_OVN_WAIT (s, 60)
 set -euo pipefail
 
 TESTCLOUD_HOME="${STACKTOP_TESTCLOUD_HOME:-${HOME:-/root}/.cache/stacktop/testcloud}"
@@ -31,8 +31,8 @@ OVN_HOME="${STACKTOP_OVN_HOME:-$TESTCLOUD_HOME/ovn}"
 PKG="$OVN_HOME/pkg"
 ROOT="$PKG/root"
 RUN="$OVN_HOME/run"
-NB_PORT="${STACKTOP_OVN_NB_PORT:-6641}"
-SB_PORT="${STACKTOP_OVN_SB_PORT:-6642}"
+NB_PORT="${STACKTOP_OVN_NB_PORT:-16641}"
+SB_PORT="${STACKTOP_OVN_SB_PORT:-16642}"
 WAIT="${STACKTOP_OVN_WAIT:-60}"
 NB="tcp:127.0.0.1:$NB_PORT"
 SB="tcp:127.0.0.1:$SB_PORT"
@@ -148,12 +148,14 @@ stop_pidfile() {  # PIDFILE: TERM, then KILL after 5 s
 }
 
 down() {
-  local h
-  for h in "${HOSTS[@]}"; do
-    stop_pidfile "$RUN/$h/ovn-controller.pid"
-    stop_pidfile "$RUN/$h/ovs-vswitchd.pid"
-    stop_pidfile "$RUN/$h/ovsdb-server.pid"
+  local h stoppers=()
+  for h in "${HOSTS[@]}"; do  # the hosts together: each daemon may take its 5 s
+    ( stop_pidfile "$RUN/$h/ovn-controller.pid"
+      stop_pidfile "$RUN/$h/ovs-vswitchd.pid"
+      stop_pidfile "$RUN/$h/ovsdb-server.pid" ) &
+    stoppers+=($!)
   done
+  wait "${stoppers[@]}"
   stop_pidfile "$RUN/central/northd.pid"
   stop_pidfile "$RUN/central/sb.pid"
   stop_pidfile "$RUN/central/nb.pid"

@@ -13,6 +13,9 @@
   tls_testbed      -> tests.testbed.tls.TlsTestbed: the cloud's APIs and the management API behind HAProxy with
                       the test CA, a Galera node requiring TLS (testcloud/tls.sh): ca, other_ca, clouds_yaml,
                       config(path, ...) (a stacktop config reading every source over TLS)
+  ovn_testbed      -> tests.testbed.ovn.OvnTestbed: OVN with chassis compute-01/compute-02 and a private
+                      ML2/OVN neutron-server as region RegionOVN (testcloud/ovn.sh): clouds_yaml, config(path),
+                      kill_controller(host), restore() (up again: restarts a killed ovn-controller)
 
 A server that cannot be started FAILS the test with the script's output; it never skips. Skipping happens
 only in tests/conftest.py, when STACKTOP_SKIP_REAL=1 is set explicitly.
@@ -29,9 +32,11 @@ from typing import Any
 
 import pytest
 
+from tests.testbed import ovn as ovn_profile
 from tests.testbed import paths
 from tests.testbed import tls as tls_profile
 from tests.testbed.openstack import OpenStackCloud, wait_all_healthy
+from tests.testbed.ovn import OvnTestbed
 from tests.testbed.rabbit4 import Rabbit4Cluster
 from tests.testbed.rabbitmq import Broker, create_vhost, delete_vhost
 from tests.testbed.testcloud import TestbedError, run_script
@@ -39,7 +44,7 @@ from tests.testbed.testcloud import testcloud as _testcloud
 from tests.testbed.tls import TlsTestbed
 
 UP_TIMEOUT = {"openstack": 1200, "rabbitmq": 120, "galera": 600, "galera11": 900, "galera-arb": 600,
-              "rabbitmq4": 600, "tls": 300}
+              "rabbitmq4": 600, "tls": 300, "ovn": 400}
 # In CI (CI=true) a session starts from the known state: `reset` (= up, then no servers / volumes / leftover
 # allocations, memory watermark 0.4, Galera synced with an empty test table) instead of `up`. Elsewhere `up`
 # only, so a developer's session never deletes what a parallel session is using; STACKTOP_TESTCLOUD_RESET=1
@@ -201,3 +206,16 @@ def tls_testbed(openstack_cloud: OpenStackCloud, rabbitmq_broker: Broker) -> Tls
         if not f.is_file():
             pytest.fail(f"scripts/testcloud up tls succeeded but wrote no {f}", pytrace=False)
     return bed
+
+
+# ---------------------------------------------------------------------------------------------------- OVN
+@pytest.fixture(scope="session")
+def ovn_testbed(openstack_cloud: OpenStackCloud) -> OvnTestbed:
+    """The ML2/OVN profile beside the running cloud (testcloud/ovn.sh; ~60 s from cold with the package
+    download, ~5 s when up). `up` again restores a killed ovn-controller and waits until its agents are alive."""
+    testcloud(START_VERB, "ovn")
+    bed = ovn_profile.ovn_testbed()
+    if not bed.clouds_yaml.is_file():
+        pytest.fail(f"scripts/testcloud up ovn succeeded but wrote no {bed.clouds_yaml}", pytrace=False)
+    return bed
+

@@ -387,3 +387,70 @@ def test_judging_the_same_poll_elsewhere_returns_a_list_of_its_own() -> None:
     first = assess_section(s.compute, NOW, TH)
     first.clear()
     assert len(assess_section(s.compute, NOW, TH)) == 1, "a caller changing its list does not change the memo"
+
+
+# ------------------------------------------------------------------------------------------- ML2/OVN
+def ovn_agents(host: str, *, controller: float = 3, controller_alive: bool = True, follower: float = 3,
+               follower_alive: bool = True, metadata: bool = False) -> list[ServiceRow]:
+    """A chassis as neutron's OVN driver lists it: its ovn-controller and its OVN Neutron (or Metadata) agent."""
+    binary, agent_type = (("neutron-ovn-metadata-agent", "OVN Metadata agent") if metadata
+                          else ("neutron-ovn-agent", "OVN Neutron agent"))
+    return [agent(host, controller, controller_alive, "OVN Controller agent", "ovn-controller"),
+            agent(host, follower, follower_alive, agent_type, binary)]
+
+
+def test_dead_ovn_controller_is_one_finding_naming_the_controller_as_the_cause() -> None:
+    s = snap(network=[*ovn_agents("compute-01", metadata=True),
+                      *ovn_agents("compute-02", controller=80, controller_alive=False, follower=4,
+                                  follower_alive=False)])
+    (f,) = services_findings(s, NOW, TH)
+    assert (f.kind, f.subject, f.severity) == ("neutron.agent_down", "ovn-controller@compute-02", "critical")
+    assert f.summary.startswith("ovn-controller on compute-02 is down")
+    assert "the cause is ovn-controller" in f.summary and "OVN Neutron agent" in f.summary
+    assert f.evidence["follow_the_controller"] == ["neutron-ovn-agent"]
+    assert "southbound" in f.next_step and "RabbitMQ" in f.next_step  # "not over RabbitMQ"
+    assert "L2 agent" not in f.summary + f.next_step
+
+
+def test_dead_ovn_metadata_agent_alone_is_its_own_finding_not_a_wiring_one() -> None:
+    s = snap(network=[*ovn_agents("compute-01", follower=80, follower_alive=False, metadata=True),
+                      *ovn_agents("compute-02")])
+    (f,) = services_findings(s, NOW, TH)
+    assert f.subject == "neutron-ovn-metadata-agent@compute-01"
+    assert "metadata" in f.summary and "cannot be wired" not in f.summary
+    assert "follow_the_controller" not in f.evidence
+
+
+def test_dead_ovn_controller_with_its_follower_still_alive_is_the_plain_agent_finding() -> None:
+    s = snap(network=[*ovn_agents("compute-01"), *ovn_agents("compute-02", controller=80, controller_alive=False)])
+    (f,) = services_findings(s, NOW, TH)
+    assert f.subject == "ovn-controller@compute-02" and "cannot be wired" in f.summary
+    assert "follow_the_controller" not in f.evidence
+
+
+def test_all_ovn_controllers_down_is_one_fleet_pointing_at_the_southbound_not_rabbitmq() -> None:
+    s = snap(network=[*ovn_agents("compute-01", controller=80, controller_alive=False, follower=5,
+                                  follower_alive=False, metadata=True),
+                      *ovn_agents("compute-02", controller=78, controller_alive=False, follower=5,
+                                  follower_alive=False)])
+    (f,) = services_findings(s, NOW, TH)
+    assert (f.kind, f.subject) == ("neutron.fleet_down", "ovn-controller")
+    assert "southbound" in f.next_step and "q-reports-plugin" not in f.next_step
+    assert f.evidence["follow_the_controller"] == ["neutron-ovn-agent", "neutron-ovn-metadata-agent"]
+
+
+def test_an_old_ovn_heartbeat_is_normal_while_neutron_says_alive() -> None:
+    """The OVN agents' heartbeat only moves when neutron bumps nb_cfg: its age is no verdict, and no countdown."""
+    s = snap(network=[*ovn_agents("compute-01", controller=300, follower=200, metadata=True),
+                      *ovn_agents("compute-02", controller=15, follower=15)])
+    assert services_findings(s, NOW, TH) == []
+    (row, _), = [(r, lv) for r, lv in assess_section(s.network, NOW, TH) if r.host == "compute-01"
+                 and r.binary == "ovn-controller"]
+    live = assess(row, NOW, NOW, 75)
+    assert (live.down, live.late, live.age_s) == (False, False, 300)
+
+
+def test_a_dead_ovn_agent_says_neutron_reports_it_dead_and_its_last_heartbeat() -> None:
+    s = snap(network=[*ovn_agents("compute-01"), *ovn_agents("compute-02", controller=12, controller_alive=False)])
+    (f,) = services_findings(s, NOW, TH)
+    assert "neutron reports it dead" in f.summary and "last heartbeat <1m ago" in f.summary

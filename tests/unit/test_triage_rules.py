@@ -178,6 +178,18 @@ def test_fleet_without_a_queue_finding_still_points_at_the_bus() -> None:
     assert "nova-conductor is up" in h.next_step  # the listing says so: the bus, then
 
 
+def test_every_ovn_controller_down_is_no_message_bus_hint() -> None:
+    """OVN agents report through the OVN southbound database, not RabbitMQ: their fleet is no bus hint."""
+    svc = services()
+    network = tuple(row("network", "ovn-controller", h, 80, agent_type="OVN Controller agent", state="down")
+                    for h in COMPUTES)
+    svc = replace(svc, network=SectionRead("network", network, NOW))
+    w = world(svc=svc)
+    (fleet,) = w["services"].findings
+    assert fleet.kind == "neutron.fleet_down" and fleet.evidence["ovn"] is True
+    assert not [h for h in triage_hints(w) if h.kind == "triage.bus_or_conductor"]
+
+
 def test_galera_without_quorum_says_exactly_what_reads_and_writes_do() -> None:
     h = only(triage_hints(world(gal=galera(quorum=False))))
     assert h.kind == "triage.galera_no_quorum" and h.severity == "critical"

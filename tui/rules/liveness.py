@@ -8,6 +8,9 @@ The API's own `state` is trusted as well (it is computed with the API's service_
 down when the API says so, when it is forced down, or when its heartbeat is older than our threshold. A
 heartbeat older than LATE_FRACTION of the down time is *late*: the row counts down "down in N s".
 
+Neutron's OVN agents are judged by neutron's own `alive` only: their heartbeat timestamp moves only when
+neutron bumps the OVN nb_cfg, so an old one is normal.
+
 Heartbeat age comes from the API's clock (see tui.models.services), so a skewed stacktop clock does not
 matter; a heartbeat from the future (the service host's clock ahead) is age 0 with the skew kept as evidence.
 
@@ -15,6 +18,11 @@ Fleet flip: nova-compute writes its heartbeat through nova-conductor over Rabbit
 `fleet_down_fraction` of one binary's enabled services (and at least two) stopped reporting within one down
 time of each other (at least one of them already down, the others late), that is one `*.fleet_down` finding
 about the binary, pointing at what carries the heartbeats, instead of one finding per host.
+
+ML2/OVN: neutron reads every OVN agent's liveness from the OVN southbound database (the chassis' nb_cfg), not
+from RabbitMQ, and reports a host's OVN Metadata / OVN Neutron agent dead whenever that host's ovn-controller
+is, even while those processes run. So a dead ovn-controller is one finding naming the controller as the
+cause, with the agents that follow it as evidence, not one finding per agent.
 """
 
 from __future__ import annotations
@@ -34,7 +42,8 @@ LATE_FRACTION = 0.5
 REQUIRED_TYPES: tuple[str, ...] = ("identity", "compute", "network", "image", "placement")
 SECTION_SERVICE_TYPE = {"compute": "compute", "network": "network", "volume": "block-storage"}
 # Neutron agents whose death breaks port wiring on their host (no other agent can stand in).
-L2_AGENT_MARKERS = ("open vswitch", "linux bridge", "ovn", "sr-nic", "macvtap")
+L2_AGENT_MARKERS = ("open vswitch", "linux bridge", "ovn controller", "sr-nic", "macvtap")
+OVN_CONTROLLER_TYPES = ("ovn controller agent", "ovn controller gateway agent")
 
 
 @dataclass(frozen=True)
@@ -79,7 +88,10 @@ def assess(row: ServiceRow, read_at: datetime | None, now: datetime, down_time: 
     raw = heartbeat_age(row, read_at, now)
     age = None if raw is None else max(0.0, raw)
     skew = 0.0 if raw is None or raw >= 0 else -raw
-    by_heartbeat = age is not None and age > down_time
+    # an OVN agent's heartbeat only moves when neutron bumps nb_cfg (at most every agent_down_time / 2, and
+    # only while someone lists the agents), so its age says nothing by itself: neutron's own verdict counts
+    timed = row.section != "network" or not is_ovn_agent(row)
+    by_heartbeat = timed and age is not None and age > down_time
     api_down = row.state.lower() == "down"
     forced = bool(row.forced_down)
     down = forced or api_down or by_heartbeat
@@ -87,11 +99,13 @@ def assess(row: ServiceRow, read_at: datetime | None, now: datetime, down_time: 
         why = "forced down"
     elif by_heartbeat:
         why = f"no heartbeat for {coarse_age(age)}"  # coarse: shown in the pane, must not tick every poll
+    elif api_down and not timed:
+        why = "neutron reports it dead (its chassis stopped following nb_cfg in the OVN southbound database)"
     elif api_down:
         why = "the API reports it down"
     else:
         why = ""
-    late = not down and age is not None and age > down_time * late_fraction
+    late = timed and not down and age is not None and age > down_time * late_fraction
     remaining = max(0.0, down_time - age) if late and age is not None else None
     return Liveness(age_s=age, down=down, late=late, remaining_s=remaining, skew_s=skew, why=why,
                     down_time=down_time)
@@ -175,7 +189,8 @@ def _hosts(rows: Iterable[ServiceRow]) -> list[str]:
     return sorted(r.host for r in rows)
 
 
-def fleet_finding(fleet: Fleet, assessed: Sequence[tuple[ServiceRow, Liveness]]) -> Finding:
+def fleet_finding(fleet: Fleet, assessed: Sequence[tuple[ServiceRow, Liveness]],
+                  followers: dict[str, list[ServiceRow]] | None = None) -> Finding:
     hosts = _hosts(fleet.rows)
     shown = ", ".join(hosts[:6]) + (f" and {len(hosts) - 6} more" if len(hosts) > 6 else "")
     n = len(fleet.rows)
@@ -188,8 +203,16 @@ def fleet_finding(fleet: Fleet, assessed: Sequence[tuple[ServiceRow, Liveness]])
     }
     if fleet.section == "network":
         kind = "neutron.fleet_down"
-        next_step = ("agents report their state over RabbitMQ to neutron-server's RPC workers (queue "
-                     "q-reports-plugin): check neutron-rpc-server / neutron-server and RabbitMQ before the hosts")
+        if all(is_ovn_agent(r) for r in fleet.rows):
+            next_step = OVN_FLEET_NEXT_STEP
+            evidence["ovn"] = True
+            with_it = sorted({f.binary for c in fleet.rows for f in (followers or {}).get(c.host, [])})
+            if with_it:
+                evidence["follow_the_controller"] = with_it
+                summary += f"; neutron reports their hosts' {', '.join(with_it)} down with them"
+        else:
+            next_step = ("agents report their state over RabbitMQ to neutron-server's RPC workers (queue "
+                         "q-reports-plugin): check neutron-rpc-server / neutron-server and RabbitMQ before the hosts")
     else:
         kind = "nova.fleet_down"
         conductors_down = sorted(r.host for r, lv in assessed if r.binary == "nova-conductor" and lv.down)
@@ -296,27 +319,83 @@ def compute_findings(assessed: Sequence[tuple[ServiceRow, Liveness]], skip: set[
 
 def _is_l2(row: ServiceRow) -> bool:
     text = f"{row.agent_type or ''} {row.binary}".lower()
-    return any(m in text for m in L2_AGENT_MARKERS) or "openvswitch" in text or "linuxbridge" in text
+    return any(m in text for m in L2_AGENT_MARKERS) or "openvswitch" in text or "linuxbridge" in text \
+        or is_ovn_controller(row)
 
 
-def network_findings(assessed: Sequence[tuple[ServiceRow, Liveness]], skip: set[str]) -> list[Finding]:
+def is_ovn_controller(row: ServiceRow) -> bool:
+    """The agent neutron's OVN driver lists for a chassis' ovn-controller (gateway chassis included)."""
+    return row.binary == "ovn-controller" or (row.agent_type or "").lower() in OVN_CONTROLLER_TYPES
+
+
+def is_ovn_agent(row: ServiceRow) -> bool:
+    """Any agent of neutron's OVN driver: ovn-controller, the OVN Metadata agent, the OVN Neutron agent."""
+    return is_ovn_controller(row) or (row.agent_type or "").lower().startswith("ovn ") \
+        or row.binary.startswith("neutron-ovn-")
+
+
+OVN_FLEET_NEXT_STEP = (
+    "neutron reads OVN agents' liveness from the OVN southbound database (each chassis' nb_cfg follows the "
+    "one neutron-server bumps in the northbound): check ovn-northd, the OVN NB/SB ovsdb-servers and "
+    "neutron-server's connection to them before the hosts")
+
+
+def ovn_followers(assessed: Sequence[tuple[ServiceRow, Liveness]]) -> dict[str, list[ServiceRow]]:
+    """host -> the OVN agents other than ovn-controller that are down on a host whose ovn-controller is down
+    (enabled, not forced): neutron reports them dead because their controller is, whatever their process does."""
+    controllers_down = {r.host for r, lv in assessed if is_ovn_controller(r) and r.enabled and lv.down}
+    out: dict[str, list[ServiceRow]] = {}
+    for row, live in assessed:
+        if row.host in controllers_down and is_ovn_agent(row) and not is_ovn_controller(row) and live.down:
+            out.setdefault(row.host, []).append(row)
+    return out
+
+
+def _agent_impact(row: ServiceRow, l2: bool, others: int) -> str:
+    if l2:
+        return "ports on this host cannot be wired"
+    if is_ovn_agent(row) and "metadata" in f"{row.agent_type} {row.binary}".lower():
+        return "instances on this host get no metadata (cloud-init, keys)"
+    return f"{others} other {row.binary} still alive" if others else f"no other {row.binary} is alive"
+
+
+def _agent_next_step(row: ServiceRow) -> str:
+    if is_ovn_controller(row):
+        return (f"on {row.host}: is ovn-controller running, what does its log say? It needs ovs-vswitchd on the "
+                "host and the OVN southbound database; neutron reads its liveness there (Chassis_Private nb_cfg), "
+                "not over RabbitMQ")
+    if is_ovn_agent(row):
+        return (f"on {row.host}: is {row.binary} running, what does its log say? It reports through the OVN "
+                "southbound database (its chassis' external_ids), not over RabbitMQ")
+    return (f"on {row.host}: is {row.binary} running, what does its log say? If it runs, its state reports do not "
+            "arrive: check RabbitMQ and neutron-server's RPC workers")
+
+
+def network_findings(assessed: Sequence[tuple[ServiceRow, Liveness]], skip: set[str],
+                     followers: dict[str, list[ServiceRow]] | None = None) -> list[Finding]:
+    """One finding per dead enabled agent; OVN agents that only follow their host's dead ovn-controller
+    (`followers`, see ovn_followers) go into the controller's finding instead of one of their own."""
+    followers = ovn_followers(assessed) if followers is None else followers
+    folded = {r.key for rows in followers.values() for r in rows}
     out = []
     for row, live in assessed:
-        if row.key in skip or not row.enabled or not live.down:
+        if row.key in skip or row.key in folded or not row.enabled or not live.down:
             continue
         others = _others_up(assessed, row)
         l2 = _is_l2(row)
         sev: Severity = "critical" if l2 or not others else "warning"
         what = row.agent_type or row.binary
-        impact = ("ports on this host cannot be wired" if l2
-                  else f"{others} other {row.binary} still alive" if others else f"no other {row.binary} is alive")
-        out.append(Finding(
-            sev, "neutron.agent_down", f"{row.binary}@{row.host}",
-            f"{what} on {row.host} is down: {_silence(live)}; {impact}",
-            _evidence(row, live),
-            f"on {row.host}: is {row.binary} running, what does its log say? If it runs, its state reports do not "
-            "arrive: check RabbitMQ and neutron-server's RPC workers",
-            SOURCE))
+        summary = f"{what} on {row.host} is down: {_silence(live)}; {_agent_impact(row, l2, others)}"
+        ev = _evidence(row, live)
+        with_it = followers.get(row.host, []) if is_ovn_controller(row) else []
+        if with_it:
+            names = ", ".join(f"{r.agent_type or r.binary} ({r.binary})" for r in with_it)
+            summary = (f"ovn-controller on {row.host} is down: {_silence(live)}; ports on this host cannot be "
+                       f"wired. neutron reports its {names} down with it: those follow the controller's chassis, "
+                       "the cause is ovn-controller")
+            ev["follow_the_controller"] = [r.binary for r in with_it]
+        out.append(Finding(sev, "neutron.agent_down", f"{row.binary}@{row.host}", summary, ev,
+                           _agent_next_step(row), SOURCE))
     return out
 
 
@@ -432,12 +511,19 @@ def services_findings(snap: ServicesSnapshot, now: datetime, thresholds: Any) ->
             continue
         assessed = assess_section(section, now, thresholds)
         skip: set[str] = set()
+        followers = ovn_followers(assessed) if section.name == "network" else {}
+        folded = {r.key for rows in followers.values() for r in rows}
         if section.name in ("compute", "network"):
-            for fleet in find_fleets(assessed, down_time_for(section.name, thresholds), fraction):
-                out.append(fleet_finding(fleet, assessed))
+            candidates = [(r, lv) for r, lv in assessed if r.key not in folded]
+            for fleet in find_fleets(candidates, down_time_for(section.name, thresholds), fraction):
+                out.append(fleet_finding(fleet, assessed, followers))
                 skip.update(r.key for r in fleet.rows)
-        rules = {"compute": compute_findings, "network": network_findings, "volume": volume_findings}
-        out.extend(rules[section.name](assessed, skip))
+        if section.name == "network":
+            out.extend(network_findings(assessed, skip, followers))
+        elif section.name == "compute":
+            out.extend(compute_findings(assessed, skip))
+        else:
+            out.extend(volume_findings(assessed, skip))
     return out
 
 

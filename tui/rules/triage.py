@@ -468,7 +468,8 @@ def _rows_state(snap: ServicesSnapshot | None, binary: str) -> str:
 
 
 def bus_hint(ctx: _Context) -> Finding | None:
-    fleets = ctx.of("nova.fleet_down", "neutron.fleet_down")
+    # OVN agents do not report over RabbitMQ: their fleet points at the OVN databases itself
+    fleets = [f for f in ctx.of("nova.fleet_down", "neutron.fleet_down") if not f.evidence.get("ovn")]
     if not fleets:
         return None
     svc: ServicesSnapshot | None = ctx.snapshot("services", ServicesSnapshot)

@@ -205,7 +205,7 @@ def start_demo(*, instances: int = 200, hosts: int = 8, queues: int = 300, churn
                service_down_time: float = 60.0, agent_down_time: float = 75.0,
                period: float = story.DEFAULT_PERIOD, storyline: bool = True, queue_growth: bool = True,
                steady: bool = False, hostile: bool = False, galera_arbitrator: bool = False,
-               rabbitmq4: bool = False) -> Demo:
+               rabbitmq4: bool = False, ovn: bool = False) -> Demo:
     """Start the simulated cloud on 127.0.0.1 (ephemeral ports) and return the running Demo.
 
     speed != 1 runs sim time faster than the wall clock (timestamps run ahead: compare against demo.now());
@@ -216,6 +216,8 @@ def start_demo(*, instances: int = 200, hosts: int = 8, queues: int = 300, churn
     takes two of three data nodes away).
     rabbitmq4=True: the broker is a 3-node RabbitMQ 4.0 cluster with quorum queues, queue-manager reply names
     and stream fanouts (oslo.messaging's 2025 profile).
+    ovn=True: neutron runs ML2/OVN (an OVN Controller and an OVN Metadata agent per compute host, no DHCP, L3 or
+    metadata agents on the controllers); the storyline's dying agent is then an ovn-controller.
     """
     if galera_arbitrator and storyline:
         raise ValueError("galera_arbitrator needs storyline=False (the storyline plays a 3-data-node cluster)")
@@ -223,7 +225,7 @@ def start_demo(*, instances: int = 200, hosts: int = 8, queues: int = 300, churn
     engine = Engine(clock, instances=instances, hosts=hosts, queues=queues, churn=churn, seed=seed,
                     service_down_time=service_down_time, agent_down_time=agent_down_time, period=period,
                     storyline=storyline, queue_growth=queue_growth,
-                    steady=steady, hostile=hostile, rabbitmq4=rabbitmq4)
+                    steady=steady, hostile=hostile, rabbitmq4=rabbitmq4, ovn=ovn)
     if galera_arbitrator:
         engine.galera_nodes = engine.galera_nodes[:2]
         engine.galera_arbitrators = ["sim-garbd:4567"]

@@ -66,13 +66,16 @@ class Engine:
                  churn: float = 6.0, seed: int = 0, service_down_time: float = 60.0,
                  agent_down_time: float = 75.0, period: float = story.DEFAULT_PERIOD,
                  storyline: bool = True, queue_growth: bool = True,
-                 steady: bool = False, hostile: bool = False, rabbitmq4: bool = False) -> None:
+                 steady: bool = False, hostile: bool = False, rabbitmq4: bool = False, ovn: bool = False) -> None:
         """hostile=True: some hosts, servers, volumes, queues, a disabled reason and the ERROR faults carry the
         names of tui.sim.hostile (markup, terminal controls, zero-width and RTL characters, 255 characters).
         queue_growth=False: the notification queues (no consumer) hold a constant count instead of
         growing 0.4 messages/s, so with churn=0 and no storyline nothing visible changes (the idle benchmark).
         rabbitmq4=True: the broker is a 3-node RabbitMQ 4.0 cluster and oslo.messaging runs its 2025 profile
-        (quorum topic queues, transient quorum reply queues with queue-manager names, stream fanouts)."""
+        (quorum topic queues, transient quorum reply queues with queue-manager names, stream fanouts).
+        ovn=True: neutron runs ML2/OVN: each compute host has an OVN Controller agent (ovn-controller, its
+        port-binding agent) and an OVN Metadata agent that neutron reports dead whenever that host's controller
+        is; the controllers run no DHCP, L3 or metadata agent (OVN does their work)."""
         if hosts < 1:
             raise ValueError("hosts must be >= 1")
         self.clock = clock
@@ -90,6 +93,8 @@ class Engine:
         self.steady = steady
         self.hostile = hostile
         self.rabbitmq4 = rabbitmq4
+        self.ovn = ovn
+        self.ovn_controller_of: dict[str, Agent] = {}  # OVN Metadata agent id -> its host's controller agent
         self._reply_counter = 0  # queue-manager counters of reply queue names (RabbitMQ 4 profile)
         self._hostile_count = 0
         self.t = clock.start
@@ -170,7 +175,10 @@ class Engine:
             if self.hostile and i % 2 == 1:
                 name += hostile_names.HOST_SUFFIXES[(i // 2) % len(hostile_names.HOST_SUFFIXES)]
             svc = self._service("nova-compute", name, "nova", t0)
-            agent = self._agent("Open vSwitch agent", "neutron-openvswitch-agent", name, t0)
+            if self.ovn:
+                agent = self._agent("OVN Controller agent", "ovn-controller", name, t0)
+            else:
+                agent = self._agent("Open vSwitch agent", "neutron-openvswitch-agent", name, t0)
             host = Host(name, i, self.new_uuid(), f"10.0.{i // 250}.{i % 250 + 10}", svc, agent)
             self.hosts.append(host)
             traits = ["COMPUTE_NET_ATTACH_INTERFACE", "COMPUTE_VOLUME_MULTI_ATTACH", "HW_CPU_X86_AVX2",
@@ -193,7 +201,11 @@ class Engine:
             self.providers[self.hosts[3].hypervisor_id].traits.append("COMPUTE_STATUS_DISABLED")
         self.host_by_name = {h.name: h for h in self.hosts}
         self.net_agents = [h.agent for h in self.hosts]
-        for host in CONTROLLERS:
+        for h in self.hosts if self.ovn else ():
+            follower = self._agent("OVN Metadata agent", "neutron-ovn-metadata-agent", h.name, t0)
+            self.ovn_controller_of[follower.id] = h.agent
+            self.net_agents.append(follower)
+        for host in () if self.ovn else CONTROLLERS:
             self.net_agents += [
                 self._agent("DHCP agent", "neutron-dhcp-agent", host, t0),
                 self._agent("L3 agent", "neutron-l3-agent", host, t0),
@@ -228,7 +240,11 @@ class Engine:
 
     def _agent(self, agent_type: str, binary: str, host: str, t0: float) -> Agent:
         conf: dict[str, Any] = {}
-        if binary == "neutron-openvswitch-agent":
+        if binary == "ovn-controller":
+            conf = {"chassis_name": host, "bridge-mappings": "physnet1:br-ex", "datapath-type": "system",
+                    "ovn-bridge": "br-int", "ovn-cms-options": "", "iface-types": "erspan,geneve,gre,internal,"
+                    "ip6erspan,ip6gre,lisp,patch,stt,system,tap,vxlan"}
+        elif binary == "neutron-openvswitch-agent":
             conf = {"bridge_mappings": {"physnet1": "br-ex"}, "datapath_type": "system", "devices": 0,
                     "integration_bridge": "br-int", "ovs_capabilities": {}, "ovs_hybrid_plug": False,
                     "tunnel_types": ["vxlan"], "vhostuser_socket_dir": "/var/run/openvswitch"}
@@ -424,6 +440,9 @@ class Engine:
         return abs(t - svc.updated_at(t)) <= (self.service_down_time if down_time is None else down_time)
 
     def agent_alive(self, agent: Agent, t: float) -> bool:
+        controller = self.ovn_controller_of.get(agent.id)
+        if controller is not None and not self.agent_alive(controller, t):
+            return False  # neutron's OVN driver: a chassis' other agents die with its ovn-controller
         return abs(t - agent.heartbeat(t)) <= self.agent_down_time
 
     def compute_services(self) -> list[Service]:
