@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import events, on
 from textual.app import App, ComposeResult
@@ -29,8 +29,6 @@ from tui.config import Config
 from tui.freshness import TIME_ZONE, clock_time, freshness
 from tui.models.finding import Finding
 from tui.models.observation import Observation
-from tui.models.silence import DEFAULT_S as SILENCE_DEFAULT_S
-from tui.models.silence import Silences
 from tui.recorder import Recorder
 from tui.runner import CollectorRunner
 from tui.safetext import clean, escape
@@ -48,6 +46,9 @@ from tui.widgets.textual_private import DashboardScreen, StableFooter
 from tui.widgets.too_small import TooSmall, too_small
 from tui.widgets.too_small import message as too_small_message
 from tui.widgets.triage_row import TriageRow
+
+if TYPE_CHECKING:
+    from tui.models.silence import Silences  # loads after the first paint (CloudState makes them)
 
 NARROW_WIDTH = 120
 TOAST_MAX_S = 5.0  # the longest a toast stays (a critical other cloud's included: its badge stays red)
@@ -500,7 +501,7 @@ class StacktopApp(App[None]):
         pane = self.active_pane()
         return pane.selected() if isinstance(pane, FindingsPane) else None
 
-    def silence_selected(self, seconds: float = SILENCE_DEFAULT_S) -> None:
+    def silence_selected(self, seconds: float = 3600.0) -> None:
         """Silence the selected finding for `seconds`: dimmed in the pane, left out of the badge, the header's
         counts and the toasts; written to the journal."""
         finding = self.selected_finding()

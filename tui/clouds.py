@@ -9,12 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from tui.config import Config
 from tui.models.observation import Observation
-from tui.models.silence import Silences
 from tui.runner import CollectorRunner
 from tui.safetext import escape
+
+if TYPE_CHECKING:
+    from tui.models.silence import Silences
 
 LEVEL_WORD = {"critical": "CRIT", "warning": "WARN", "ok": "ok", "waiting": "..."}
 LEVEL_STYLE = {"critical": "bold red", "warning": "yellow", "ok": "green", "waiting": "dim"}
@@ -29,11 +32,17 @@ class CloudState:
     config: Config
     runners: dict[str, CollectorRunner] = field(default_factory=dict)
     observations: dict[str, Observation] = field(default_factory=dict)
-    silences: Silences = field(default_factory=Silences)  # findings acknowledged for a while (`x`)
+    silences: Silences = field(default_factory=lambda: _silences())  # findings acknowledged for a while (`x`)
 
     def intervals(self, slow: float | None = None) -> dict[str, float]:
         """Each running source's poll interval (no faster than `slow` for a cloud not on screen)."""
         return {name: max(float(r.collector.interval), slow or 0.0) for name, r in self.runners.items()}
+
+
+def _silences() -> Silences:
+    from tui.models.silence import Silences  # here: model modules load after the first paint
+
+    return Silences()
 
 
 @dataclass(frozen=True)
