@@ -137,6 +137,8 @@ def sort_value(cell: Any) -> tuple[int, Any]:
             break
     if text in ("", "-", "?"):
         return (3, "")
+    if not (text[0].isdigit() or text[0] in "~+-"):  # neither a duration nor a number: most cells
+        return (2, text.casefold())
     duration = _DURATION.fullmatch(text.split(" ", 1)[0])  # "12s", "~4m", "2h05m", "3d", "9s · down in 4s"
     if duration:
         return (0, float(sum(int(n) * _SECONDS[unit] for n, unit in _DURATION_PART.findall(duration.group(1)))))

@@ -68,11 +68,12 @@ class KeyedTable(DataTable):
         self._shown: dict[str, tuple[Any, ...]] = {}  # key -> cells as the pane gave them, in no order
         self._order: list[str] = []  # the shown keys, top to bottom
         self._data = LazyRows(self._shown, ())  # DataTable reads a row's cells through this, made when read
-        self._sort_values: dict[str, tuple[tuple[Any, ...], int, Any]] = {}  # key -> (cells, column, value)
+        self._sort_values: dict[int, dict[str, tuple[tuple[Any, ...], Any]]] = {}  # column -> key -> (cells, value)
         self._measured: dict[str, tuple[Any, ...]] = {}  # key -> the cells the column widths already count
         self._plain: dict[str, tuple[tuple[Any, ...], str]] = {}  # key -> (cells, the text the filter searches)
         self._row_meta: dict[str, TableRow] = {}  # key -> DataTable's row (kept while the row may come back)
         self._all_rows: list[Row] = []
+        self.matched = 0  # how many of the given rows the filter lets through
         self.row_filter = RowFilter()
         self._highlight = {i for i, label in enumerate(columns) if label in set(highlight)}
         self.flashes = 0  # how many cells flashed (for tests and the curious)
@@ -184,6 +185,7 @@ class KeyedTable(DataTable):
         kept per row. So a key over 10,000 rows costs a few passes over plain data, not 10,000 renders."""
         self._all_rows = rows if isinstance(rows, list) else list(rows)
         wanted = self._filtered(self._all_rows)
+        self.matched = len(wanted)
         self._count(len(wanted), len(self._all_rows))
         if self.sort_column is not None or self.sort_reverse:
             wanted = self._sorted(wanted)
@@ -227,14 +229,14 @@ class KeyedTable(DataTable):
         column = self.sort_column
         if column is None:
             return sort_rows(rows, None, reverse=self.sort_reverse)
-        cache = self._sort_values
+        cache = self._sort_values.setdefault(column, {})
 
         def value(row: Row) -> Any:
             key, cells = row
             kept = cache.get(key)
-            if kept is None or kept[0] is not cells or kept[1] != column:
-                kept = cache[key] = (cells, column, sort_value(cells[column] if column < len(cells) else ""))
-            return kept[2]
+            if kept is None or kept[0] is not cells:
+                kept = cache[key] = (cells, sort_value(cells[column] if column < len(cells) else ""))
+            return kept[1]
 
         prune(cache, self._all_rows)
         return sort_rows(rows, column, reverse=self.sort_reverse, value=value)
@@ -272,9 +274,10 @@ class KeyedTable(DataTable):
         self._row_locations = TwoWayDict({row_key: i for i, row_key in enumerate(rows)})
         self._grow_columns(added)
         self._update_count += 1
+        # DataTable's row order as it would work it out from _row_locations, one get_key per row
+        self._ordered_row_cache[(len(rows), self._update_count)] = list(rows.values())
         self._require_update_dimensions = True  # DataTable's idle pass: the scrollable size of every row
         self.cursor_coordinate = self.cursor_coordinate  # back inside the rows when they got fewer
-        self.hover_coordinate = self.hover_coordinate
         self.check_idle()
         self.refresh(layout=True)
 
