@@ -92,16 +92,19 @@ class Run:
         return [v for vals in self.by_key.values() for v in vals]
 
 
-def drive(label: str, demo_args: list[str], rounds: int, timeout: float = 60.0) -> Run:
-    """`python -m tui --demo ARGS` (what `stacktop --demo ARGS` runs) in a pty; `rounds` walks of the keys."""
+def drive(label: str, demo_args: list[str], servers: int, rounds: int, timeout: float = 60.0,
+          root: Path = ROOT) -> Run:
+    """`python -m tui --demo ARGS` (what `stacktop --demo ARGS` runs) in a pty; `rounds` walks of the keys once
+    the instances pane lists every server (at least `servers`). root: the checkout to run (an A/B run)."""
     home = Path(tempfile.mkdtemp(prefix="stacktop-bench-keys-"))
-    env = {"HOME": str(home), "XDG_STATE_HOME": str(home / "state"), "PYTHONPATH": str(ROOT)}
+    env = {"HOME": str(home), "XDG_STATE_HOME": str(home / "state"), "PYTHONPATH": str(root)}
     app = PtyApp([sys.executable, "-m", "tui", "--demo", *demo_args], cols=160, rows=48, env=env, cwd=home).start()
     by_key: dict[str, list[float]] = {}
     lost: list[str] = []
     try:
         # the full list read (not the first, attention-only one), its render done
-        ready = wait_effect(app, 0, rb"\d servers", timeout=300)
+        count = re.sub(r"\d", r"\\d", f"{servers:,}").encode()  # as many digits: at least `servers`
+        ready = wait_effect(app, 0, rb"\b" + count + rb" servers", timeout=300)
         if ready is None:
             raise RuntimeError(f"{label}: the instances pane never listed every server: "
                                + app.text()[-400:].decode(errors="replace"))
@@ -129,10 +132,10 @@ def ms(values: list[float], p: float) -> str:
 
 def bench_keys(scale: object, rounds: int) -> list[Result]:
     """The walk on the default demo (the baseline), then at `scale` (instances, hosts, queues)."""
-    base = drive("default demo", [], rounds)
+    base = drive("default demo", [], 200, rounds)
     big_args = ["--instances", str(scale.instances), "--hosts", str(scale.hosts),  # type: ignore[attr-defined]
                 "--queues", str(scale.queues)]  # type: ignore[attr-defined]
-    big = drive(f"{scale.instances:,} instances", big_args, rounds)  # type: ignore[attr-defined]
+    big = drive(f"{scale.instances:,} instances", big_args, scale.instances, rounds)  # type: ignore[attr-defined]
     per_key = "; ".join(f"{k} {ms(v, 50)}/{ms(v, 99)}" for k, v in big.by_key.items())
     base_keys = "; ".join(f"{k} {ms(v, 50)}/{ms(v, 99)}" for k, v in base.by_key.items())
     note = (f"{rounds} rounds of {len(walk())} keys, each timed until the frame showing its effect; p50/p99 ms "
