@@ -42,7 +42,8 @@ def walk() -> list[Key]:
     keys += [Key("s", b"s", b"sort: " + name.encode() + " ▲".encode()) for name in SORTS]
     keys += [Key("s", b"s", rb"sort: default"),  # s after the last column: the pane's own order
              Key("enter", b"\r", rb"instance [0-9a-f]{8}-"),
-             Key("esc (screen)", b"\x1b", rb"> instances"),
+             # the dashboard itself (its status line), not the breadcrumb: the instance screen shows it too
+             Key("esc (screen)", b"\x1b", rb"showing all [\d,]+ \(a"),
              Key("a (attention)", b"a", rb"showing [\d,]+ worth attention"),
              Key("shift+tab", b"\x1b[Z", rb"> services")]
     return keys
@@ -61,23 +62,30 @@ def screen_text(data: bytes) -> bytes:
 
 def wait_effect(app: PtyApp, since: int, effect: bytes, timeout: float) -> float | None:
     """Arrival time of the chunk (index >= since) with which the text written since `since` first matches
-    `effect`."""
+    `effect`. The text is made chunk by chunk outside the reader's lock: holding it while reading a large
+    repaint again and again stalled the reader, so the app's writes to the terminal, for seconds."""
     pattern = re.compile(effect)
     deadline = time.perf_counter() + timeout
+    text = b""
+    done = since
     while True:
         with app._cond:
-            chunks = app.chunks[since:]
-            seen = b""
-            for t, data in chunks:
-                if not data:
+            if done >= len(app.chunks):
+                left = deadline - time.perf_counter()
+                if left <= 0:
                     return None
-                seen += data
-                if pattern.search(screen_text(seen)):
-                    return t
-            left = deadline - time.perf_counter()
-            if left <= 0:
+                app._cond.wait(min(left, 0.5))
+            new = app.chunks[done:]
+        for t, data in new:
+            done += 1
+            if not data:
                 return None
-            app._cond.wait(min(left, 0.5))
+            start = max(0, len(text) - 4096)  # a match may begin in what came before
+            text += screen_text(data) + b" "
+            if pattern.search(text, start):
+                return t
+        if time.perf_counter() > deadline:
+            return None
 
 
 @dataclass
