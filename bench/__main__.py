@@ -5,9 +5,10 @@ so its CPU is not counted as stacktop's); --quick: 300 / 10 / 100, a few rounds 
 cannot rot; its numbers mean little). Prints a table and writes JSON (machine description included) to
 bench/results/bench.json (quick: bench/results/bench-quick.json) and, for full runs, bench/results/bench.md.
 
-Sections (--only takes a comma list): triage, steady, firstpaint, keypress, idle, rss, broker, journal, audit;
-and, only when named, scaling (1k / 10k / 30k / 100k instances: first triage, RSS, steady poll, journal per hour;
---quick: 300 and 1,000), which writes bench/results/scaling.md.
+Sections (--only takes a comma list): triage, steady, firstpaint, keypress, keys, idle, rss, broker, journal,
+audit (keys: `stacktop --demo` itself at the scale, key to paint over every server shown); and, only when named,
+scaling (1k / 10k / 30k / 100k instances: first triage, RSS, steady poll, journal per hour; --quick: 300 and
+1,000), which writes bench/results/scaling.md.
 Baselines run side by side with stacktop in the same run (alternating rounds); figures are medians.
 """
 
@@ -23,7 +24,7 @@ from pathlib import Path
 
 from bench.common import FULL, QUICK, RESULTS, Result, log, machine, median, spawn_sim
 
-SECTIONS = ("triage", "firstpaint", "keypress", "rss", "steady", "idle", "broker", "journal", "audit")
+SECTIONS = ("triage", "firstpaint", "keypress", "keys", "rss", "steady", "idle", "broker", "journal", "audit")
 ON_REQUEST = ("scaling",)  # long (the 100k-instance simulator): only with --only
 
 
@@ -88,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
             results.append(Result(name, name, None, "s", note=f"FAILED: {type(exc).__name__}: {exc}"))
             log(f"{name} FAILED: {exc!r}")
 
-    from bench import broker, journal, steady, triage, ui
+    from bench import broker, journal, keys, steady, triage, ui
     from bench.common import ensure_bytecode
 
     ensure_bytecode()
@@ -126,6 +127,7 @@ def main(argv: list[str] | None = None) -> int:
             section("idle", ui.bench_idle, demo, 4.0 if quick else 60.0)
         finally:
             demo.stop()
+    section("keys", keys.bench_keys, scale, 1 if quick else 5)
     section("broker", broker.bench_broker, scale.queues, 1 if quick else 7)
     if "journal" in only:
         # the demo's default churn and storyline, sim time advanced one poll interval per cycle

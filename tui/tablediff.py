@@ -8,9 +8,11 @@ scroll position and cost ~21x the CPU (docs/performance.md).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from rich.text import Text
 
 Row = tuple[str, tuple[Any, ...]]
 
@@ -38,6 +40,8 @@ def diff_rows(current: dict[str, tuple[Any, ...]], current_order: Sequence[str],
         old = current.get(key)
         if old is None:
             diff.add.append((key, cells))
+            continue
+        if old is cells or (old == cells and _same_styles(old, cells)):
             continue
         for index, (before, after) in enumerate(zip(old, cells, strict=False)):
             if _identity(before) != _identity(after):
@@ -79,8 +83,17 @@ class RowFilter:
     def apply(self, rows: Sequence[Row]) -> list[Row]:
         if not self.active:
             return list(rows)
+        return self.select(rows, [_plain(row[1]) for row in rows])
+
+    def select(self, rows: Sequence[Row], texts: Sequence[str]) -> list[Row]:
+        """The rows whose text (texts[i] for rows[i], as _plain makes it) the filter lets through."""
+        if not self.active:
+            return list(rows)
         pattern, invert = self._pattern()
-        return [row for row in rows if bool(pattern.search(_plain(row[1]))) != invert]
+        search = pattern.search
+        if invert:
+            return [row for row, text in zip(rows, texts, strict=True) if not search(text)]
+        return [row for row, text in zip(rows, texts, strict=True) if search(text)]
 
 
 def _identity(cell: Any) -> Any:
@@ -90,6 +103,14 @@ def _identity(cell: Any) -> Any:
     if plain is None:
         return cell
     return (plain, str(getattr(cell, "style", "")), tuple(map(repr, getattr(cell, "spans", ()))))
+
+
+def _same_styles(old: tuple[Any, ...], new: tuple[Any, ...]) -> bool:
+    """Equal rows (Rich Text compares its text and spans, not its style) whose styled cells keep their style."""
+    for before, after in zip(old, new, strict=False):
+        if isinstance(after, Text) and not (isinstance(before, Text) and before.style == after.style):
+            return False
+    return True
 
 
 def _plain(cells: tuple[Any, ...]) -> str:
@@ -116,6 +137,8 @@ def sort_value(cell: Any) -> tuple[int, Any]:
             break
     if text in ("", "-", "?"):
         return (3, "")
+    if not (text[0].isdigit() or text[0] in "~+-"):  # neither a duration nor a number: most cells
+        return (2, text.casefold())
     duration = _DURATION.fullmatch(text.split(" ", 1)[0])  # "12s", "~4m", "2h05m", "3d", "9s · down in 4s"
     if duration:
         return (0, float(sum(int(n) * _SECONDS[unit] for n, unit in _DURATION_PART.findall(duration.group(1)))))
@@ -126,10 +149,11 @@ def sort_value(cell: Any) -> tuple[int, Any]:
 
 
 def sort_rows(rows: Sequence[Row], column: int | None, *, reverse: bool = False,
-              anchor_prefix: str = "hdr:") -> list[Row]:
+              anchor_prefix: str = "hdr:", value: Callable[[Row], tuple[int, Any]] | None = None) -> list[Row]:
     """Rows ordered by `column` (stable: ties keep the given order, which is worst first), or in the given
     order when column is None (reversed with `reverse`). Rows keyed `anchor_prefix...` (group headers) stay
-    where they are; the rows between two of them are sorted among themselves. Empty cells stay last either way."""
+    where they are; the rows between two of them are sorted among themselves. Empty cells stay last either way.
+    value: a row's sort_value of that column, when the caller keeps them."""
     out: list[Row] = []
     group: list[Row] = []
 
@@ -137,7 +161,7 @@ def sort_rows(rows: Sequence[Row], column: int | None, *, reverse: bool = False,
         if column is None:
             out.extend(reversed(group) if reverse else group)
         else:
-            keyed = [(sort_value(_cell(r, column)), r) for r in group]
+            keyed = [(value(r) if value is not None else sort_value(_cell(r, column)), r) for r in group]
             filled = [(v, r) for v, r in keyed if v[0] != 3]
             out.extend(r for _, r in sorted(filled, key=lambda vr: vr[0], reverse=reverse))
             out.extend(r for v, r in keyed if v[0] == 3)

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 MEASURES = ("first full triage", "time to first paint", "keypress to paint p99", "RSS after",
             "RSS after that, once the GC policy's full collection ran",
             "steady-state poll, client CPU", "steady-state poll, HTTP requests", "idle CPU",
-            "terminal output while nothing changes", "journal per 24 h at this scale",
+            "terminal output while nothing changes", "journal per 24 h at this scale", "key to paint with",
             "placement audit in the background: client CPU per audit")
 
 

@@ -20,7 +20,7 @@ from textual.app import ComposeResult
 from tui.freshness import coarse_age
 from tui.models.finding import Finding
 from tui.models.observation import Observation
-from tui.safetext import escape
+from tui.safetext import clean, escape
 from tui.safetext import text as safe_text
 from tui.widgets import column_fit as fit
 from tui.widgets.drilldown import DrillDown
@@ -58,16 +58,22 @@ def in_state_label(server: Server, now: datetime) -> str:
 
 def _sort_key(server: Server, severity: dict[str, str], now: datetime) -> tuple[Any, ...]:
     rank = {"critical": 0, "warning": 1}.get(severity.get(server.id, ""), 2)
+    phase = server.phase
     if rank == 2:
-        rank = 2 if server.status == "ERROR" else 3 if server.phase else 4
-    age = server.in_state_for(now) or 0.0
+        rank = 2 if server.status == "ERROR" else 3 if phase else 4
+    age = (server.in_state_for(now) or 0.0) if phase else 0.0
     return (rank, -age, server.name, server.id)
 
 
-def instance_rows(snapshot: InstancesSnapshot, findings: Iterable[Finding] = (), *, show_all: bool = False
-                  ) -> list[tuple[str, tuple[Any, ...]]]:
+def instance_rows(snapshot: InstancesSnapshot, findings: Iterable[Finding] = (), *, show_all: bool = False,
+                  memo: dict[str, tuple[Server, tuple[Any, ...]]] | None = None) -> list[tuple[str, tuple[Any, ...]]]:
     """(server id, cells): stuck first (critical, then warning), then ERROR, then in a task_state (longest
-    first), then the rest by name. Without show_all only servers worth attention."""
+    first), then the rest by name. Without show_all only servers worth attention.
+
+    Cells without a style are plain (safe) strings: the table makes Rich cells only for the rows it draws,
+    and `a` lists every server (10,000 and more). memo: the cells of quiet servers by id, kept by the caller
+    from one snapshot to the next (the collector keeps a server unchanged as the same object): the table then
+    sees the same cells and skips them."""
     from tui.rules.stuck import worth_attention
 
     severity: dict[str, str] = {}
@@ -89,11 +95,25 @@ def instance_rows(snapshot: InstancesSnapshot, findings: Iterable[Finding] = (),
         sev = severity.get(s.id)
         # the mark also makes the cell differ (Rich Text equality ignores the style, so would the table diff)
         mark = {"critical": "!! ", "warning": "! "}.get(sev or "", "")
-        name = safe_text(mark + (s.name or "(no name)"), style=SEVERITY_STYLE[sev] if sev else "")
-        status = safe_text(s.status, style=STATUS_STYLE.get(s.status, ""))
-        task = safe_text(s.task_state or "", style=SEVERITY_STYLE[sev] if sev else "")
-        rows.append((s.id, (name, status, task, in_state_label(s, now), s.host or "", owner_label(s), s.short_id,
-                            s.project_id[:8])))
+        status_style = STATUS_STYLE.get(s.status, "")
+        if sev or status_style or s.phase or s.status == "ERROR":
+            name = safe_text(mark + (s.name or "(no name)"), style=SEVERITY_STYLE[sev] if sev else "")
+            status = safe_text(s.status, style=status_style)
+            task = safe_text(s.task_state or "", style=SEVERITY_STYLE[sev] if sev else "")
+            rows.append((s.id, (name, status, task, in_state_label(s, now), s.host or "", owner_label(s),
+                                s.short_id, s.project_id[:8])))
+        else:  # nothing to colour and nothing in progress: most of a big cloud
+            kept = memo.get(s.id) if memo is not None else None
+            if kept is None or kept[0] is not s:
+                kept = (s, (clean(s.name or "(no name)"), clean(s.status), "", "", s.host or "", "", s.id[:8],
+                            s.project_id[:8]))
+                if memo is not None:
+                    memo[s.id] = kept
+            rows.append((s.id, kept[1]))
+    if memo is not None and len(memo) > 2 * len(snapshot.servers) + 64:  # servers gone
+        live = {s.id for s in snapshot.servers}
+        for sid in [k for k in memo if k not in live]:
+            del memo[sid]
     return rows
 
 
@@ -145,10 +165,24 @@ class InstancesPane(SourcePane):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.show_all = False
+        self._rows: dict[bool, tuple[Any, Any, list[tuple[str, tuple[Any, ...]]]]] = {}  # show_all -> rows
+        self._quiet_cells: dict[str, tuple[Any, tuple[Any, ...]]] = {}  # instance_rows' memo
 
     def compose_body(self) -> ComposeResult:
         if self.configured:
             yield from super().compose_body()
+
+    def rows_of(self, snapshot: InstancesSnapshot, obs: Observation) -> list[tuple[str, tuple[Any, ...]]]:
+        """The rows of this view, made once per snapshot (and findings): `a` back and forth, and every key
+        of the filter, reuse them."""
+        kept = self._rows.get(self.show_all)
+        if kept is None or kept[0] is not snapshot or kept[1] is not obs.findings:
+            if kept is not None and kept[0] is not snapshot:
+                self._rows.clear()  # the other view's rows are of an older snapshot
+            kept = self._rows[self.show_all] = (snapshot, obs.findings,
+                                                instance_rows(snapshot, obs.findings, show_all=self.show_all,
+                                                              memo=self._quiet_cells))
+        return kept[2]
 
     def render_snapshot(self, snapshot: Any, obs: Observation) -> None:
         from tui.models.instances import InstancesSnapshot
@@ -156,14 +190,17 @@ class InstancesPane(SourcePane):
         if not isinstance(snapshot, InstancesSnapshot):
             super().render_snapshot(snapshot, obs)
             return
-        rows = instance_rows(snapshot, obs.findings, show_all=self.show_all)
-        row_filter = self.table.row_filter if self.table is not None else None
-        matched = len(row_filter.apply(rows)) if row_filter is not None and row_filter.active else None
-        forms = [status_line(snapshot, obs.findings, show_all=self.show_all, shown=len(rows), matched=matched,
-                             brief=brief) for brief in (False, True)]
-        self.set_fitting_message(*forms)
+        rows = self.rows_of(snapshot, obs)
         if self.table is not None:
             self.table.sync(rows)
+        self._status(snapshot, obs, len(rows))
+
+    def _status(self, snapshot: InstancesSnapshot, obs: Observation, shown: int) -> None:
+        table = self.table
+        matched = table.matched if table is not None and table.row_filter.active else None
+        forms = [status_line(snapshot, obs.findings, show_all=self.show_all, shown=shown, matched=matched,
+                             brief=brief) for brief in (False, True)]
+        self.set_fitting_message(*forms)
 
     def action_toggle_all(self) -> None:
         from tui.models.instances import InstancesSnapshot
@@ -177,10 +214,13 @@ class InstancesPane(SourcePane):
                              else "showing servers worth attention (a: all)")
 
     def apply_filter(self, text: str) -> None:
+        from tui.models.instances import InstancesSnapshot
+
         super().apply_filter(text)
         obs = self.observation
-        if obs is not None and obs.snapshot is not None:
-            self.render_snapshot(obs.snapshot, obs)  # the status line's count follows the filter
+        if obs is not None and isinstance(obs.snapshot, InstancesSnapshot):
+            # the status line's count follows the filter (the table filtered the rows it has)
+            self._status(obs.snapshot, obs, len(self.rows_of(obs.snapshot, obs)))
 
     def selected_server(self) -> str | None:
         return self.table.cursor_key() if self.table is not None else None

@@ -6,7 +6,6 @@ from collections import deque
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual import events
@@ -16,11 +15,13 @@ from textual.geometry import Region
 from textual.strip import Strip
 from textual.widget import Widget
 from textual.widgets import DataTable
+from textual.widgets._data_table import Row as TableRow
 from textual.widgets._data_table import RowKey
 
 from tui.safetext import cell, clean
-from tui.tablediff import Row, RowFilter, diff_rows, sort_rows
+from tui.tablediff import Row, RowFilter, diff_rows, sort_rows, sort_value
 from tui.widgets.column_fit import ColumnRule, fit_widths, rules_for
+from tui.widgets.lazy_rows import LazyRows, cell_width
 
 _COMPONENTS = tuple(sorted(DataTable.COMPONENT_CLASSES))
 SORT_MARK = {False: " ▲", True: " ▼"}  # after the label of the column the table is sorted by
@@ -34,13 +35,6 @@ def shown_cell(value: Any) -> Any:
         value = value.copy()
         value.overflow, value.no_wrap = "ellipsis", True
     return value
-
-
-def cell_width(value: Any) -> int:
-    """Terminal cells the value takes on one line (as shown_cell shows it)."""
-    if isinstance(value, Text):
-        return value.cell_len if not value.plain.count("\n") else max(map(cell_len, value.plain.split("\n")))
-    return cell_len(clean(value))
 
 
 class KeyedTable(DataTable):
@@ -91,10 +85,16 @@ class KeyedTable(DataTable):
             cache.maxsize = size
         self._column_labels = list(columns)
         self._rules = rules_for(self._column_labels, fit or {})
-        self._widths: dict[str, tuple[int, ...]] = {}  # row key -> each cell's width (the shown rows)
         self.fitted: list[int] = []  # the widths the columns were given last (tests, the curious)
-        self._shown: dict[str, tuple[Any, ...]] = {}
+        self._shown: dict[str, tuple[Any, ...]] = {}  # key -> cells as the pane gave them, in no order
+        self._order: list[str] = []  # the shown keys, top to bottom
+        self._data = LazyRows(self._shown, (), make=shown_cell)  # DataTable reads a row's cells through this
+        self._sort_values: dict[int, dict[str, tuple[tuple[Any, ...], Any]]] = {}  # column -> key -> (cells, value)
+        self._measured: dict[str, tuple[tuple[Any, ...], tuple[int, ...]]] = {}  # key -> (cells, their widths)
+        self._plain: dict[str, tuple[tuple[Any, ...], str]] = {}  # key -> (cells, the text the filter searches)
+        self._row_meta: dict[str, TableRow] = {}  # key -> DataTable's row (kept while the row may come back)
         self._all_rows: list[Row] = []
+        self.matched = 0  # how many of the given rows the filter lets through
         self.row_filter = RowFilter()
         self._highlight = {i for i, label in enumerate(columns) if label in set(highlight)}
         self.flashes = 0  # how many cells flashed (for tests and the curious)
@@ -139,6 +139,7 @@ class KeyedTable(DataTable):
     def on_mount(self) -> None:
         for label in self._column_labels:
             self.add_column(label, key=label)
+        self._data.set_columns(list(self.columns))
 
     def on_resize(self, event: events.Resize) -> None:
         self.refit()
@@ -156,15 +157,29 @@ class KeyedTable(DataTable):
             width -= self.styles.scrollbar_size_vertical
         return width
 
+    def _natural(self) -> list[int]:
+        """Each column's widest cell over the shown rows and its header (a row's widths are measured again
+        only when its cells change: the filter and `a` bring the same rows back)."""
+        measured = self._measured
+        shown = self._shown
+        widths = []
+        for key in self._order:
+            cells = shown[key]
+            kept = measured.get(key)
+            if kept is None or kept[0] is not cells:
+                kept = measured[key] = (cells, tuple(cell_width(c) for c in cells))
+            widths.append(kept[1])
+        prune(measured, self._all_rows)
+        natural = [len(self._header_label(i)) for i in range(len(self._column_labels))]
+        if widths:
+            natural = [max(n, *column) for n, column in zip(natural, zip(*widths, strict=False), strict=False)]
+        return natural
+
     def refit(self) -> None:
         """Give each column its width for the table's size and rows (natural where it fits, see column_fit)."""
         if not self.columns or self.size.width <= 0:
             return
-        natural = [cell_len(self._header_label(i)) for i in range(len(self._column_labels))]
-        if self._widths:
-            widest = zip(*self._widths.values(), strict=True)
-            natural = [max(n, *column) for n, column in zip(natural, widest, strict=False)]
-        widths = fit_widths(natural, self._rules, self._available(), 2 * self.cell_padding)
+        widths = fit_widths(self._natural(), self._rules, self._available(), 2 * self.cell_padding)
         if widths == self.fitted:
             return
         self.fitted = widths
@@ -185,7 +200,7 @@ class KeyedTable(DataTable):
 
     @property
     def shown_keys(self) -> list[str]:
-        return [str(k.value) for k in self._ordered_row_keys()]
+        return list(self._order)
 
     def set_filter(self, text: str) -> None:
         self.row_filter = RowFilter(text)
@@ -193,9 +208,12 @@ class KeyedTable(DataTable):
 
     def reset(self) -> None:
         """Forget every row (another cloud's rows follow: nothing flashes, the cursor starts at the top)."""
-        self.clear()
-        self._shown = {}
-        self._widths = {}
+        self.clear()  # DataTable's: clears _data (the shown rows) too
+        self._order = []
+        self._sort_values.clear()
+        self._measured.clear()
+        self._plain.clear()
+        self._row_meta.clear()
         self._all_rows = []
 
     # ----- sort ---------------------------------------------------------------------------------------
@@ -240,48 +258,104 @@ class KeyedTable(DataTable):
             return None
 
     def sync(self, rows: Sequence[Row]) -> bool:
-        """Show exactly `rows` (after the filter). Returns True when anything changed."""
-        self._all_rows = list(rows)
-        wanted = self.row_filter.apply(rows)
-        self._count(len(wanted), len(rows))
+        """Show exactly `rows` (after the filter). Returns True when anything changed.
+
+        The rows stay plain data: a row's Rich cells are made when it is drawn or read (LazyRows), rows that
+        come and go (the filter, `a`) are written into DataTable in one pass, and the filter searches text
+        kept per row. So a key over 10,000 rows costs a few passes over plain data, not 10,000 renders."""
+        self._all_rows = rows if isinstance(rows, list) else list(rows)
+        wanted = self._filtered(self._all_rows)
+        self.matched = len(wanted)
+        self._count(len(wanted), len(self._all_rows))
         if self.sort_column is not None or self.sort_reverse:
-            wanted = sort_rows(wanted, self.sort_column, reverse=self.sort_reverse)
-        order = [str(k.value) for k in self._ordered_row_keys()]
-        diff = diff_rows(self._shown, order, wanted)
+            wanted = self._sorted(wanted)
+        diff = diff_rows(self._shown, self._order, wanted)
         if diff.empty:
             return False
         # the cursor on the first row stays on the first row (rows worth more attention may have arrived
         # above it); anywhere else it was put on purpose and follows its row
         keep = self.cursor_key() if self.cursor_row > 0 else None
         column_keys = list(self.columns)
+        data = self._data
         with self.app.batch_update():
-            for key in diff.remove:
-                self.remove_row(key)
-                self._shown.pop(key, None)
-                self._widths.pop(key, None)
+            if diff.remove or diff.add or diff.order is not None:
+                for key in diff.remove:
+                    del self._shown[key]
+                    data.forget(key)
+                self._write_rows(wanted, diff.add)
+            shown = self._shown
+            for key, cells in wanted:  # the new cells of every row, before the changed ones are redrawn
+                if shown.get(key) is not cells:
+                    shown[key] = cells
             for key, index, value in diff.update:
                 if index in self._highlight:
                     self._flash(key, column_keys[index], value)
-                else:
+                elif data.built(key):
                     self.update_cell(key, column_keys[index], shown_cell(value))
-            for key, cells in diff.add:
-                self.add_row(*map(shown_cell, cells), key=key)
-            changed = {key for key, _, _ in diff.update} | {key for key, _ in diff.add}
-            for key, cells in wanted:
-                self._shown[key] = tuple(cells)
-                if key in changed:
-                    self._widths[key] = tuple(map(cell_width, cells))
+                # else never drawn: its cells are made from the new ones when it is
             self.refit()
-            if diff.order is not None:
-                self._row_locations = TwoWayDict({RowKey(key): i for i, key in enumerate(diff.order)})
-                self._update_count += 1
-                self.refresh()
             if keep is not None and keep in self._shown:
                 self.move_cursor(row=self.get_row_index(keep), animate=False)
             elif keep is None and self.row_count:
                 self.move_cursor(row=0, animate=False)
                 self.scroll_to(y=0, animate=False)  # the top rows in view, not only the cursor's
         return True
+
+    def _sorted(self, rows: list[Row]) -> list[Row]:
+        """sort_rows with each row's sort value kept (made again when its cells change)."""
+        column = self.sort_column
+        if column is None:
+            return sort_rows(rows, None, reverse=self.sort_reverse)
+        cache = self._sort_values.setdefault(column, {})
+
+        def value(row: Row) -> Any:
+            key, cells = row
+            kept = cache.get(key)
+            if kept is None or kept[0] is not cells:
+                kept = cache[key] = (cells, sort_value(cells[column] if column < len(cells) else ""))
+            return kept[1]
+
+        prune(cache, self._all_rows)
+        return sort_rows(rows, column, reverse=self.sort_reverse, value=value)
+
+    def _filtered(self, rows: list[Row]) -> list[Row]:
+        """The rows the filter lets through, searched in text kept per row (made again when its cells change)."""
+        row_filter = self.row_filter
+        if not row_filter.active:
+            return rows
+        cache = self._plain
+        texts = []
+        for key, cells in rows:
+            kept = cache.get(key)
+            if kept is None or kept[0] is not cells:
+                kept = cache[key] = (cells, row_text(cells))
+            texts.append(kept[1])
+        prune(cache, rows)
+        return row_filter.select(rows, texts)
+
+    def _write_rows(self, wanted: Sequence[Row], added: Sequence[Row]) -> None:
+        """Rows added, removed or re-ordered: DataTable's rows and their order written in one pass (its
+        add_row / remove_row cost a pass over every row each); the columns' widths follow in refit."""
+        for key, cells in added:
+            self._shown[key] = cells
+        meta = self._row_meta
+        rows: dict[RowKey, TableRow] = {}
+        for key, _ in wanted:
+            row = meta.get(key)
+            if row is None:
+                row = meta[key] = TableRow(RowKey(key), 1)
+            rows[row.key] = row
+        prune(meta, self._all_rows)
+        self.rows = rows
+        self._order = [key for key, _ in wanted]
+        self._row_locations = TwoWayDict({row_key: i for i, row_key in enumerate(rows)})
+        self._update_count += 1
+        # DataTable's row order as it would work it out from _row_locations, one get_key per row
+        self._ordered_row_cache[(len(rows), self._update_count)] = list(rows.values())
+        self._require_update_dimensions = True  # DataTable's idle pass: the scrollable size of every row
+        self.cursor_coordinate = self.cursor_coordinate  # back inside the rows when they got fewer
+        self.check_idle()
+        self.refresh(layout=True)
 
     def _count(self, shown: int, total: int) -> None:
         """Tell the pane how many rows the filter lets through (it says `12 of 203` in its title)."""
@@ -297,7 +371,7 @@ class KeyedTable(DataTable):
         self.recent_flashes.append((key, str(getattr(column, "value", column))))
         plain = clean(value.plain if isinstance(value, Text) else str(value))
         style = value.style if isinstance(value, Text) else ""
-        self.update_cell(key, column, shown_cell(Text(plain, style=f"{style} reverse".strip())))
+        self.update_cell(key, column, Text(plain, style=f"{style} reverse".strip()))
 
         def restore() -> None:
             current = self._shown.get(key)
@@ -308,6 +382,15 @@ class KeyedTable(DataTable):
 
         self.set_timer(self.FLASH_SECONDS, restore)
 
-    def _ordered_row_keys(self) -> list[RowKey]:
-        locations = self._row_locations
-        return sorted(self.rows, key=lambda k: locations.get(k) or 0)
+
+def row_text(cells: tuple[Any, ...]) -> str:
+    """What the filter searches in a row: its cells' text, one space apart (as RowFilter.apply reads it)."""
+    return " ".join([c if type(c) is str else getattr(c, "plain", None) or str(c) for c in cells])
+
+
+def prune(cache: dict[str, Any], rows: Sequence[Row]) -> None:
+    """Drop what is kept for rows no longer given (kept for every given row: the filter and `a` bring back)."""
+    if len(cache) > 2 * len(rows) + 64:
+        live = {key for key, _ in rows}
+        for key in [k for k in cache if k not in live]:
+            del cache[key]

@@ -188,14 +188,24 @@ PRIVATE: tuple[Private, ...] = (
             "writes it", _attribute("textual._two_way_dict", "TwoWayDict", type)),
     Private("textual.widgets._data_table", "RowKey", "KeyedTable", "keys of _row_locations",
             _attribute("textual.widgets._data_table", "RowKey", type)),
-    Private(_TABLE, "_row_locations", "KeyedTable.sync, _ordered_row_keys", "the row order, replaced on a re-order",
-            _instance(_table, "_row_locations", None, ("get",))),
-    Private(_TABLE, "_update_count", "KeyedTable.sync, refit", "bumped after a re-order (as DataTable.sort does) "
-            "and after the column widths change (rendered cells are cached without their width)",
-            _instance(_table, "_update_count", int)),
-    Private(_TABLE, "_require_update_dimensions", "KeyedTable.refit", "set after the column widths change: the "
-            "virtual width (sideways scrolling) is recomputed on idle", _instance(_table, "_require_update_dimensions",
-                                                                               bool)),
+    Private(_TABLE, "_row_locations", "KeyedTable._write_rows", "the row order, written in one pass",
+            _instance(_table, "_row_locations", None, ("get", "get_key"))),
+    Private(_TABLE, "_update_count", "KeyedTable._write_rows, refit", "bumped after rows came, went or moved, as "
+            "DataTable.sort does, and after the column widths change (rendered cells are cached without their "
+            "width)", _instance(_table, "_update_count", int)),
+    Private(_TABLE, "_data", "KeyedTable (LazyRows)", "every row's cells by key, read as a mapping (get, [], "
+            "len, in): replaced by one that makes a row's cells when it is first read",
+            _instance(_table, "_data", dict)),
+    Private(_TABLE, "rows", "KeyedTable._write_rows", "the shown rows by key (public, but only add_row / "
+            "remove_row write it): written in one pass", _instance(_table, "rows", dict)),
+    Private("textual.widgets._data_table", "Row", "KeyedTable._write_rows", "the row records of `rows`, "
+            "Row(key, height)", _attribute("textual.widgets._data_table", "Row", type)),
+    Private(_TABLE, "_ordered_row_cache", "KeyedTable._write_rows", "the row order DataTable works out from "
+            "_row_locations, keyed (row count, _update_count): filled with the order just written",
+            _instance(_table, "_ordered_row_cache", None, ("maxsize", "clear", "__setitem__"))),
+    Private(_TABLE, "_require_update_dimensions", "KeyedTable._write_rows, refit", "DataTable's idle pass then "
+            "works out the scrollable size (the virtual width too, after the column widths change)",
+            _instance(_table, "_require_update_dimensions", bool)),
     Private(_TABLE, "_clear_caches", "KeyedTable._check_restyle", "drop every render cache when more than the "
             "focus changed", _method(_TABLE, "_clear_caches", ("self",))),
     *(Private(_TABLE, cache, "KeyedTable.__init__", "render caches bounded to a few screens' worth (memory of a "

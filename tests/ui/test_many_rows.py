@@ -1,0 +1,139 @@
+"""10,000 rows: `a`, the filter typed key by key, sort, esc and `a` back give exactly the rows they should, keys
+typed after `/` land in the filter, and rows never drawn still read as safe cells. (How fast is the
+benchmark's business: `python -m bench --only keys`.)"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from rich.text import Text
+from textual.app import App, ComposeResult
+
+from tests.testbed.wait import until_pilot
+from tui.app import StacktopApp
+from tui.collectors.base import BaseCollector
+from tui.config import Config
+from tui.models.instances import InstancesSnapshot, Server
+from tui.widgets.instances_pane import InstancesPane
+from tui.widgets.keyed_table import KeyedTable
+
+N = 10_000
+NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+
+
+def table_rows(n: int = N) -> list[tuple[str, tuple[Any, ...]]]:
+    kinds = ("web", "api", "db", "k8s-node")
+    return [(f"id-{i:05d}", (f"{kinds[i % 4]}-{i:05d}", f"compute-{i % 500:03d}", Text("ACTIVE", style="green")))
+            for i in range(n)]
+
+
+class TableApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield KeyedTable(("name", "host", "status"), id="t")
+
+
+async def test_ten_thousand_rows_come_and_go_exactly() -> None:
+    app = TableApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        table = app.query_one(KeyedTable)
+        rows = table_rows()
+        rows[9_999] = ("id-09999", ("web-\x1b[31mred", "compute-999-with-a-long-name", Text("ERROR")))
+        table.sync(rows[:2])
+        await pilot.pause()
+        table.sync(rows)  # `a`: every row
+        await pilot.pause()
+        assert table.row_count == N and table.shown_keys == [k for k, _ in rows]
+        far = table.get_row("id-09999")  # never drawn: its cells are made as it is read, safe
+        assert all(isinstance(c, Text) for c in far) and far[0].plain == "web-\\x1b[31mred"
+        host = list(table.columns.values())[1]
+        assert host.width >= len("compute-999-with-a-long-name"), "a far row's width counts"
+
+        table.set_filter("web")
+        await pilot.pause()
+        webs = [k for k, cells in rows if "web" in cells[0]]
+        assert table.shown_keys == webs and table.row_count == len(webs) == 2_501
+        table.set_filter("!web")
+        assert table.shown_keys == [k for k, cells in rows if "web" not in cells[0]]
+        table.set_filter("")
+        assert table.shown_keys == [k for k, _ in rows], "every row back, in the pane's order"
+
+        table.set_sort("host")
+        await pilot.pause()
+        hosts = [str(table.get_row(k)[1]) for k in table.shown_keys]
+        assert hosts == sorted(hosts, key=str.casefold)
+        table.set_sort("host", reverse=True)
+        assert [str(table.get_row(k)[1]) for k in table.shown_keys] == sorted(hosts, key=str.casefold,
+                                                                              reverse=True)
+        table.set_sort(None)
+        assert table.shown_keys == [k for k, _ in rows]
+
+        table.move_cursor(row=5_000)
+        table.sync(rows[:2])  # `a` back
+        await pilot.pause()
+        assert table.shown_keys == ["id-00000", "id-00001"] and table.cursor_row in (0, 1)
+        assert table.get_row("id-00001")[0].plain == "api-00001"
+
+
+async def test_a_row_changed_while_never_drawn_shows_its_new_cells() -> None:
+    app = TableApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        table = app.query_one(KeyedTable)
+        rows = table_rows(3_000)
+        table.sync(rows)
+        await pilot.pause()
+        changed = list(rows)
+        changed[2_999] = ("id-02999", ("web-02999", "compute-007", Text("SHUTOFF", style="dim")))
+        assert table.sync(changed)
+        assert [str(c) for c in table.get_row("id-02999")] == ["web-02999", "compute-007", "SHUTOFF"]
+        assert table.sync(rows), "and back"
+        assert [str(c) for c in table.get_row("id-02999")] == ["k8s-node-02999", "compute-499", "ACTIVE"]
+
+
+def snapshot() -> InstancesSnapshot:
+    servers = [Server(id=f"{i:08x}-0000-4000-8000-000000000000", name=f"{('web', 'db')[i % 2]}-{i:05d}",
+                      status="ACTIVE", project_id="p" * 32, host=f"compute-{i % 500:03d}") for i in range(N)]
+    servers[0] = Server(id="f" * 8 + "-0000-4000-8000-000000000000", name="web-building", status="BUILD",
+                        task_state="spawning", task_since=NOW - timedelta(seconds=30), task_since_basis="updated_at",
+                        project_id="p" * 32, host="compute-001")
+    return InstancesSnapshot(taken_at=NOW, servers=tuple(servers))
+
+
+class FixedInstances(BaseCollector):
+    """The instances source answering the same 10,000 servers."""
+
+    name = "instances"
+    interval = 3600.0
+
+    def __init__(self) -> None:
+        self.snapshot = snapshot()
+
+    async def collect(self) -> Any:
+        return self.snapshot
+
+
+async def test_keys_over_ten_thousand_instances_land_where_they_were_typed() -> None:
+    app = StacktopApp(Config(), collectors=[FixedInstances()])
+    async with app.run_test(size=(160, 48)) as pilot:
+        pane = app.query_one(InstancesPane)
+        await until_pilot(pilot, lambda: pane.table is not None and pane.table.row_count == 1, "the attention view")
+        app.show_source("instances")
+        await pilot.press("a")
+        table = pane.table
+        assert table is not None
+        await until_pilot(pilot, lambda: table.row_count == N, "`a`: every server")
+        await until_pilot(pilot, lambda: f"all {N:,}" in pane._message_text, "the count")
+        await pilot.press("slash", "w", "e")  # typed at once, after `/`: both letters are the filter's
+        await until_pilot(pilot, lambda: table.row_filter.text == "we", "the filter")
+        assert table.row_count == N // 2 and all(k for k in table.shown_keys)
+        assert f"{N // 2:,} of {N:,} match /we" in str(pane.border_title)
+        assert "filtered: " in pane._message_text and f"all {N // 2:,} of {N:,}" in pane._message_text
+        await pilot.press("escape")
+        await until_pilot(pilot, lambda: table.row_count == N and not table.row_filter.text, "esc clears")
+        await pilot.press("s")
+        await until_pilot(pilot, lambda: table.sort_column == 0, "sorted by name")
+        names = [str(table.get_row(k)[0]) for k in table.shown_keys[:3]]
+        assert names == ["db-00001", "db-00003", "db-00005"]
+        await pilot.press("a")
+        await until_pilot(pilot, lambda: table.row_count == 1, "`a` back: the one worth attention")
+        assert table.shown_keys == [pane.observation.snapshot.servers[0].id]
