@@ -91,7 +91,7 @@ async def test_tls_as_the_server_offers_it_never_a_silent_plaintext_read(galera_
     if not galera_cluster.offers_tls:
         assert text.count("does not offer TLS") == 1 and "drop [galera] tls" in text, text
         return
-    assert text.count("TLS certificate not trusted (self-signed certificate)") == 1, text
+    assert text.count("TLS certificate not trusted (certificate verify failed: self-signed certificate)") == 1, text
     assert "set [galera] cacert" in text and "insecure = true" in text, text
     (c,) = build(Config(galera=GaleraConfig(nodes=cfg.nodes, user=cfg.user, password=cfg.password, insecure=True)))
     try:
