@@ -20,7 +20,10 @@ from pathlib import Path
 from bench.common import ROOT, Result, percentile
 from bench.ptyapp import PtyApp
 
-SORTS = ("name", "id", "project", "status", "task_state", "in state for", "host", "owner")
+SORTS = ("name", "status", "task_state", "in state for", "host", "owner", "id", "project")  # the column order
+# the instances status line, in its full or its brief form (the brief one where the pane is narrow)
+ALL_SHOWN = rb"(showing all [\d,]+ \(a|all [\d,]+ shown \(a)"
+ATTENTION_SHOWN = rb"(showing [\d,]+ worth attention|[\d,]+ shown \(a: all)"
 
 
 @dataclass(frozen=True)
@@ -33,18 +36,18 @@ class Key:
 def walk() -> list[Key]:
     """One round of keys; it ends where it started (the control-plane pane, attention view, no filter)."""
     keys = [Key("tab", b"\t", rb"> instances"),
-            Key("a (all rows)", b"a", rb"showing all [\d,]+ \(a"),
+            Key("a (all rows)", b"a", ALL_SHOWN),
             Key("/", b"/", rb"inverts, esc clears"),
             Key("type w", b"w", rb"[\d,]+ of [\d,]+ match /w\b"),
             Key("type e", b"e", rb"[\d,]+ of [\d,]+ match /we\b"),
             Key("type b", b"b", rb"[\d,]+ of [\d,]+ match /web\b"),
-            Key("esc (filter)", b"\x1b", "· showing all".encode() + rb" [\d,]+ \(a")]
+            Key("esc (filter)", b"\x1b", "· ".encode() + ALL_SHOWN)]
     keys += [Key("s", b"s", b"sort: " + name.encode() + " ▲".encode()) for name in SORTS]
     keys += [Key("s", b"s", rb"sort: default"),  # s after the last column: the pane's own order
              Key("enter", b"\r", rb"instance [0-9a-f]{8}-"),
              # the dashboard itself (its status line), not the breadcrumb: the instance screen shows it too
-             Key("esc (screen)", b"\x1b", rb"showing all [\d,]+ \(a"),
-             Key("a (attention)", b"a", rb"showing [\d,]+ worth attention"),
+             Key("esc (screen)", b"\x1b", ALL_SHOWN),
+             Key("a (attention)", b"a", ATTENTION_SHOWN),
              Key("shift+tab", b"\x1b[Z", rb"> services")]
     return keys
 
