@@ -117,8 +117,9 @@ async def test_drill_downs_toasts_help_audit_fit_and_palette(utc: None) -> None:
             await pilot.press("escape")
 
             await tour.command("fit x.huge")
-            await tour.until(lambda: isinstance(app.screen, FitScreen) and app.screen.report is not None, "fit")
-            assert "compute-02[/]" in rendered(app)
+            # the report, then its render (a frame later on a loaded machine)
+            await tour.until(lambda: isinstance(app.screen, FitScreen) and app.screen.report is not None
+                             and "compute-02[/]" in rendered(app), "fit, the hostile host's name shown inert")
             await pilot.press("escape")
 
             await pilot.press("question_mark")
