@@ -69,7 +69,7 @@ def wait_effect(app: PtyApp, since: int, effect: bytes, timeout: float) -> float
     repaint again and again stalled the reader, so the app's writes to the terminal, for seconds."""
     pattern = re.compile(effect)
     deadline = time.perf_counter() + timeout
-    text = b""
+    tail = b""  # the last 4 KB written before the chunk being read
     done = since
     while True:
         with app._cond:
@@ -83,10 +83,12 @@ def wait_effect(app: PtyApp, since: int, effect: bytes, timeout: float) -> float
             done += 1
             if not data:
                 return None
-            start = max(0, len(text) - 4096)  # a match may begin in what came before
-            text += screen_text(data) + b" "
-            if pattern.search(text, start):
+            # the bytes as written, read again from 4 KB before this chunk: a chunk may end inside a word or
+            # an escape sequence (the pty hands over what it has), and the match may begin before it
+            window = tail + data
+            if pattern.search(screen_text(window)):
                 return t
+            tail = window[-4096:]
         if time.perf_counter() > deadline:
             return None
 
