@@ -36,6 +36,10 @@ class PtyApp:
         self.cols, self.rows = cols, rows
         self.env = {**os.environ, "TERM": "xterm-256color", "COLORTERM": "truecolor", **(env or {})}
         self.env.pop("NO_COLOR", None)
+        # COLUMNS/LINES override the pty's size in the child (shutil.get_terminal_size reads them first); a
+        # process started under pytest inherits COLUMNS=80 LINES=24 at C level and gave the app an 80x24 screen
+        self.env.pop("COLUMNS", None)
+        self.env.pop("LINES", None)
         self.env.pop("PYTHONDONTWRITEBYTECODE", None)  # use the compiled modules, as an installed app does
         self.cwd = cwd
         self.chunks: list[tuple[float, bytes]] = []

@@ -43,7 +43,8 @@ def stacktop_in_pty(home: Path, *args: str, rows: int = 48, cols: int = 160,
     """`python -m tui ARGS` (or `program ARGS`, run in `cwd`) in a pty of rows x cols, as a user runs it
     (TERM=tmux-256color, UTC, its state and recordings under `home`): yields (process, master fd); killed and
     closed on the way out."""
-    env = {k: v for k, v in os.environ.items() if k not in ("COLORTERM", "TEXTUAL_COLOR_SYSTEM", "NO_COLOR")}
+    env = {k: v for k, v in os.environ.items() if k not in ("COLORTERM", "TEXTUAL_COLOR_SYSTEM", "NO_COLOR",
+                                                                "COLUMNS", "LINES")}  # they override the pty's size
     env.update(TERM="tmux-256color", XDG_STATE_HOME=str(home), HOME=str(home), TZ="UTC")
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
