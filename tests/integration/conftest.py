@@ -13,6 +13,8 @@
   tls_testbed      -> tests.testbed.tls.TlsTestbed: the cloud's APIs and the management API behind HAProxy with
                       the test CA, a Galera node requiring TLS (testcloud/tls.sh): ca, other_ca, clouds_yaml,
                       config(path, ...) (a stacktop config reading every source over TLS)
+  expired_galera   -> "127.0.0.1:PORT": the TLS profile's Galera node behind a proxy serving the expired
+                      certificate (tests.testbed.mysql_tls_proxy, in this process; closed after the module)
   ovn_testbed      -> tests.testbed.ovn.OvnTestbed: OVN with chassis compute-01/compute-02 and a private
                       ML2/OVN neutron-server as region RegionOVN (testcloud/ovn.sh): clouds_yaml, config(path),
                       kill_controller(host), restore() (up again: restarts a killed ovn-controller)
@@ -206,6 +208,21 @@ def tls_testbed(openstack_cloud: OpenStackCloud, rabbitmq_broker: Broker) -> Tls
         if not f.is_file():
             pytest.fail(f"scripts/testcloud up tls succeeded but wrote no {f}", pytrace=False)
     return bed
+
+
+@pytest.fixture(scope="module")
+def expired_galera(tls_testbed: TlsTestbed) -> Iterator[str]:
+    """The Galera node of the TLS profile as a client meets it through an expired certificate: a TLS-terminating
+    proxy (MySQL negotiates TLS in its own protocol: HAProxy cannot front it) serving tls/expired.pem."""
+    from tests.testbed.mysql_tls_proxy import MySQLTlsProxy
+
+    host, port = tls_profile.GALERA_NODE.rsplit(":", 1)
+    for f in (tls_testbed.expired_cert, tls_testbed.expired_key):
+        if not f.is_file():
+            pytest.fail(f"scripts/testcloud up tls wrote no {f}", pytrace=False)
+    proxy = MySQLTlsProxy((host, int(port)), tls_testbed.expired_cert, tls_testbed.expired_key, tls_testbed.ca)
+    yield proxy.address
+    proxy.close()
 
 
 # ---------------------------------------------------------------------------------------------------- OVN

@@ -37,6 +37,15 @@ class TlsTestbed:
         return self.folder / "other-ca.pem"
 
     @property
+    def expired_cert(self) -> Path:
+        """Signed by the CA, past its end date (the expired HAProxy frontends serve it)."""
+        return self.folder / "expired.pem"
+
+    @property
+    def expired_key(self) -> Path:
+        return self.folder / "expired.key"
+
+    @property
     def clouds_yaml(self) -> Path:
         return self.folder / "clouds.yaml"
 
@@ -46,8 +55,10 @@ class TlsTestbed:
 
     def config(self, path: Path, *, clouds_file: Path | None = None, openstack_cacert: Path | None = None,
                mgmt_url: str = MGMT_URL, rabbitmq_cacert: Path | None = None,
-               galera_cacert: Path | None = None) -> Path:
-        """Write a stacktop config reading every source over TLS (the test CA unless told otherwise) to path."""
+               galera_cacert: Path | None = None, galera_node: str = GALERA_NODE,
+               galera_insecure: bool = False) -> Path:
+        """Write a stacktop config reading every source over TLS (the test CA unless told otherwise) to path.
+        galera_insecure: [galera] insecure = true instead of a cacert."""
         home = paths.testcloud_home()
         lines = [
             "[openstack]", f'cloud = "{CLOUD}"', f'clouds_file = "{clouds_file or self.clouds_yaml}"',
@@ -58,8 +69,9 @@ class TlsTestbed:
         lines += [
             "", "[rabbitmq]", f'management_url = "{mgmt_url}"', f'cacert = "{rabbitmq_cacert or self.ca}"',
             'user = "guest"', f'password_file = "{home / "rabbitmq.password"}"', 'vhosts = ["openstack"]',
-            "", "[galera]", f'nodes = ["{GALERA_NODE}"]', f'user = "{GALERA_USER}"',
-            f'password_file = "{self.galera_password_file}"', f'cacert = "{galera_cacert or self.ca}"',
+            "", "[galera]", f'nodes = ["{galera_node}"]', f'user = "{GALERA_USER}"',
+            f'password_file = "{self.galera_password_file}"',
+            "insecure = true" if galera_insecure else f'cacert = "{galera_cacert or self.ca}"',
             "expected_size = 1",
             "", "[thresholds]", "service_down_time = 20", "agent_down_time = 20", "volume_service_down_time = 20",
         ]

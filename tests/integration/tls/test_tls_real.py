@@ -2,7 +2,8 @@
 certificate from the test bed's CA, the RabbitMQ management API over TLS, a Galera node that requires TLS of
 stacktop's account. `stacktop snapshot --json` reads every source over TLS with the test CA; with a wrong CA
 each source's error names its endpoint and "certificate verify failed", and the other sources are unaffected;
-an expired certificate is said to be expired. Verification is never dropped silently."""
+an expired certificate (the Keystone and RabbitMQ management frontends, the Galera node behind a proxy serving
+it) is said to be expired. Verification is never dropped silently."""
 
 from __future__ import annotations
 
@@ -159,6 +160,34 @@ def test_an_expired_certificate_is_said_to_be_expired(tmp_path: Path, tls_testbe
         assert "TLS certificate expired" in error and "renewed certificate" in error, (name, error)
         assert "cacert" not in error, (name, error)  # the CA is right: trusting another would not help
     assert report["sources"]["galera"]["ok"], report["sources"]["galera"]
+
+
+def test_an_expired_galera_certificate_is_said_to_be_expired(tmp_path: Path, tls_testbed: TlsTestbed,
+                                                             expired_galera: str) -> None:
+    """The Galera node behind a certificate signed by the right CA, past its end date: the galera source's error
+    names the node and says the certificate expired; the node is not read, and every other source is."""
+    report = snapshot(tls_testbed.config(tmp_path / "expired-galera.toml", galera_node=expired_galera))
+    galera = report["sources"]["galera"]
+    error = galera["error"] or ""
+    assert not galera["ok"], galera  # never read without verification
+    assert expired_galera in error and "certificate verify failed: certificate has expired" in error, error
+    assert "TLS certificate expired" in error and "renewed certificate" in error, error
+    assert "cacert" not in error and "\n" not in error, error  # the CA is right: trusting another would not help
+    assert report["data"]["galera"] is None, report["data"]["galera"]  # nothing read from the node
+    for name in ("services", "instances", "placement", "rabbitmq"):
+        assert report["sources"][name]["ok"], (name, report["sources"][name])
+
+
+def test_the_expired_galera_endpoint_is_the_node_itself(tmp_path: Path, tls_testbed: TlsTestbed,
+                                                        expired_galera: str) -> None:
+    """What makes the test above about the certificate alone: with insecure = true (verification off, explicit)
+    the same endpoint reads the TLS profile's node through the proxy."""
+    report = snapshot(tls_testbed.config(tmp_path / "insecure-galera.toml", galera_node=expired_galera,
+                                         galera_insecure=True))
+    assert report["sources"]["galera"]["ok"], report["sources"]["galera"]
+    [node] = report["data"]["galera"]["nodes"]
+    assert node["address"] == expired_galera and node["reachable"], node
+    assert (node["cluster_status"], node["cluster_size"]) == ("Primary", 1), node
 
 
 def test_the_galera_account_is_refused_without_tls(tls_testbed: TlsTestbed) -> None:
