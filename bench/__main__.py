@@ -5,8 +5,9 @@ so its CPU is not counted as stacktop's); --quick: 300 / 10 / 100, a few rounds 
 cannot rot; its numbers mean little). Prints a table and writes JSON (machine description included) to
 bench/results/bench.json (quick: bench/results/bench-quick.json) and, for full runs, bench/results/bench.md.
 
-Sections (--only takes a comma list): triage, steady, firstpaint, keypress, keys, idle, rss, broker, journal,
-audit (keys: `stacktop --demo` itself at the scale, key to paint over every server shown); and, only when named,
+Sections (--only takes a comma list): triage, snapshot (`stacktop snapshot` against the same five commands),
+steady, firstpaint, keypress, keys, idle, rss, broker, journal, audit (keys: `stacktop --demo` itself at the
+scale, key to paint over every server shown); and, only when named,
 scaling (1k / 10k / 30k / 100k instances: first triage, RSS, steady poll, journal per hour; --quick: 300 and
 1,000), which writes bench/results/scaling.md.
 Baselines run side by side with stacktop in the same run (alternating rounds); figures are medians.
@@ -24,7 +25,8 @@ from pathlib import Path
 
 from bench.common import FULL, QUICK, RESULTS, Result, log, machine, median, spawn_sim
 
-SECTIONS = ("triage", "firstpaint", "keypress", "keys", "rss", "steady", "idle", "broker", "journal", "audit")
+SECTIONS = ("triage", "snapshot", "firstpaint", "keypress", "keys", "rss", "steady", "idle", "broker", "journal",
+            "audit")
 ON_REQUEST = ("scaling",)  # long (the 100k-instance simulator): only with --only
 
 
@@ -89,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
             results.append(Result(name, name, None, "s", note=f"FAILED: {type(exc).__name__}: {exc}"))
             log(f"{name} FAILED: {exc!r}")
 
-    from bench import broker, journal, keys, steady, triage, ui
+    from bench import broker, journal, keys, snapshot_vs_commands, steady, triage, ui
     from bench.common import ensure_bytecode
 
     ensure_bytecode()
@@ -103,11 +105,12 @@ def main(argv: list[str] | None = None) -> int:
 
     moment("start")
 
-    if {"triage", "firstpaint", "keypress", "rss"} & set(only):
+    if {"triage", "snapshot", "firstpaint", "keypress", "rss"} & set(only):
         log(f"simulator: {scale.instances:,} instances / {scale.hosts} hosts / {scale.queues:,} queues, churning")
         demo = spawn_sim(scale, churn=60.0)
         try:
             section("triage", triage.bench_triage, demo, 1 if quick else 5, create_venv=not quick)
+            section("snapshot", snapshot_vs_commands.bench_snapshot, demo, 1 if quick else 5, create_venv=not quick)
             section("firstpaint", ui.bench_first_paint, demo, 2 if quick else 9)
             section("keypress", ui.bench_keypress, demo, 8 if quick else 80)
             section("rss", ui.bench_rss, demo, 10 if quick else 1000, 60 if quick else 1800)

@@ -17,7 +17,8 @@ import pytest
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
-MEASURES = ("first full triage", "time to first paint", "keypress to paint p99", "RSS after",
+MEASURES = ("first full triage", "stacktop snapshot: spawn to report", "time to first paint", "keypress to paint p99",
+            "RSS after",
             "RSS after that, once the GC policy's full collection ran",
             "steady-state poll, client CPU", "steady-state poll, HTTP requests", "idle CPU",
             "terminal output while nothing changes", "journal per 24 h at this scale", "key to paint with",
@@ -41,6 +42,8 @@ def test_bench_quick_measures_every_section(tmp_path: Path) -> None:
         assert found and found[0] is not None, f"{name}: not measured ({values})"
     triage = next(r for r in doc["results"] if r["measure"].startswith("first full triage"))
     assert "stacktop panes filled at" in triage["note"], triage["note"]  # the per-pane timeline was recorded
+    snapshot = next(r for r in doc["results"] if r["section"] == "snapshot")
+    assert "services" in snapshot["note"] and "rabbitmq" in snapshot["note"], snapshot["note"]  # per-source times
     broker = next(r for r in doc["results"] if r["section"] == "broker")
     assert broker["value"] is not None or "skipped" in broker["note"], broker
     assert "| measure | stacktop | baseline |" in proc.stdout

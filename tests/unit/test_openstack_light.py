@@ -377,3 +377,24 @@ async def test_a_refused_token_is_renewed_once_on_the_light_path(demo: Demo) -> 
         assert lite.backend == "light"
     finally:
         lite.close()
+
+
+def test_a_snapshot_never_imports_openstacksdk(demo: Demo) -> None:
+    """`stacktop snapshot`'s one poll of every OpenStack source (every server listed, placement too) reads
+    through the light client: no openstacksdk, no keystoneauth in the process, and every source answers."""
+    cfg = demo.config().openstack
+    code = (
+        "import sys\n"
+        "from tui.collectors.registry import build_collectors\n"
+        "from tui.config import Config, OpenStackConfig\n"
+        "from tui.snapshot import run_snapshot\n"
+        f"config = Config(openstack=OpenStackConfig(cloud={cfg.cloud!r}, clouds_file={cfg.clouds_file!r}))\n"
+        "cols = build_collectors(config)\n"
+        "observations, _ = run_snapshot(cols, 60)\n"
+        "print(sorted((o.source, o.ok, o.error) for o in observations),\n"
+        "      sorted(m for m in ('openstack', 'keystoneauth1', 'requests') if m in sys.modules), sep='|')\n"
+    )
+    observed, heavy = fresh_python(code).strip().split("|")
+    assert "'services', True, None" in observed and "'instances', True, None" in observed, observed
+    assert "'placement', True, None" in observed, observed
+    assert heavy == "[]", heavy

@@ -18,8 +18,9 @@ def build_collectors(config: Config, *, galera_connector: Any = None, dashboard:
     from tui.openstack.session import LIGHT_HANDOVER_S, OpenStackSession
 
     # one session per cloud for its OpenStack sources: one client, one token, one request plan; the dashboard's
-    # reads go without openstacksdk's import (tui.openstack.triage)
-    session = OpenStackSession(config.openstack, light_first=LIGHT_HANDOVER_S if dashboard else None)
+    # and `stacktop snapshot`'s reads go without openstacksdk's import (tui.openstack.triage), which answers
+    # only what the light client does not handle
+    session = OpenStackSession(config.openstack, light_first=LIGHT_HANDOVER_S)
     context = BuildContext(dashboard=dashboard, session=session, galera_connector=galera_connector)
     collectors: list[Collector] = []
     for spec in sources.SOURCES:
