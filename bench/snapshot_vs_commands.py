@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import re
 import subprocess
 import sys
@@ -31,6 +32,7 @@ from bench.triage import GALERA, _port_open, five_commands, run_commands
 
 GALERA_PORTS = (3311, 3312, 3313)
 PASSWORD_ENV = "STACKTOP_BENCH_GALERA_PASSWORD"
+STATS_TICK_S = 5.0  # the broker's statistics interval (RabbitMQ's default collect_statistics_interval; the sim's)
 
 
 def write_config(demo: Any, folder: Path) -> tuple[Path, list[str]]:
@@ -101,7 +103,11 @@ def bench_snapshot(demo: Any, rounds: int, *, create_venv: bool) -> list[Result]
     per_source: dict[str, list[float]] = {}
     suspects: list[int] = []
     problems: set[str] = set()
+    phase = random.Random(0)
     for i in range(rounds):
+        # a random point of the broker's 5 s statistics tick: back to back, the rounds (the five commands take
+        # about one tick) would start each snapshot at the same point of it, and wait the same for the tick
+        time.sleep(phase.uniform(0.0, STATS_TICK_S))
         took, sources, errors = snapshot_once(config)
         problems.update(errors)
         if sources:
@@ -120,7 +126,8 @@ def bench_snapshot(demo: Any, rounds: int, *, create_venv: bool) -> list[Result]
     direct = [t for t, n in zip(ours, suspects, strict=True) if not n]
     split = "; ".join(f"{label} {median(v):.2f} s ({len(v)} runs)" for label, v in (
         ("with that wait", waited), ("without", direct)) if v)
-    note = (f"`python -m tui snapshot --config FILE` (its report to a pipe), spawn to exit; [galera] "
+    note = (f"`python -m tui snapshot --config FILE` (its report to a pipe), spawn to exit, each run started at a "
+            "random point of the broker's 5 s statistics tick; [galera] "
             f"{', '.join(nodes) if nodes else 'not configured (no test bed node listening)'}. Sources' own "
             "read times (median): " + ", ".join(f"{k} {median(v):.2f} s" for k, v in sorted(per_source.items()))
             + f". A queue held messages with no consumer in {len(waited)} of {len(suspects)} runs (the management "
