@@ -450,15 +450,16 @@ class StacktopApp(App[None]):
         if self._setup is None:
             self._start_sources()
         else:
-            self.run_worker(self._set_up(self._setup), name="setup", group="setup", exit_on_error=False)
+            # what the set-up builds lives as long as start-up's objects: no automatic collection walks it while
+            # it is built (that doubled the simulator's build), and _start_sources freezes it
+            gcpolicy.hold_until_first_frame()
+            self.run_worker(self._set_up(_in_thread(self._setup)), name="setup", group="setup", exit_on_error=False)
 
-    async def _set_up(self, setup: Callable[[], LateStart]) -> None:
-        """The set-up in a thread (the panes say loading..., keys work), then the sources on its config. What
-        it builds lives as long as start-up's objects: no automatic collection walks it while it is built
-        (that doubled the simulator's build), and _start_sources freezes it."""
-        gcpolicy.hold_until_first_frame()
+    async def _set_up(self, setup: asyncio.Future[LateStart]) -> None:
+        """The set-up, already running in a thread (the panes say loading..., keys work), then the sources on
+        its config."""
         try:
-            late = await _in_thread(setup)
+            late = await setup
             await self._take_late_start(late)
         except Exception as exc:
             gcpolicy.end_hold()
