@@ -1,7 +1,7 @@
 """The demo's names and fake credentials, and the dashboard's config before its simulator runs.
 
 `stacktop --demo` paints its first frame before it builds the simulated clouds (at 10,000 instances the
-simulator costs seconds of CPU): until then the app runs on shell_config(), which names the same clouds and
+simulator is 0.2-0.4 s of CPU): until then the app runs on shell_config(), which names the same clouds and
 configures the same sources, so every pane says it is waiting rather than "not configured"; the simulator's own
 config (tui.sim.demo.DemoClouds.config) replaces it before any source starts. Nothing here imports the
 simulator.
