@@ -6,6 +6,8 @@ once the simulator runs. The command line builds the simulator only when the app
 from __future__ import annotations
 
 import argparse
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -65,3 +67,10 @@ def test_the_demo_is_built_by_the_apps_setup_and_stopped_after(monkeypatch: pyte
     assert all(d._stopped and not d.tmpdir.exists() for d in demo.demo.demos.values())  # stopped on exit
     with pytest.raises(RuntimeError, match="closed before"):
         demo.start()  # the app asked after the dashboard closed: nothing is built
+
+
+def test_the_shell_does_not_import_the_simulator() -> None:
+    code = ("import sys\nfrom tui import cli\ncli._LateDemo({}).config()\n"
+            "print(sorted(m for m in sys.modules if m.startswith('tui.sim.') and m != 'tui.sim.shell'))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.strip() == "[]", out.stdout
