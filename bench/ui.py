@@ -33,49 +33,88 @@ def _config_file(demo: Any, directory: Path) -> Path:
     return path
 
 
+MINIMAL_APP = ("from textual.app import App\nfrom textual.widgets import Static\n"
+               "class M(App):\n    def compose(self):\n        yield Static('read-only')\nM().run()\n")
+FIRST_PAINT_OVER_MS = 60.0  # the goal: stacktop's first frame at most this much after the minimal app's
+BIG_DEMO = ("--instances", "10000", "--hosts", "500", "--queues", "2000")
+
+
+def _first_frame(argv: list[str], directory: Path, env: dict[str, str] | None = None) -> tuple[float | None, float]:
+    """Spawn to the first frame on the pty (seconds, None if none came in 60 s), and the CPU of the process
+    then."""
+    app = PtyApp(argv, env=env, cwd=directory).start()
+    try:
+        t = app.wait_output(0, contains=TOPBAR, timeout=60)
+        return (None, 0.0) if t is None else (t - app.started_at, proc_cpu_s(app.pid) or 0.0)
+    finally:
+        app.stop()
+
+
 def minimal_app_first_paint(rounds: int, directory: Path | None = None) -> list[float]:
     """Spawn to first frame of a minimal Textual app (one Static), in seconds, `rounds` times. The floor of the
     first-paint goal, and the host's moment: this 2-core host's speed drifts (session 6: 176 -> 223 ms within
     the hour, idle CPU of the same code 0.68 -> 1.73 %), so every run records it at its start and end."""
     directory = directory or Path(tempfile.mkdtemp(prefix="stacktop-bench-"))
     minimal = directory / "minimal.py"
-    minimal.write_text("from textual.app import App\nfrom textual.widgets import Static\n"
-                       "class M(App):\n    def compose(self):\n        yield Static('read-only')\nM().run()\n")
+    minimal.write_text(MINIMAL_APP)
     floor = []
     for _ in range(rounds):
-        app = PtyApp([sys.executable, str(minimal)], cwd=directory).start()
-        try:
-            t = app.wait_output(0, contains=TOPBAR, timeout=30)
-            if t is not None:
-                floor.append(t - app.started_at)
-        finally:
-            app.stop()
+        t, _cpu = _first_frame([sys.executable, str(minimal)], directory)
+        if t is not None:
+            floor.append(t)
     return floor
 
 
 def bench_first_paint(demo: Any, rounds: int) -> list[Result]:
-    """`python -m tui --config F` (what the `stacktop` script runs): spawn to the first frame on the pty."""
+    """Spawn to the first frame on the pty of `python -m tui` (what the `stacktop` script runs) with a config
+    (`--config F`, pointed at the benchmark's simulator), as the default demo (`--demo`) and as the big demo
+    (`--demo --instances 10000 --hosts 500 --queues 2000`, its simulator in-process), each against a minimal
+    Textual app (one Static) in the same rounds: the floor of Python start-up and `import textual.app`, which
+    the host decides. The goal is on what stacktop adds to it: the overhead, median of the per-round
+    differences, <= FIRST_PAINT_OVER_MS at every scale."""
     directory = Path(tempfile.mkdtemp(prefix="stacktop-bench-"))
     cfg = _config_file(demo, directory)
-    env = {"STACKTOP_BENCH_RMQ": "guest", "XDG_STATE_HOME": str(directory / "state"), "PYTHONPATH": str(ROOT)}
-    ours, cpu = [], []
-    for _ in range(rounds):
-        app = PtyApp([sys.executable, "-m", "tui", "--config", str(cfg)], env=env, cwd=directory).start()
-        try:
-            t = app.wait_output(0, contains=TOPBAR, timeout=30)
+    minimal = directory / "minimal.py"
+    minimal.write_text(MINIMAL_APP)
+    # the demos write their journal under HOME's data folder and their clouds.yaml under TMPDIR: all in here
+    env = {"STACKTOP_BENCH_RMQ": "guest", "HOME": str(directory), "XDG_STATE_HOME": str(directory / "state"),
+           "XDG_DATA_HOME": str(directory / "data"), "TMPDIR": str(directory), "PYTHONPATH": str(ROOT)}
+    runs = {"minimal": [sys.executable, str(minimal)],
+            "`stacktop --config`": [sys.executable, "-m", "tui", "--config", str(cfg)],
+            "`stacktop --demo`": [sys.executable, "-m", "tui", "--demo"],
+            f"`stacktop --demo {' '.join(BIG_DEMO)}`": [sys.executable, "-m", "tui", "--demo", *BIG_DEMO]}
+    times: dict[str, list[float | None]] = {name: [] for name in runs}
+    cpu: dict[str, list[float]] = {name: [] for name in runs}
+    names = list(runs)
+    for n in range(rounds):  # one of each per round, the order rotated: the host's drift hits all alike
+        for name in names[n % len(names):] + names[:n % len(names)]:
+            t, c = _first_frame(runs[name], directory, env)
+            times[name].append(t)
             if t is not None:
-                ours.append(t - app.started_at)
-                cpu.append(proc_cpu_s(app.pid) or 0.0)
-        finally:
-            app.stop()
-    floor = minimal_app_first_paint(rounds, directory)  # the floor: same machine, same moment
-    res = Result("ui", "time to first paint (`stacktop --config`, spawn to first frame)", median(ours), "s",
-                 median(floor), "a minimal Textual app (one Static)", goal="< 0.25 s",
-                 note=f"{rounds} rounds; CPU of the process at first paint (median) {median(cpu) or 0:.2f} s; "
-                      f"spread (max-min)/median {spread(ours)}; minimal app {spread(floor)}",
-                 samples=ours)
-    res.met = res.value is not None and res.value < 0.25
-    return [res]
+                cpu[name].append(c)
+    floor = [t for t in times["minimal"] if t is not None]
+    out = []
+    for name in names[1:]:
+        ours = [t for t in times[name] if t is not None]
+        over = [a - b for a, b in zip(times[name], times["minimal"], strict=True) if a is not None and b is not None]
+        overhead = median(over)
+        missed = len(times[name]) - len(ours)
+        ours_cpu, floor_cpu = median(cpu[name]) or 0.0, median(cpu["minimal"]) or 0.0
+        res = Result("ui", f"time to first paint ({name}, spawn to first frame)", median(ours), "s",
+                     median(floor), "a minimal Textual app (one Static), same rounds"
+                     + (f"; overhead {overhead * 1000:+.0f} ms" if overhead is not None else ""),
+                     goal=f"<= {FIRST_PAINT_OVER_MS:.0f} ms over the minimal app",
+                     note=f"{rounds} rounds; overhead over the minimal app (median of the per-round differences) "
+                          + (f"{overhead * 1000:+.0f} ms" if overhead is not None else "n/a")
+                          + f"; CPU of the process at first paint (median, /proc: 10 ms ticks) {ours_cpu:.2f} s, "
+                          f"minimal app {floor_cpu:.2f} s ({(ours_cpu - floor_cpu) * 1000:+.0f} ms: less noisy than "
+                          "wall time under load); spread (max-min)/median "
+                          f"{spread(ours)}, minimal app {spread(floor)}"
+                          + (f"; {missed} rounds drew no frame in 60 s" if missed else ""),
+                     samples=ours)
+        res.met = overhead is not None and overhead * 1000 <= FIRST_PAINT_OVER_MS and not missed
+        out.append(res)
+    return out
 
 
 SOURCES = ("services", "instances", "rabbitmq", "galera")

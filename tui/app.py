@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
+import threading
 import time
 from collections.abc import Callable
 from functools import partial
@@ -77,6 +80,44 @@ class ObservationMessage(Message):
                 and message.observation.source == self.observation.source)
 
 
+class LateStart:
+    """What a set-up run after the first frame hands the app before its sources start (`stacktop --demo`: its
+    simulated clouds): the config to poll and the Galera connection seam of each cloud. (A plain class: a
+    dataclass is ~1 ms of code generation at import, before the first frame.)"""
+
+    __slots__ = ("config", "galera_connectors")
+
+    def __init__(self, config: Config, galera_connectors: dict[str, object] | None = None) -> None:
+        self.config = config
+        self.galera_connectors = dict(galera_connectors or {})
+
+
+def _in_thread(fn: Callable[[], LateStart]) -> asyncio.Future[LateStart]:
+    """fn() in a daemon thread (a quit does not wait for it), its result or exception on this loop's future."""
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[LateStart] = loop.create_future()
+
+    def settle(result: LateStart | None, error: BaseException | None) -> None:
+        if done.done():
+            return
+        if error is not None:
+            done.set_exception(error)
+        else:
+            done.set_result(result)  # type: ignore[arg-type]
+
+    def run() -> None:
+        result, error = None, None
+        try:
+            result = fn()
+        except Exception as exc:
+            error = exc
+        with contextlib.suppress(RuntimeError):  # the loop is closed: the app has quit meanwhile
+            loop.call_soon_threadsafe(settle, result, error)
+
+    threading.Thread(target=run, name="stacktop-setup", daemon=True).start()
+    return done
+
+
 class TopBar(Static):
     DEFAULT_CSS = "TopBar { height: 1; background: $panel; color: $text; padding: 0 1; }"
 
@@ -129,10 +170,13 @@ class StacktopApp(App[None]):
         cloud_collectors: dict[str, list[Collector]] | None = None,
         galera_connectors: dict[str, object] | None = None,
         cloud: str | None = None,
+        setup: Callable[[], LateStart] | None = None,
     ) -> None:
         """collectors: the one cloud's collectors (tests, replay); cloud_collectors: per [[clouds]] name.
         galera_connector(s): the Galera collector's connection seam (the simulator's), one or per cloud.
-        cloud: the cloud shown first (default: the first)."""
+        cloud: the cloud shown first (default: the first).
+        setup: run in a thread after the first frame, before any source starts (`stacktop --demo` builds its
+        simulator there); its LateStart's config replaces `config`, which must name the same clouds."""
         super().__init__()
         config = config or Config()
         names = [c.name for c in config.all_clouds()]
@@ -150,6 +194,7 @@ class StacktopApp(App[None]):
         if recorder is not None and len(self.clouds) > 1:
             recorder.cloud = self.active_cloud  # notes and exercises say which cloud they were taken on
         self.galera_connector = galera_connector
+        self._setup = setup
         self.command_history = commands.History()
         self._topbar_shown = ""
         self._inputs_mounted = False
@@ -379,7 +424,7 @@ class StacktopApp(App[None]):
         self._activate(0)
         self.set_interval(1.0, self._tick)
         self.call_after_refresh(gcpolicy.first_frame)  # before the sources: start-up is frozen, GC back on
-        self.call_after_refresh(self._start_sources)
+        self.call_after_refresh(self._sources_after_first_frame)
         self.call_after_refresh(self._input_lines)
 
     def on_resize(self, event: Resize) -> None:
@@ -402,6 +447,47 @@ class StacktopApp(App[None]):
 
         connector = self.galera_connectors.get(state.name, self.galera_connector)
         return build_collectors(state.config, galera_connector=connector, dashboard=True)
+
+    def _sources_after_first_frame(self) -> None:
+        if self._setup is None:
+            self._start_sources()
+        else:
+            # what the set-up builds lives as long as start-up's objects: no automatic collection walks it while
+            # it is built (that doubled the simulator's build), and _start_sources freezes it
+            gcpolicy.hold_until_first_frame()
+            self.run_worker(self._set_up(_in_thread(self._setup)), name="setup", group="setup", exit_on_error=False)
+
+    async def _set_up(self, setup: asyncio.Future[LateStart]) -> None:
+        """The set-up, already running in a thread (the panes say loading..., keys work), then the sources on
+        its config."""
+        try:
+            late = await setup
+            await self._take_late_start(late)
+        except Exception as exc:
+            gcpolicy.end_hold()
+            logging.getLogger("stacktop").error("the set-up before the sources failed", exc_info=exc)
+            said = f"Could not start: {clean(str(exc)) or type(exc).__name__}"
+            for pane in self.panes:
+                if not isinstance(pane, FindingsPane):
+                    pane.set_message(said)  # the panes would say loading... for ever
+            self.notify(said, severity="error")
+            return
+        self._start_sources()
+
+    async def _take_late_start(self, late: LateStart) -> None:
+        """The set-up's config in place of the one the first frame was drawn from; a pane whose source it
+        configures differently (or at another interval) is told."""
+        for name, state in self.clouds.items():
+            state.config = late.config.for_cloud(name)
+        self.config = self.clouds[self.active_cloud].config
+        self.galera_connectors = dict(late.galera_connectors)
+        for pane in self.panes:
+            if isinstance(pane, FindingsPane):
+                continue
+            configured, interval = self._configured(pane.SOURCE)
+            if (configured, interval) != (pane.configured, pane.interval):
+                await pane.switch_to(pane.observation, configured=configured, interval=interval)
+        self._refresh_topbar()
 
     def _start_sources(self) -> None:
         """After the first paint: build collectors (heavy imports happen here) and start one runner each.

@@ -8,6 +8,7 @@ import logging
 import math
 import os
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -250,6 +251,44 @@ def _start_demo(options: dict | None = None, *, clouds: bool = False,  # type: i
     return _NoDemo() if start is None else start(**(options or {}))
 
 
+class _LateDemo:
+    """`stacktop --demo`: the simulated clouds built after the dashboard's first frame (at 10,000 instances the
+    simulator is 0.2-0.4 s of CPU the first frame does not wait for). Until then config() is the shell
+    (tui.sim.shell: the same clouds and sources, nothing polled yet) and now() the wall clock."""
+
+    def __init__(self, options: dict) -> None:
+        self.options = options
+        self.demo: Any = None
+        self._lock = threading.Lock()  # held while the simulator is built: stop() waits for it
+        self._stopped = False
+
+    def config(self) -> Config:
+        from tui.sim.shell import shell_config
+
+        return shell_config()
+
+    def start(self) -> Any:
+        """Build and start the simulated clouds (the app's set-up thread); returns the app's LateStart."""
+        from tui.app import LateStart
+
+        with self._lock:
+            if self._stopped:
+                raise RuntimeError("the dashboard closed before the simulated cloud started")
+            self.demo = _start_demo(self.options, clouds=True)
+        return LateStart(self.demo.config(), getattr(self.demo, "galera_connectors", None) or {})
+
+    def now_ts(self) -> float:
+        """Sim time once the simulator runs (ages and rules follow the storyline), the wall clock until then."""
+        demo = self.demo
+        return demo.now().timestamp() if demo is not None and hasattr(demo, "now") else time.time()
+
+    def stop(self) -> None:
+        with self._lock:
+            self._stopped = True
+            if self.demo is not None:
+                self.demo.stop()
+
+
 def _snapshot(args: argparse.Namespace) -> int:
     from tui.collectors.registry import build_collectors
     from tui.snapshot import exit_code, late_sources, run_snapshot
@@ -333,7 +372,7 @@ def _print_snapshot(fmt: str, observations: list, config: Config, now: float) ->
 def _dashboard(args: argparse.Namespace) -> int:
     demo = None
     if args.demo:
-        demo = _start_demo(_demo_options(args), clouds=True)
+        demo = _LateDemo(_demo_options(args))
         config = demo.config()
     else:
         config = _load_config(args.config, args.cloud)
@@ -347,16 +386,15 @@ def _dashboard(args: argparse.Namespace) -> int:
         gcpolicy.end_hold()  # the app never painted (an error): collections back all the same
 
 
-def _run_app(args: argparse.Namespace, config: Config, demo: Any, log: Path | None) -> int:
+def _run_app(args: argparse.Namespace, config: Config, demo: _LateDemo | None, log: Path | None) -> int:
     from tui.app import StacktopApp
 
     kwargs: dict = {}
     if config.clouds and args.cloud and not args.demo:
         kwargs["cloud"] = args.cloud
-    if demo is not None and hasattr(demo, "now"):
-        kwargs["clock"] = lambda: demo.now().timestamp()  # sim time: ages and rules follow the storyline
-        kwargs["galera_connector"] = demo.galera_connector
-        kwargs["galera_connectors"] = getattr(demo, "galera_connectors", None)
+    if demo is not None:
+        kwargs["clock"] = demo.now_ts
+        kwargs["setup"] = demo.start
     recorder = _recorder(config)
     app = StacktopApp(config, recorder=recorder, **kwargs)
     try:

@@ -17,8 +17,9 @@ import pytest
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
-MEASURES = ("first full triage", "stacktop snapshot: spawn to report", "time to first paint", "keypress to paint p99",
-            "RSS after",
+MEASURES = ("first full triage", "stacktop snapshot: spawn to report", "time to first paint (`stacktop --config`",
+            "time to first paint (`stacktop --demo`", "time to first paint (`stacktop --demo --instances 10000",
+            "keypress to paint p99", "RSS after",
             "RSS after that, once the GC policy's full collection ran",
             "steady-state poll, client CPU", "steady-state poll, HTTP requests", "idle CPU",
             "terminal output while nothing changes", "journal per 24 h at this scale", "key to paint with",

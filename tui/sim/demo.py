@@ -18,13 +18,18 @@ from tui.sim.clock import SimClock
 from tui.sim.engine import Engine
 from tui.sim.galera import GaleraSim, SimGaleraConnection
 from tui.sim.http import Listener, Stats
+from tui.sim.shell import (
+    CLOUD,
+    CLOUDS,
+    GALERA_PASSWORD,
+    GALERA_USER,
+    PASSWORD,
+    PROJECT,
+    RABBIT_PASSWORD,
+    RABBIT_USER,
+    USERNAME,
+)
 
-CLOUD = "stacktop-demo"
-USERNAME = "admin"
-PASSWORD = "stacktop-demo-not-a-secret"  # fake credentials of a fake cloud
-PROJECT = "admin"
-RABBIT_USER, RABBIT_PASSWORD = "guest", "guest"
-GALERA_USER, GALERA_PASSWORD = "monitor", "stacktop-demo"
 SERVICES = ("identity", "compute", "network", "volume", "placement", "image", "rabbitmq")
 # stuck thresholds short enough for the storyline to show instance.stuck within two minutes
 DEMO_STUCK = {**DEFAULT_STUCK_SECONDS, "scheduling": 30.0, "networking": 60.0, "block_device_mapping": 60.0,
@@ -292,7 +297,7 @@ def start_demo_clouds(**options: Any) -> DemoClouds:
     except BaseException:
         east.stop()
         raise
-    return DemoClouds({"demo-east": east, "demo-west": west})
+    return DemoClouds(dict(zip(CLOUDS, (east, west), strict=True)))
 
 
 def galera_connector(address: Any, user: str, password: str | None, timeout: float = 5.0) -> SimGaleraConnection:
