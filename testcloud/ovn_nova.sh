@@ -215,37 +215,40 @@ stop_one() {  # NAME: TERM its session, KILL after 10 s
 }
 
 # the private nova's view through its API: "compute-02 up" when its nova-compute reports, the hypervisor
-# is discovered (mapped to cell1) and placement has its provider; run with the cloud's venv (keystoneauth)
+# is discovered (mapped to cell1), placement has its provider and the flavor exists; exit 2 when the token's
+# catalog lacks region RegionOVNNova's endpoints. With the cloud's venv (keystoneauth, not openstacksdk: its
+# import alone takes seconds on a loaded machine)
 nova_ready() {
-  "$V/python" - "$H/clouds.yaml" "$CLOUD" "$NOVA_PORT" "$PLACEMENT_PORT" <<'PY' 2>/dev/null
+  "$V/python" - "$H/clouds.yaml" "$CLOUD" "$REGION" "$NOVA_PORT" "$PLACEMENT_PORT" "$NEUTRON" <<'PY' 2>&1
 import sys, yaml
+sys.excepthook = lambda t, e, tb: (print(f"{t.__name__}: {e}"), sys.exit(1))
 from keystoneauth1 import session
 from keystoneauth1.identity import v3
-path, cloud, nport, pport = sys.argv[1:]
-a = yaml.safe_load(open(path))["clouds"][cloud]["auth"]
-s = session.Session(auth=v3.Password(**a), timeout=10)
-svc = s.get(f"http://127.0.0.1:{nport}/v2.1/os-services?binary=nova-compute").json()["services"]
-hyp = s.get(f"http://127.0.0.1:{nport}/v2.1/os-hypervisors", headers={"OpenStack-API-Version": "compute 2.53"}).json()
+path, cloud, region, nport, pport, neutron = sys.argv[1:]
+s = session.Session(auth=v3.Password(**yaml.safe_load(open(path))["clouds"][cloud]["auth"]), timeout=10)
+catalog = s.auth.get_access(s).service_catalog
+want = {"compute": f"http://127.0.0.1:{nport}/v2.1", "placement": f"http://127.0.0.1:{pport}", "network": neutron}
+def url(service_type):
+    try:
+        return (catalog.url_for(service_type=service_type, region_name=region, interface="public") or "").rstrip("/")
+    except Exception:  # keystoneauth's EndpointNotFound
+        return ""
+have = {t: url(t) for t in want}
+if have != want:
+    print(f"region {region}: {have}")
+    sys.exit(2)
+nova = f"http://127.0.0.1:{nport}/v2.1"
+svc = s.get(f"{nova}/os-services?binary=nova-compute").json()["services"]
+hyp = s.get(f"{nova}/os-hypervisors", headers={"OpenStack-API-Version": "compute 2.53"}).json()["hypervisors"]
 rps = s.get(f"http://127.0.0.1:{pport}/resource_providers",
             headers={"OpenStack-API-Version": "placement 1.14"}).json()["resource_providers"]
 ok = ([(x["host"], x["state"]) for x in svc] == [("compute-02", "up")]
-      and [h["hypervisor_hostname"] for h in hyp["hypervisors"]] == ["compute-02"]
-      and [r["name"] for r in rps] == ["compute-02"])
+      and [h["hypervisor_hostname"] for h in hyp] == ["compute-02"] and [r["name"] for r in rps] == ["compute-02"])
+if ok and "m1.tiny" not in {f["name"] for f in s.get(f"{nova}/flavors").json()["flavors"]}:
+    # as in the shared cloud (1 vCPU, 512 MB, 1 GB): flavors live in nova's API database
+    s.post(f"{nova}/flavors", json={"flavor": {"name": "m1.tiny", "vcpus": 1, "ram": 512, "disk": 1}})
 print("compute-02 up" if ok else f"services={svc} hypervisors={hyp} providers={[r['name'] for r in rps]}")
 sys.exit(0 if ok else 1)
-PY
-}
-
-ensure_flavor() {  # m1.tiny (1 vCPU, 512 MB, 1 GB) as in the shared cloud: flavors live in nova's API database
-  "$V/python" - "$H/clouds.yaml" "$CLOUD" "$NOVA_PORT" <<'PY'
-import sys, yaml
-from keystoneauth1 import session
-from keystoneauth1.identity import v3
-path, cloud, nport = sys.argv[1:]
-s = session.Session(auth=v3.Password(**yaml.safe_load(open(path))["clouds"][cloud]["auth"]), timeout=30)
-url = f"http://127.0.0.1:{nport}/v2.1/flavors"
-if "m1.tiny" not in {f["name"] for f in s.get(url).json()["flavors"]}:
-    s.post(url, json={"flavor": {"name": "m1.tiny", "vcpus": 1, "ram": 512, "disk": 1}})
 PY
 }
 
@@ -297,26 +300,32 @@ cmd_up() {
   setup_db
   setup_vhost
   write_clouds_yaml
-  register_region
+  # the region before the services: nova's clients look their endpoints up once, and a service missing from the
+  # catalog then stays disabled in that process ("Service 'placement' is disabled ...")
+  local r=0; nova_ready >/dev/null || r=$?
+  [[ $r -ne 2 ]] || register_region
   local n; for n in "${SERVICES[@]}"; do launch "$n"; done
   ensure_network
-  local last=""
-  until last="$(nova_ready)" && ensure_flavor 2>/dev/null; do
+  local last="" rc=0
+  until last="$(nova_ready)"; rc=$?; [[ $rc -eq 0 ]]; do
     [[ $((SECONDS - t0)) -le $READY_WAIT ]] || die "not ready after ${READY_WAIT}s: $last (logs: $H/logs)"
     # a compute that registered after the last periodic discovery is mapped now instead of in <= 10 s
     "$V/nova-manage" --config-file "$H/etc/nova.conf" cell_v2 discover_hosts >/dev/null 2>&1 || true
     sleep 2
   done
   log "up in $((SECONDS - t0))s"
-  cmd_status
+  status_line
+}
+
+status_line() {
+  echo "ovn-nova nova-api http://127.0.0.1:$NOVA_PORT, placement http://127.0.0.1:$PLACEMENT_PORT, compute-02 up, neutron $NEUTRON; cloud $CLOUD in $H/clouds.yaml"
 }
 
 cmd_status() {
   local rc=0 n
   for n in "${SERVICES[@]}"; do pid_alive "$n" || { echo "ovn-nova $n not running"; rc=1; }; done
-  if [[ $rc -eq 0 ]] && nova_ready >/dev/null; then
-    echo "ovn-nova nova-api http://127.0.0.1:$NOVA_PORT, placement http://127.0.0.1:$PLACEMENT_PORT, compute-02 up, neutron $NEUTRON; cloud $CLOUD in $H/clouds.yaml"
-  else rc=1; echo "ovn-nova not ready"; fi
+  local last
+  if [[ $rc -eq 0 ]] && last="$(nova_ready)"; then status_line; else rc=1; echo "ovn-nova not ready: ${last:-}"; fi
   return $rc
 }
 
