@@ -59,6 +59,11 @@ def test_a_boot_on_compute02_held_in_networking_names_neutron_ovn_then_ovn_contr
     net = conn.network.find_network(BOOT_NETWORK)
     assert net is not None, f"network {BOOT_NETWORK} of testcloud/ovn_nova.sh is missing"
     image, flavor = conn.image.find_image("tiny"), conn.compute.find_flavor("m1.tiny")
+    # a test that killed compute-02's ovn-controller leaves its agents dead for up to agent_down_time after
+    # the restart: start from a host whose ports can bind, so the finding is about the wait alone
+    wait_for(lambda: {(a.binary, a.is_alive) for a in conn.network.agents(host="compute-02")}
+             == {("ovn-controller", True), ("neutron-ovn-agent", True)}, timeout=90,
+             what="compute-02's OVN agents alive")
     server = None
     t0 = time.monotonic()
     try:
