@@ -226,7 +226,7 @@ def ovn_testbed(openstack_cloud: OpenStackCloud) -> OvnTestbed:
 @pytest.fixture(scope="session")
 def ovn_nova(ovn_testbed: OvnTestbed) -> OvnNova:
     """The OVN profile's own nova-api/conductor/scheduler/placement and compute-02 on the OVN neutron
-    (testcloud/ovn_nova.sh; ~50 s from cold, ~25 s with the databases made, ~10 s when up)."""
+    (testcloud/ovn_nova.sh; ~45 s from nothing, 10-26 s with the databases made, 3-8 s when up)."""
     testcloud(START_VERB, "ovn-nova")
     nova = ovn_profile.ovn_nova()
     if not nova.clouds_yaml.is_file():

@@ -127,21 +127,24 @@ class OvnNova:
         proc = subprocess.Popen(["mariadb", "--no-defaults", "-S", str(self.neutron_db_socket), "-uroot", "-N", "-B",
                                  "--unbuffered", "neutron", "-e", sql], stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        conn_id: int | None = None
         try:
-            assert proc.stdout is not None
-            conn_id = int(proc.stdout.readline().strip())
-            if proc.stdout.readline().strip() != "locked":
-                raise RuntimeError(f"LOCK TABLES ipamallocations failed: {proc.stderr.read() if proc.stderr else ''}")
+            assert proc.stdout is not None and proc.stderr is not None
+            first, second = proc.stdout.readline().strip(), proc.stdout.readline().strip()
+            if not first.isdigit() or second != "locked":
+                proc.kill()
+                raise RuntimeError(f"LOCK TABLES ipamallocations failed: {first} {second} {proc.stderr.read()}")
+            conn_id = int(first)
             yield conn_id
         finally:
-            if proc.poll() is None:
+            if proc.poll() is None and conn_id is not None:
                 subprocess.run(["mariadb", "--no-defaults", "-S", str(self.neutron_db_socket), "-uroot", "-e",
                                 f"KILL {conn_id}"], capture_output=True, timeout=30, check=False)
-                try:
-                    proc.wait(timeout=30)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
 
 
 def ovn_nova() -> OvnNova:
