@@ -9,7 +9,8 @@
 #                   waits until neutron lists all four agents alive; region RegionOVN in Keystone;
 #                   ovn/clouds.yaml. A quick no-op when all of it answers; restarts what is missing (a killed
 #                   ovn-controller among them)
-#   ovn.sh down     stop every daemon of the profile (by their pid files); state, packages and region stay
+#   ovn.sh down     stop every daemon of the profile (by their pid files), its own nova (ovn_nova.sh) first;
+#                   state, packages and region stay
 #   ovn.sh status   one line per part; exit 0 only when every daemon runs and neutron lists 4 alive agents
 #   ovn.sh reset    up (the tests create nothing that outlives them)
 #   ovn.sh wipe     down, then delete <cache>/ovn but the packages (next `up` starts from empty databases)
@@ -135,7 +136,11 @@ cmd_status() {
   return $rc
 }
 
-cmd_down() { neutron down >"$O/down.log" 2>&1 || { tail -5 "$O/down.log" >&2; die "down failed (see $O/down.log)"; }; }
+cmd_down() {
+  # the profile's own nova (testcloud/ovn_nova.sh) first: its databases are in this MariaDB, its files in $O/nova
+  if [[ -d "$O/nova/run" ]]; then "$ROOT/testcloud/ovn_nova.sh" down 9>&- || die "ovn_nova.sh down failed"; fi
+  neutron down >"$O/down.log" 2>&1 || { tail -5 "$O/down.log" >&2; die "down failed (see $O/down.log)"; }
+}
 
 locked() {  # one up/down at a time: several pytest sessions may bring the profile up together
   mkdir -p "$O"

@@ -69,7 +69,8 @@ EOF
   until sql "SELECT 1" >/dev/null 2>&1; do
     n=$((n + 1)); [[ $n -le 120 ]] || die "MariaDB on $DB/mysqld.sock did not answer (see $DB/error.log)"; sleep 0.5
   done
-  sql "CREATE DATABASE IF NOT EXISTS neutron CHARACTER SET utf8"
+  # only when missing: CREATE DATABASE waits for the schema's metadata lock, which a test's LOCK TABLES holds
+  [[ -n "$(sql "SHOW DATABASES LIKE 'neutron'")" ]] || sql "CREATE DATABASE IF NOT EXISTS neutron CHARACTER SET utf8"
 }
 
 sql() { mariadb --no-defaults -S "$DB/mysqld.sock" -uroot -N -e "$1"; }

@@ -1,9 +1,10 @@
-"""Register region RegionOVN in the test cloud's Keystone: the same public URLs as RegionOne for every service,
-except `network`, which is the private ML2/OVN neutron-server (testcloud/ovn.sh). Idempotent: only what is
-missing or different is written; RegionOne and its endpoints are never changed. Runs with the cloud's own venv
+"""Register a region of the OVN profile in the test cloud's Keystone: the same public URLs as RegionOne for every
+service, except `network`, which is the private ML2/OVN neutron-server (testcloud/ovn.sh), and the services given
+as TYPE=URL (RegionOVNNova: compute and placement of testcloud/ovn_nova.sh). Idempotent: only what is missing or
+different is written; RegionOne and its endpoints are never changed. Runs with the cloud's own venv
 (openstacksdk).
 
-usage: region.py REGION NETWORK_URL     (OS_CLIENT_CONFIG_FILE / OS_CLOUD: the admin cloud)
+usage: region.py REGION NETWORK_URL [TYPE=URL...]     (OS_CLIENT_CONFIG_FILE / OS_CLOUD: the admin cloud)
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import openstack
 
 def main() -> int:
     region, network_url = sys.argv[1], sys.argv[2]
+    override = dict(arg.split("=", 1) for arg in sys.argv[3:])
+    override["network"] = network_url
     conn = openstack.connect()
     ident = conn.identity
     if ident.find_region(region) is None:
@@ -23,7 +26,7 @@ def main() -> int:
     types = {s.id: s.type for s in ident.services()}
     wanted: dict[str, str] = {}
     for ep in ident.endpoints(interface="public", region_id="RegionOne"):
-        wanted[ep.service_id] = network_url if types.get(ep.service_id) == "network" else ep.url
+        wanted[ep.service_id] = override.get(types.get(ep.service_id, ""), ep.url)
     if "network" not in {types.get(s) for s in wanted}:
         print(f"{region}: RegionOne has no public network endpoint", file=sys.stderr)
         return 1
@@ -34,7 +37,7 @@ def main() -> int:
             ident.create_endpoint(service_id=service_id, interface="public", region_id=region, url=url)
         elif ep.url != url:
             ident.update_endpoint(ep, url=url)
-    print(f"{region}: {len(wanted)} public endpoints, network {network_url}")
+    print(f"{region}: {len(wanted)} public endpoints, " + ", ".join(f"{t} {u}" for t, u in sorted(override.items())))
     return 0
 
 

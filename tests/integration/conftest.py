@@ -18,6 +18,9 @@
   ovn_testbed      -> tests.testbed.ovn.OvnTestbed: OVN with chassis compute-01/compute-02 and a private
                       ML2/OVN neutron-server as region RegionOVN (testcloud/ovn.sh): clouds_yaml, config(path),
                       kill_controller(host), restore() (up again: restarts a killed ovn-controller)
+  ovn_nova         -> tests.testbed.ovn.OvnNova (after ovn_testbed): the profile's own nova with a compute-02 on
+                      the OVN neutron, region RegionOVNNova (testcloud/ovn_nova.sh): clouds_yaml, connect(),
+                      config(path, stuck=), ipam_held() (port creation waits in neutron-server)
 
 A server that cannot be started FAILS the test with the script's output; it never skips. Skipping happens
 only in tests/conftest.py, when STACKTOP_SKIP_REAL=1 is set explicitly.
@@ -38,7 +41,7 @@ from tests.testbed import ovn as ovn_profile
 from tests.testbed import paths
 from tests.testbed import tls as tls_profile
 from tests.testbed.openstack import OpenStackCloud, wait_all_healthy
-from tests.testbed.ovn import OvnTestbed
+from tests.testbed.ovn import OvnNova, OvnTestbed
 from tests.testbed.rabbit4 import Rabbit4Cluster
 from tests.testbed.rabbitmq import Broker, create_vhost, delete_vhost
 from tests.testbed.testcloud import TestbedError, run_script
@@ -46,7 +49,7 @@ from tests.testbed.testcloud import testcloud as _testcloud
 from tests.testbed.tls import TlsTestbed
 
 UP_TIMEOUT = {"openstack": 1200, "rabbitmq": 120, "galera": 600, "galera11": 900, "galera-arb": 600,
-              "rabbitmq4": 600, "tls": 300, "ovn": 400}
+              "rabbitmq4": 600, "tls": 300, "ovn": 400, "ovn-nova": 400}
 # In CI (CI=true) a session starts from the known state: `reset` (= up, then no servers / volumes / leftover
 # allocations, memory watermark 0.4, Galera synced with an empty test table) instead of `up`. Elsewhere `up`
 # only, so a developer's session never deletes what a parallel session is using; STACKTOP_TESTCLOUD_RESET=1
@@ -235,4 +238,15 @@ def ovn_testbed(openstack_cloud: OpenStackCloud) -> OvnTestbed:
     if not bed.clouds_yaml.is_file():
         pytest.fail(f"scripts/testcloud up ovn succeeded but wrote no {bed.clouds_yaml}", pytrace=False)
     return bed
+
+
+@pytest.fixture(scope="session")
+def ovn_nova(ovn_testbed: OvnTestbed) -> OvnNova:
+    """The OVN profile's own nova-api/conductor/scheduler/placement and compute-02 on the OVN neutron
+    (testcloud/ovn_nova.sh; ~45 s from nothing, 10-26 s with the databases made, 3-8 s when up)."""
+    testcloud(START_VERB, "ovn-nova")
+    nova = ovn_profile.ovn_nova()
+    if not nova.clouds_yaml.is_file():
+        pytest.fail(f"scripts/testcloud up ovn-nova succeeded but wrote no {nova.clouds_yaml}", pytrace=False)
+    return nova
 
