@@ -65,8 +65,11 @@ def both(rabbitmq4_cluster: Rabbit4Cluster) -> Any:
         try:
             rows = wait_for(lambda: (r := vb.get(f"/api/queues/{vh}")) and len(r) == 5
                             and all("messages" in q for q in r)
-                            and next(q for q in r if q["name"] == "conductor").get("consumers") == 1 and r,
-                            timeout=90, what="statistics (messages, the consumer) for the five queues")
+                            and next(q for q in r if q["name"] == "conductor").get("consumers") == 1
+                            # the publish counters (message_stats) come a statistics tick after the messages
+                            and all(any("message_stats" in q for q in _typed(r, t))
+                                    for t in ("classic", "quorum", "stream")) and r,
+                            timeout=90, what="statistics (messages, publishes, the consumer) for the five queues")
             assert isinstance(rows, list)
             real = {
                 "queues": rows,

@@ -276,19 +276,29 @@ def create_server(conn: Conn, *, host: str | None = None, name: str | None = Non
                   image: str = "tiny", network: str | None = None) -> Any:
     """POST a server (returns at once). host: 'compute-01' / 'compute-02' (admin AZ 'nova:<host>');
     network: None = no port ('none'), else a network name, e.g. 'provider' (port with a binding)."""
+    from keystoneauth1.exceptions import ConnectFailure
+
     fl = conn.compute.find_flavor(flavor)
     img = conn.image.find_image(image)
     if fl is None or img is None:
         raise LookupError(f"flavor {flavor} or image {image} missing: run scripts/testcloud up openstack")
+    name = name or f"stacktop-test-{secrets.token_hex(3)}"
     kwargs: dict[str, Any] = {
-        "name": name or f"stacktop-test-{secrets.token_hex(3)}",
+        "name": name,
         "flavor_id": fl.id,
         "image_id": img.id,
         "networks": [{"uuid": _provider_network_id(conn, network)}] if network else "none",
     }
     if host:
         kwargs["availability_zone"] = f"nova:{host}"
-    return conn.compute.create_server(**kwargs)
+    try:
+        return conn.compute.create_server(**kwargs)
+    except ConnectFailure:
+        # nova-api closed the connection without an answer (a kept-alive connection it had dropped, on a
+        # loaded machine): the POST is not retried blindly, the server exists only if it got through
+        time.sleep(2)
+        found = conn.compute.find_server(name, ignore_missing=True)
+        return found if found is not None else conn.compute.create_server(**kwargs)
 
 
 @contextlib.contextmanager
