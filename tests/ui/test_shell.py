@@ -251,6 +251,52 @@ async def test_tab_does_not_rebuild_the_footer() -> None:
         assert list(app.screen.query(FooterKey)) == before, "the very same FooterKey widgets"
 
 
+def footer_keys(app: StacktopApp) -> list[tuple[str, str, str, bool]]:
+    """What the footer shows, key by key: (key, what it says, action, disabled), the palette's key apart."""
+    from textual.widgets._footer import FooterKey
+
+    return [(k.key, str(k.description), k.action, k._disabled) for k in app.screen.query(FooterKey)
+            if not k.has_class("-command-palette")]
+
+
+def composed_keys(app: StacktopApp) -> list[tuple[str, str, str, bool]]:
+    """What Textual's Footer would compose for the screen's bindings now (the first binding of each action)."""
+    by_action: dict[str, tuple[str, str, str, bool]] = {}
+    for _, binding, enabled, _tooltip in app.screen.active_bindings.values():
+        if binding.show:
+            by_action.setdefault(binding.action, (binding.key, binding.description, binding.action, not enabled))
+    return list(by_action.values())
+
+
+async def test_the_footer_follows_sort_filter_and_esc_in_place() -> None:
+    """`s` renames the table's sort key, `/` takes the table's keys away, esc brings them back: the footer
+    shows what Textual's Footer would compose each time, written into the FooterKeys it has (the sort key is
+    the very same widget: no re-mount and restyle of every key)."""
+    from textual.widgets._footer import FooterKey
+
+    collectors = [ScriptedCollector(name, [1], interval=60.0) for name in ("services", "instances", "rabbitmq")]
+    app = StacktopApp(Config(), collectors=collectors)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await wait_started(pilot, app)
+        before = await _settled_footer(pilot, app)
+        sort_key = next(k for k in before if k.key == "s")
+        await pilot.press("s")
+        await pilot.pause()
+        assert ("s", "sort: binary ▲") in [(k, d) for k, d, _, _ in footer_keys(app)], footer_keys(app)
+        assert footer_keys(app) == composed_keys(app)
+        assert list(app.screen.query(FooterKey)) == before, "the same FooterKey widgets"
+        assert sort_key.description == "sort: binary ▲"
+        await pilot.press("slash")
+        await pilot.pause()
+        assert app.focused is not None and app.focused.id == "filter"
+        assert "s" not in [k for k, _, _, _ in footer_keys(app)] and footer_keys(app) == composed_keys(app)
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.pause()
+        assert footer_keys(app) == composed_keys(app)
+        assert ("s", "sort: binary ▲") in [(k, d) for k, d, _, _ in footer_keys(app)], footer_keys(app)
+
+
 async def wait_started(pilot, app: StacktopApp) -> None:  # type: ignore[no-untyped-def]
     """Start-up over, before a test spies on what one key does: the filter / note / command lines mounted on the
     screen after the first paint (a layout of the whole screen) and every source's first observation rendered.

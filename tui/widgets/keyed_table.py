@@ -339,6 +339,7 @@ class KeyedTable(DataTable):
         for key, cells in added:
             self._shown[key] = cells
         meta = self._row_meta
+        count = len(self.rows)
         rows: dict[RowKey, TableRow] = {}
         for key, _ in wanted:
             row = meta.get(key)
@@ -355,7 +356,8 @@ class KeyedTable(DataTable):
         self._require_update_dimensions = True  # DataTable's idle pass: the scrollable size of every row
         self.cursor_coordinate = self.cursor_coordinate  # back inside the rows when they got fewer
         self.check_idle()
-        self.refresh(layout=True)
+        # as many rows (a sort, a filter letting as many through): the same scrollable size, no layout
+        self.refresh(layout=len(rows) != count)
 
     def _count(self, shown: int, total: int) -> None:
         """Tell the pane how many rows the filter lets through (it says `12 of 203` in its title)."""
