@@ -297,6 +297,32 @@ async def test_the_footer_follows_sort_filter_and_esc_in_place() -> None:
         assert ("s", "sort: binary ▲") in [(k, d) for k, d, _, _ in footer_keys(app)], footer_keys(app)
 
 
+@pytest.mark.parametrize(("size", "overlaid"), [((160, 48), True), ((80, 24), False)])
+async def test_the_filter_line_floats_over_the_panes_unless_one_pane_is_shown(size: tuple[int, int],
+                                                                             overlaid: bool) -> None:
+    """`/` and esc with every pane shown: the filter line lies over the bottom of the findings pane, above the
+    footer, and no pane is resized (a resize laid out and repainted every pane and table). With one pane shown
+    (a narrow terminal) the line takes its room from the pane, whose last rows it would hide."""
+    collectors = [ScriptedCollector(name, [1], interval=60.0) for name in ("services", "instances", "rabbitmq")]
+    app = StacktopApp(Config(), collectors=collectors)
+    async with app.run_test(size=size) as pilot:
+        await wait_started(pilot, app)
+        grid = app.screen.query_one("#panes")
+        before = grid.region
+        await pilot.press("slash")
+        await pilot.pause()
+        line = app.screen.query_one("#filter")
+        assert app.focused is line and line.region.height > 0
+        assert line.region.bottom == app.screen.region.bottom - 1, "right above the footer"
+        if overlaid:
+            assert grid.region == before and grid.region.contains_region(line.region)
+        else:
+            assert grid.region.bottom <= line.region.y and grid.region.height < before.height
+        await pilot.press("escape")
+        await pilot.pause()
+        assert grid.region == before and not line.display
+
+
 async def wait_started(pilot, app: StacktopApp) -> None:  # type: ignore[no-untyped-def]
     """Start-up over, before a test spies on what one key does: the filter / note / command lines mounted on the
     screen after the first paint (a layout of the whole screen) and every source's first observation rendered.
