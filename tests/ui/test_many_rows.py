@@ -75,6 +75,39 @@ async def test_ten_thousand_rows_come_and_go_exactly() -> None:
         assert table.get_row("id-00001")[0].plain == "api-00001"
 
 
+async def test_a_and_back_measure_and_make_nothing_again(monkeypatch: Any) -> None:
+    """`a` to the few rows worth attention and back to every row: what the table keeps per row (widths, sort
+    values, row records) is kept for the other view's rows too, so the way back measures no row again; rows no
+    longer given in either view are dropped."""
+    import tui.widgets.keyed_table as keyed
+
+    measured: list[Any] = []
+    real = keyed.cell_width
+    monkeypatch.setattr(keyed, "cell_width", lambda value: measured.append(value) or real(value))
+    app = TableApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        table = app.query_one(KeyedTable)
+        every = table_rows()
+        few = every[:20]
+        table.set_sort("host")
+        table.sync(every)
+        await pilot.pause()
+        meta = {key: table._row_meta[key] for key in ("id-00000", "id-09999")}
+        table.sync(few)  # `a`: the attention view
+        await pilot.pause()
+        measured.clear()
+        table.sync(every)  # `a` back
+        await pilot.pause()
+        assert measured == [], "no row measured again"
+        assert all(table._row_meta[key] is row for key, row in meta.items()), "the same row records"
+        assert table.row_count == N and table.sort_label == "sort: host ▲"
+        others = [(f"new-{i:05d}", cells) for i, (_, cells) in enumerate(few)]
+        table.sync(others)
+        table.sync(few)  # neither view holds the 10,000 rows now
+        await pilot.pause()
+        assert len(table._measured) <= 2 * (len(few) + len(others)) + 64, "the rows gone are forgotten"
+
+
 async def test_a_row_changed_while_never_drawn_shows_its_new_cells() -> None:
     app = TableApp()
     async with app.run_test(size=(100, 30)) as pilot:

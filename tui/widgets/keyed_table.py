@@ -94,6 +94,7 @@ class KeyedTable(DataTable):
         self._plain: dict[str, tuple[tuple[Any, ...], str]] = {}  # key -> (cells, the text the filter searches)
         self._row_meta: dict[str, TableRow] = {}  # key -> DataTable's row (kept while the row may come back)
         self._all_rows: list[Row] = []
+        self._previous_rows: list[Row] = []  # the rows given before these (`a` and back: the other view's)
         self.matched = 0  # how many of the given rows the filter lets through
         self.row_filter = RowFilter()
         self._highlight = {i for i, label in enumerate(columns) if label in set(highlight)}
@@ -169,7 +170,7 @@ class KeyedTable(DataTable):
             if kept is None or kept[0] is not cells:
                 kept = measured[key] = (cells, tuple(cell_width(c) for c in cells))
             widths.append(kept[1])
-        prune(measured, self._all_rows)
+        prune(measured, self._all_rows, self._previous_rows)
         natural = [len(self._header_label(i)) for i in range(len(self._column_labels))]
         if widths:
             natural = [max(n, *column) for n, column in zip(natural, zip(*widths, strict=False), strict=False)]
@@ -215,6 +216,7 @@ class KeyedTable(DataTable):
         self._plain.clear()
         self._row_meta.clear()
         self._all_rows = []
+        self._previous_rows = []
 
     # ----- sort ---------------------------------------------------------------------------------------
     @property
@@ -263,6 +265,8 @@ class KeyedTable(DataTable):
         The rows stay plain data: a row's Rich cells are made when it is drawn or read (LazyRows), rows that
         come and go (the filter, `a`) are written into DataTable in one pass, and the filter searches text
         kept per row. So a key over 10,000 rows costs a few passes over plain data, not 10,000 renders."""
+        if rows is not self._all_rows:
+            self._previous_rows = self._all_rows
         self._all_rows = rows if isinstance(rows, list) else list(rows)
         wanted = self._filtered(self._all_rows)
         self.matched = len(wanted)
@@ -315,7 +319,7 @@ class KeyedTable(DataTable):
                 kept = cache[key] = (cells, sort_value(cells[column] if column < len(cells) else ""))
             return kept[1]
 
-        prune(cache, self._all_rows)
+        prune(cache, self._all_rows, self._previous_rows)
         return sort_rows(rows, column, reverse=self.sort_reverse, value=value)
 
     def _filtered(self, rows: list[Row]) -> list[Row]:
@@ -330,7 +334,7 @@ class KeyedTable(DataTable):
             if kept is None or kept[0] is not cells:
                 kept = cache[key] = (cells, row_text(cells))
             texts.append(kept[1])
-        prune(cache, rows)
+        prune(cache, rows, self._previous_rows)
         return row_filter.select(rows, texts)
 
     def _write_rows(self, wanted: Sequence[Row], added: Sequence[Row]) -> None:
@@ -346,7 +350,7 @@ class KeyedTable(DataTable):
             if row is None:
                 row = meta[key] = TableRow(RowKey(key), 1)
             rows[row.key] = row
-        prune(meta, self._all_rows)
+        prune(meta, self._all_rows, self._previous_rows)
         self.rows = rows
         self._order = [key for key, _ in wanted]
         self._row_locations = TwoWayDict({row_key: i for i, row_key in enumerate(rows)})
@@ -390,9 +394,12 @@ def row_text(cells: tuple[Any, ...]) -> str:
     return " ".join([c if type(c) is str else getattr(c, "plain", None) or str(c) for c in cells])
 
 
-def prune(cache: dict[str, Any], rows: Sequence[Row]) -> None:
-    """Drop what is kept for rows no longer given (kept for every given row: the filter and `a` bring back)."""
-    if len(cache) > 2 * len(rows) + 64:
+def prune(cache: dict[str, Any], rows: Sequence[Row], previous: Sequence[Row] = ()) -> None:
+    """Drop what is kept for rows no longer given: kept for every given row (the filter brings them back) and
+    for the rows given before these (`a` back brings the other view's rows: 10,000 of them measured again,
+    their sort values and row records made again, cost ~50 ms a press)."""
+    if len(cache) > 2 * (len(rows) + len(previous)) + 64:
         live = {key for key, _ in rows}
+        live.update(key for key, _ in previous)
         for key in [k for k in cache if k not in live]:
             del cache[key]
