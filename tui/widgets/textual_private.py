@@ -66,14 +66,15 @@ class StableFooter(Footer):
                     return False  # grouped keys are composed as a KeyGroup and a label
                 by_action.setdefault(binding.action, (binding, enabled, tooltip))
         keys: list[FooterKey] = []
-        for child in self.children:
+        children = [child for child in self.children if not child._pruning]  # not those being removed
+        for child in children:
             if type(child) is not FooterKey:
                 return False
             if not child.has_class("-command-palette"):
                 keys.append(child)
         palette = bool(self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE
                        and self.app.COMMAND_PALETTE_BINDING in active)
-        if not keys or palette != (len(keys) < len(self.children)):
+        if not keys or palette != (len(keys) < len(children)):
             return False  # the footer is empty, or the palette's key is to come or to go: compose it all
         wanted = list(by_action.values())
         for key, (binding, enabled, tooltip) in zip(keys, wanted, strict=False):
@@ -90,12 +91,21 @@ class StableFooter(Footer):
                 key.refresh(layout=resized)
         for key in keys[len(wanted):]:
             key.remove()
-        extra = [FooterKey(binding.key, self.app.get_key_display(binding), binding.description, binding.action,
-                           disabled=not enabled, tooltip=tooltip).data_bind(compact=Footer.compact)
-                 for binding, enabled, tooltip in wanted[len(keys):]]
+        extra = []
+        for binding, enabled, tooltip in wanted[len(keys):]:
+            # compact as Footer.compose data-binds it, set here: data_bind needs the footer's own context, and
+            # this runs in whichever node's asked for the bindings' refresh (_watch_compact keeps it in step)
+            key = FooterKey(binding.key, self.app.get_key_display(binding), binding.description, binding.action,
+                            disabled=not enabled, tooltip=tooltip, classes="-compact" if self.compact else "")
+            key.set_reactive(FooterKey.compact, self.compact)
+            extra.append(key)
         if extra:
             self.mount(*extra, after=keys[-1])
         return True
+
+    def _watch_compact(self, compact: bool) -> None:
+        for key in self.query_children(FooterKey):
+            key.compact = compact
 
     async def recompose(self) -> None:
         self._recompose_pending = False
@@ -234,6 +244,9 @@ PRIVATE: tuple[Private, ...] = (
     *(Private(_FOOTER_KEY, name, "StableFooter._update_in_place", "a shown key rewritten in place (its key, "
               "what it shows, its action, whether it is disabled)", _set_in_init(_FOOTER_KEY, name))
       for name in ("key", "key_display", "description", "action", "_disabled")),
+    Private("textual.widget:Widget", "_pruning", "StableFooter._update_in_place", "set at once on a widget being "
+            "removed (the removal itself comes later): a key removed by the last change is not written into",
+            _instance(_table, "_pruning", bool)),
     Private(_FOOTER, "_bindings_ready", "StableFooter.bindings_changed", "Footer composes no keys until it is set",
             _attribute(_FOOTER, "_bindings_ready", Reactive)),
     # KeyedTable (tui/widgets/keyed_table.py)
