@@ -95,6 +95,7 @@ class KeyedTable(DataTable):
         self._row_meta: dict[str, TableRow] = {}  # key -> DataTable's row (kept while the row may come back)
         self._all_rows: list[Row] = []
         self._previous_rows: list[Row] = []  # the rows given before these (`a` and back: the other view's)
+        self._widest: list[int] | None = None  # each column's widest cell over the shown rows (None: to measure)
         self.matched = 0  # how many of the given rows the filter lets through
         self.row_filter = RowFilter()
         self._highlight = {i for i, label in enumerate(columns) if label in set(highlight)}
@@ -160,20 +161,24 @@ class KeyedTable(DataTable):
 
     def _natural(self) -> list[int]:
         """Each column's widest cell over the shown rows and its header (a row's widths are measured again
-        only when its cells change: the filter and `a` bring the same rows back)."""
-        measured = self._measured
-        shown = self._shown
-        widths = []
-        for key in self._order:
-            cells = shown[key]
-            kept = measured.get(key)
-            if kept is None or kept[0] is not cells:
-                kept = measured[key] = (cells, tuple(cell_width(c) for c in cells))
-            widths.append(kept[1])
-        prune(measured, self._all_rows, self._previous_rows)
+        only when its cells change: the filter and `a` bring the same rows back; the columns' widest are
+        worked out again only when rows came, went or changed: not for a sort, nor for a new sort mark)."""
+        widest = self._widest
+        if widest is None:
+            measured = self._measured
+            shown = self._shown
+            widths = []
+            for key in self._order:
+                cells = shown[key]
+                kept = measured.get(key)
+                if kept is None or kept[0] is not cells:
+                    kept = measured[key] = (cells, tuple(cell_width(c) for c in cells))
+                widths.append(kept[1])
+            prune(measured, self._all_rows, self._previous_rows)
+            widest = self._widest = [max(column) for column in zip(*widths, strict=False)]
         natural = [len(self._header_label(i)) for i in range(len(self._column_labels))]
-        if widths:
-            natural = [max(n, *column) for n, column in zip(natural, zip(*widths, strict=False), strict=False)]
+        if self._order:
+            natural = [max(n, w) for n, w in zip(natural, widest, strict=False)]
         return natural
 
     def refit(self) -> None:
@@ -217,6 +222,7 @@ class KeyedTable(DataTable):
         self._row_meta.clear()
         self._all_rows = []
         self._previous_rows = []
+        self._widest = None
 
     # ----- sort ---------------------------------------------------------------------------------------
     @property
@@ -276,6 +282,8 @@ class KeyedTable(DataTable):
         diff = diff_rows(self._shown, self._order, wanted)
         if diff.empty:
             return False
+        if diff.remove or diff.add or diff.update:
+            self._widest = None  # other rows or cells: measured again (a new order alone keeps the widths)
         # the cursor on the first row stays on the first row (rows worth more attention may have arrived
         # above it); anywhere else it was put on purpose and follows its row
         keep = self.cursor_key() if self.cursor_row > 0 else None
