@@ -87,6 +87,39 @@ def test_it_sleeps_while_nothing_comes(monkeypatch: Any) -> None:
         assert any(w is not None and w <= 0.1 for w in waits), "a short wait while the ESC is pending"
 
 
+def test_a_lone_escape_waits_briefly_unless_escdelay_is_set(monkeypatch: Any) -> None:
+    """An ESC that ends what the terminal wrote is the escape key after ESCAPE_KEY_S, not Textual's 100 ms
+    (what esc costs on a terminal without the kitty keyboard protocol); ESCDELAY set: Textual's own wait."""
+    import selectors
+
+    from tui.widgets.input_driver import ESCAPE_KEY_S, PARSER_TICK_S
+
+    real = selectors.SelectSelector.select
+
+    def waits_for_escape() -> list[float]:
+        waits: list[float | None] = []
+
+        def select(self: Any, timeout: float | None = None) -> Any:
+            waits.append(timeout)
+            return real(self, timeout)
+
+        monkeypatch.setattr(selectors.SelectSelector, "select", select)
+        with input_thread() as (driver, write_fd, _):
+            os.write(write_fd, b"x\x1b")  # a key and a lone ESC in one read
+            assert wait_for(lambda: driver.pressed()[-2:] == ["x", "escape"]), driver.pressed()
+            os.write(write_fd, b"\x1b[Z")  # a sequence in one read stays one key
+            assert wait_for(lambda: driver.pressed()[-1:] == ["shift+tab"]), driver.pressed()
+        monkeypatch.setattr(selectors.SelectSelector, "select", real)
+        return [w for w in waits if w is not None][:1]  # the wait for the ESC (not the one at exit)
+
+    monkeypatch.delenv("ESCDELAY", raising=False)
+    short = waits_for_escape()
+    assert short and short[0] <= ESCAPE_KEY_S, short
+    monkeypatch.setenv("ESCDELAY", "100")
+    textual = waits_for_escape()
+    assert textual and ESCAPE_KEY_S < textual[0] <= PARSER_TICK_S, textual
+
+
 def test_the_app_uses_it_on_linux_unless_turned_off(monkeypatch: Any) -> None:
     from tui.app import StacktopApp
 

@@ -75,6 +75,77 @@ async def test_ten_thousand_rows_come_and_go_exactly() -> None:
         assert table.get_row("id-00001")[0].plain == "api-00001"
 
 
+async def test_a_and_back_measure_and_make_nothing_again(monkeypatch: Any) -> None:
+    """`a` to the few rows worth attention and back to every row: what the table keeps per row (widths, sort
+    values, row records) is kept for the other view's rows too, so the way back measures no row again; rows no
+    longer given in either view are dropped."""
+    import tui.widgets.keyed_table as keyed
+
+    measured: list[Any] = []
+    real = keyed.cell_width
+    monkeypatch.setattr(keyed, "cell_width", lambda value: measured.append(value) or real(value))
+    app = TableApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        table = app.query_one(KeyedTable)
+        every = table_rows()
+        few = every[:20]
+        table.set_sort("host")
+        table.sync(every)
+        await pilot.pause()
+        meta = {key: table._row_meta[key] for key in ("id-00000", "id-09999")}
+        table.sync(few)  # `a`: the attention view
+        await pilot.pause()
+        measured.clear()
+        table.sync(every)  # `a` back
+        await pilot.pause()
+        assert measured == [], "no row measured again"
+        assert all(table._row_meta[key] is row for key, row in meta.items()), "the same row records"
+        assert table.row_count == N and table.sort_label == "sort: host ▲"
+        others = [(f"new-{i:05d}", cells) for i, (_, cells) in enumerate(few)]
+        table.sync(others)
+        table.sync(few)  # neither view holds the 10,000 rows now
+        await pilot.pause()
+        assert len(table._measured) <= 2 * (len(few) + len(others)) + 64, "the rows gone are forgotten"
+
+
+async def test_a_sort_measures_nothing_and_a_changed_cell_still_widens_its_column(monkeypatch: Any) -> None:
+    """A new order (each `s`) keeps the columns' widths without walking 10,000 rows' widths again; rows whose
+    cells change, come or go are measured (a longer name widens its column, its going narrows it again)."""
+    import tui.widgets.keyed_table as keyed
+
+    app = TableApp()
+    async with app.run_test(size=(160, 30)) as pilot:
+        table = app.query_one(KeyedTable)
+        rows = table_rows()
+        table.sync(rows)
+        await pilot.pause()
+        name = next(iter(table.columns.values()))
+        narrow = name.width
+        calls: list[Any] = []
+        real = keyed.cell_width
+        monkeypatch.setattr(keyed, "cell_width", lambda value: calls.append(value) or real(value))
+        looked_up: list[str] = []
+
+        class Widths(dict):  # type: ignore[type-arg]
+            def get(self, key: Any, default: Any = None) -> Any:
+                looked_up.append(key)
+                return super().get(key, default)
+
+        table._measured = Widths(table._measured)
+        for column in ("name", "host", "status", None):
+            table.set_sort(column)
+        assert calls == [] and looked_up == [], "no row's widths measured or walked for a sort"
+        assert table.shown_keys == [k for k, _ in rows] and name.width == narrow
+        longer = list(rows)
+        longer[5_000] = ("id-05000", ("web-05000-" + "x" * 30, *rows[5_000][1][1:]))
+        table.sync(longer)
+        await pilot.pause()
+        assert name.width > narrow, "the longer name widens its column"
+        table.sync(rows)
+        await pilot.pause()
+        assert name.width == narrow
+
+
 async def test_a_row_changed_while_never_drawn_shows_its_new_cells() -> None:
     app = TableApp()
     async with app.run_test(size=(100, 30)) as pilot:

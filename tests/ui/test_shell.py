@@ -251,6 +251,97 @@ async def test_tab_does_not_rebuild_the_footer() -> None:
         assert list(app.screen.query(FooterKey)) == before, "the very same FooterKey widgets"
 
 
+def footer_keys(app: StacktopApp) -> list[tuple[str, str, str, bool]]:
+    """What the footer shows, key by key: (key, what it says, action, disabled), the palette's key apart."""
+    from textual.widgets._footer import FooterKey
+
+    return [(k.key, str(k.description), k.action, k._disabled) for k in app.screen.query(FooterKey)
+            if not k.has_class("-command-palette")]
+
+
+def composed_keys(app: StacktopApp) -> list[tuple[str, str, str, bool]]:
+    """What Textual's Footer would compose for the screen's bindings now (the first binding of each action)."""
+    by_action: dict[str, tuple[str, str, str, bool]] = {}
+    for _, binding, enabled, _tooltip in app.screen.active_bindings.values():
+        if binding.show:
+            by_action.setdefault(binding.action, (binding.key, binding.description, binding.action, not enabled))
+    return list(by_action.values())
+
+
+async def test_the_footer_follows_sort_filter_and_esc_in_place() -> None:
+    """`s` renames the table's sort key, `/` takes the table's keys away, esc brings them back: the footer
+    shows what Textual's Footer would compose each time, written into the FooterKeys it has (the sort key is
+    the very same widget: no re-mount and restyle of every key)."""
+    from textual.widgets._footer import FooterKey
+
+    collectors = [ScriptedCollector(name, [1], interval=60.0) for name in ("services", "instances", "rabbitmq")]
+    app = StacktopApp(Config(), collectors=collectors)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await wait_started(pilot, app)
+        before = await _settled_footer(pilot, app)
+        sort_key = next(k for k in before if k.key == "s")
+        await pilot.press("s")
+        await pilot.pause()
+        assert ("s", "sort: binary ▲") in [(k, d) for k, d, _, _ in footer_keys(app)], footer_keys(app)
+        assert footer_keys(app) == composed_keys(app)
+        assert list(app.screen.query(FooterKey)) == before, "the same FooterKey widgets"
+        assert sort_key.description == "sort: binary ▲"
+        await pilot.press("slash")
+        await pilot.pause()
+        assert app.focused is not None and app.focused.id == "filter"
+        assert "s" not in [k for k, _, _, _ in footer_keys(app)] and footer_keys(app) == composed_keys(app)
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.pause()
+        assert footer_keys(app) == composed_keys(app)
+        assert ("s", "sort: binary ▲") in [(k, d) for k, d, _, _ in footer_keys(app)], footer_keys(app)
+        for keys in (("slash", "escape"), ("slash", "escape", "slash"), ("s", "slash", "escape", "tab")):
+            await pilot.press(*keys)  # a key the footer is removing is not written into
+            await pilot.pause()
+            await pilot.pause()
+            assert footer_keys(app) == composed_keys(app), keys
+        # changes faster than the removals they cause: a key being removed is not written into
+        from tui.widgets.textual_private import StableFooter
+
+        footer = app.screen.query_one(StableFooter)
+        table, line = app.panes[app.active_index].table, app.screen.query_one("#filter")
+        await pilot.press("slash")
+        await pilot.pause()
+
+        for focus in (table, line, table):  # Screen.refresh_bindings calls it at once, from any node's context
+            app.screen.set_focus(focus)
+            footer.bindings_changed(app.screen)
+        await pilot.pause()
+        await pilot.pause()
+        assert app.focused is table and footer_keys(app) == composed_keys(app)
+
+
+@pytest.mark.parametrize(("size", "overlaid"), [((160, 48), True), ((80, 24), False)])
+async def test_the_filter_line_floats_over_the_panes_unless_one_pane_is_shown(size: tuple[int, int],
+                                                                             overlaid: bool) -> None:
+    """`/` and esc with every pane shown: the filter line lies over the bottom of the findings pane, above the
+    footer, and no pane is resized (a resize laid out and repainted every pane and table). With one pane shown
+    (a narrow terminal) the line takes its room from the pane, whose last rows it would hide."""
+    collectors = [ScriptedCollector(name, [1], interval=60.0) for name in ("services", "instances", "rabbitmq")]
+    app = StacktopApp(Config(), collectors=collectors)
+    async with app.run_test(size=size) as pilot:
+        await wait_started(pilot, app)
+        grid = app.screen.query_one("#panes")
+        before = grid.region
+        await pilot.press("slash")
+        await pilot.pause()
+        line = app.screen.query_one("#filter")
+        assert app.focused is line and line.region.height > 0
+        assert line.region.bottom == app.screen.region.bottom - 1, "right above the footer"
+        if overlaid:
+            assert grid.region == before and grid.region.contains_region(line.region)
+        else:
+            assert grid.region.bottom <= line.region.y and grid.region.height < before.height
+        await pilot.press("escape")
+        await pilot.pause()
+        assert grid.region == before and not line.display
+
+
 async def wait_started(pilot, app: StacktopApp) -> None:  # type: ignore[no-untyped-def]
     """Start-up over, before a test spies on what one key does: the filter / note / command lines mounted on the
     screen after the first paint (a layout of the whole screen) and every source's first observation rendered.

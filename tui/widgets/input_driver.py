@@ -4,8 +4,16 @@ Textual's input thread waits for the terminal with `select(0.1)` in a loop, waki
 GIL from the collectors' threads) to see whether the app is exiting and whether a lone ESC has waited long
 enough to be a key: about a fifth of the idle dashboard's CPU (docs/performance.md, "Idle"). QuietLinuxDriver's
 input thread waits with no timeout while the parser holds nothing, and until the parser's own deadline when it
-does (ESC then behaves as before); the exit event also writes to a pipe the thread waits on, so quitting (or
-suspending) does not wait either.
+does; the exit event also writes to a pipe the thread waits on, so quitting (or suspending) does not wait
+either.
+
+The escape key: a terminal without the kitty keyboard protocol sends it as a lone ESC, the byte every escape
+sequence (an arrow, shift+tab, a mouse event) begins with, and Textual waits 100 ms (`ESCDELAY`) for the rest
+of a sequence before taking it for the key: a tenth of a second on every esc, which the dashboard uses to
+clear a filter and to go back. A terminal writes a sequence in one go, so its bytes arrive in the same read:
+an ESC that ends what was read is the key unless more comes within ESCAPE_KEY_S (as tmux's escape-time, 10 ms
+by default since 3.5, or neovim's ttimeoutlen, 50 ms). With ESCDELAY set in the environment, Textual's own
+wait of that many milliseconds applies instead.
 
 Everything else is Textual's LinuxDriver (8.2.x): `input_loop` below is its `run_input_thread` with the
 timeout and the pipe changed. `quiet_driver_class()` returns None on a Textual whose driver is not shaped
@@ -28,6 +36,12 @@ from textual._xterm_parser import XTermParser
 from textual.drivers.linux_driver import LinuxDriver
 
 PARSER_TICK_S = 0.1  # Textual's own wait while an escape sequence is pending
+ESCAPE_KEY_S = 0.025  # a lone ESC at the end of a read is the escape key once this passed with nothing more
+
+
+def escape_key_wait() -> float | None:
+    """How long a lone ESC that ends a read waits for more; None: Textual's wait (ESCDELAY set by the user)."""
+    return None if os.environ.get("ESCDELAY") else ESCAPE_KEY_S
 
 
 class WakingEvent(Event):
@@ -82,9 +96,17 @@ def input_loop(driver: Any) -> None:
     parser = XTermParser(driver._debug)
     feed, tick = parser.feed, parser.tick
     decode = getincrementaldecoder("utf-8")().decode
+    escape_wait = escape_key_wait()
+    lone_escape: list[float | None] = [None]  # when a read that ended with an ESC was fed to the parser
+
+    def due() -> float | None:
+        deadline = getattr(parser, "_timeout_time", 0.0)  # set while an escape sequence waits for more
+        if deadline is None or lone_escape[0] is None or escape_wait is None:
+            return deadline
+        return min(deadline, lone_escape[0] + escape_wait)
 
     def timeout() -> float | None:
-        deadline = getattr(parser, "_timeout_time", 0.0)  # set while an escape sequence waits for more
+        deadline = due()
         if deadline is None:
             return None
         return max(0.0, min(PARSER_TICK_S, deadline - get_time()))
@@ -102,6 +124,11 @@ def input_loop(driver: Any) -> None:
                 break
             for event in feed(data):
                 driver.process_message(event)
+            lone_escape[0] = get_time() if data.endswith("\x1b") else None
+        deadline = due()
+        if lone_escape[0] is not None and deadline is not None and get_time() >= deadline:
+            parser._timeout_time = deadline  # the ESC waited long enough: the parser's tick makes it the key
+            lone_escape[0] = None
         for event in tick():
             driver.process_message(event)
 

@@ -94,6 +94,8 @@ class KeyedTable(DataTable):
         self._plain: dict[str, tuple[tuple[Any, ...], str]] = {}  # key -> (cells, the text the filter searches)
         self._row_meta: dict[str, TableRow] = {}  # key -> DataTable's row (kept while the row may come back)
         self._all_rows: list[Row] = []
+        self._previous_rows: list[Row] = []  # the rows given before these (`a` and back: the other view's)
+        self._widest: list[int] | None = None  # each column's widest cell over the shown rows (None: to measure)
         self.matched = 0  # how many of the given rows the filter lets through
         self.row_filter = RowFilter()
         self._highlight = {i for i, label in enumerate(columns) if label in set(highlight)}
@@ -159,20 +161,24 @@ class KeyedTable(DataTable):
 
     def _natural(self) -> list[int]:
         """Each column's widest cell over the shown rows and its header (a row's widths are measured again
-        only when its cells change: the filter and `a` bring the same rows back)."""
-        measured = self._measured
-        shown = self._shown
-        widths = []
-        for key in self._order:
-            cells = shown[key]
-            kept = measured.get(key)
-            if kept is None or kept[0] is not cells:
-                kept = measured[key] = (cells, tuple(cell_width(c) for c in cells))
-            widths.append(kept[1])
-        prune(measured, self._all_rows)
+        only when its cells change: the filter and `a` bring the same rows back; the columns' widest are
+        worked out again only when rows came, went or changed: not for a sort, nor for a new sort mark)."""
+        widest = self._widest
+        if widest is None:
+            measured = self._measured
+            shown = self._shown
+            widths = []
+            for key in self._order:
+                cells = shown[key]
+                kept = measured.get(key)
+                if kept is None or kept[0] is not cells:
+                    kept = measured[key] = (cells, tuple(cell_width(c) for c in cells))
+                widths.append(kept[1])
+            prune(measured, self._all_rows, self._previous_rows)
+            widest = self._widest = [max(column) for column in zip(*widths, strict=False)]
         natural = [len(self._header_label(i)) for i in range(len(self._column_labels))]
-        if widths:
-            natural = [max(n, *column) for n, column in zip(natural, zip(*widths, strict=False), strict=False)]
+        if self._order:
+            natural = [max(n, w) for n, w in zip(natural, widest, strict=False)]
         return natural
 
     def refit(self) -> None:
@@ -215,6 +221,8 @@ class KeyedTable(DataTable):
         self._plain.clear()
         self._row_meta.clear()
         self._all_rows = []
+        self._previous_rows = []
+        self._widest = None
 
     # ----- sort ---------------------------------------------------------------------------------------
     @property
@@ -263,6 +271,8 @@ class KeyedTable(DataTable):
         The rows stay plain data: a row's Rich cells are made when it is drawn or read (LazyRows), rows that
         come and go (the filter, `a`) are written into DataTable in one pass, and the filter searches text
         kept per row. So a key over 10,000 rows costs a few passes over plain data, not 10,000 renders."""
+        if rows is not self._all_rows:
+            self._previous_rows = self._all_rows
         self._all_rows = rows if isinstance(rows, list) else list(rows)
         wanted = self._filtered(self._all_rows)
         self.matched = len(wanted)
@@ -272,6 +282,8 @@ class KeyedTable(DataTable):
         diff = diff_rows(self._shown, self._order, wanted)
         if diff.empty:
             return False
+        if diff.remove or diff.add or diff.update:
+            self._widest = None  # other rows or cells: measured again (a new order alone keeps the widths)
         # the cursor on the first row stays on the first row (rows worth more attention may have arrived
         # above it); anywhere else it was put on purpose and follows its row
         keep = self.cursor_key() if self.cursor_row > 0 else None
@@ -315,7 +327,7 @@ class KeyedTable(DataTable):
                 kept = cache[key] = (cells, sort_value(cells[column] if column < len(cells) else ""))
             return kept[1]
 
-        prune(cache, self._all_rows)
+        prune(cache, self._all_rows, self._previous_rows)
         return sort_rows(rows, column, reverse=self.sort_reverse, value=value)
 
     def _filtered(self, rows: list[Row]) -> list[Row]:
@@ -330,7 +342,7 @@ class KeyedTable(DataTable):
             if kept is None or kept[0] is not cells:
                 kept = cache[key] = (cells, row_text(cells))
             texts.append(kept[1])
-        prune(cache, rows)
+        prune(cache, rows, self._previous_rows)
         return row_filter.select(rows, texts)
 
     def _write_rows(self, wanted: Sequence[Row], added: Sequence[Row]) -> None:
@@ -339,13 +351,14 @@ class KeyedTable(DataTable):
         for key, cells in added:
             self._shown[key] = cells
         meta = self._row_meta
+        count = len(self.rows)
         rows: dict[RowKey, TableRow] = {}
         for key, _ in wanted:
             row = meta.get(key)
             if row is None:
                 row = meta[key] = TableRow(RowKey(key), 1)
             rows[row.key] = row
-        prune(meta, self._all_rows)
+        prune(meta, self._all_rows, self._previous_rows)
         self.rows = rows
         self._order = [key for key, _ in wanted]
         self._row_locations = TwoWayDict({row_key: i for i, row_key in enumerate(rows)})
@@ -355,7 +368,8 @@ class KeyedTable(DataTable):
         self._require_update_dimensions = True  # DataTable's idle pass: the scrollable size of every row
         self.cursor_coordinate = self.cursor_coordinate  # back inside the rows when they got fewer
         self.check_idle()
-        self.refresh(layout=True)
+        # as many rows (a sort, a filter letting as many through): the same scrollable size, no layout
+        self.refresh(layout=len(rows) != count)
 
     def _count(self, shown: int, total: int) -> None:
         """Tell the pane how many rows the filter lets through (it says `12 of 203` in its title)."""
@@ -388,9 +402,12 @@ def row_text(cells: tuple[Any, ...]) -> str:
     return " ".join([c if type(c) is str else getattr(c, "plain", None) or str(c) for c in cells])
 
 
-def prune(cache: dict[str, Any], rows: Sequence[Row]) -> None:
-    """Drop what is kept for rows no longer given (kept for every given row: the filter and `a` bring back)."""
-    if len(cache) > 2 * len(rows) + 64:
+def prune(cache: dict[str, Any], rows: Sequence[Row], previous: Sequence[Row] = ()) -> None:
+    """Drop what is kept for rows no longer given: kept for every given row (the filter brings them back) and
+    for the rows given before these (`a` back brings the other view's rows: 10,000 of them measured again,
+    their sort values and row records made again, cost ~50 ms a press)."""
+    if len(cache) > 2 * (len(rows) + len(previous)) + 64:
         live = {key for key, _ in rows}
+        live.update(key for key, _ in previous)
         for key in [k for k in cache if k not in live]:
             del cache[key]
