@@ -32,11 +32,17 @@ HEARTBEAT_S = 60.0  # a heartbeat-only change is written once it moved this far 
 AGE_FIELDS = frozenset({"age_at_read_s", "age_s", "elapsed_s"})
 HEARTBEAT_FIELDS = AGE_FIELDS | {"updated_at", "heartbeat", "compute_updated_at"}
 _AGE = re.compile(r"@-?\d+(\.\d+)?(e-?\d+)?")
+_ABSENT = object()
 IDENTITY_KEYS: tuple[tuple[str, ...], ...] = (("id",), ("vhost", "name"), ("address",), ("section", "binary", "host"),
                                               ("service_type", "url"), ("name",), ("key",), ("event",))
 
 
 # ------------------------------------------------------------------------------------------------ encoding
+_SCALARS = frozenset({type(None), bool, int, float, str})  # exact types written as they are (the common case)
+# how _enc writes a value of each type (Encoder._kind): the isinstance tests in their order, done once a type
+_SCALAR, _TIME, _ENUM, _DATACLASS, _MAPPING, _SEQUENCE, _OTHER = range(7)
+
+
 class Encoder:
     """to_jsonable for snapshots, remembering the JSON of each frozen dataclass instance it saw last time:
     the instances collector reuses unchanged Server objects, so a 10,000-server snapshot costs one dict
@@ -46,6 +52,8 @@ class Encoder:
         self._memo: dict[int, tuple[Any, Any]] = {}
         self._next: dict[int, tuple[Any, Any]] = {}
         self._ref: datetime | None = None
+        # per type: how it is written, and a dataclass's field names and heartbeat fields
+        self._kinds: dict[type, tuple[int, tuple[str, ...], tuple[str, ...]]] = {}
 
     def encode(self, value: Any) -> Any:
         self._next = {}
@@ -56,62 +64,127 @@ class Encoder:
         finally:
             self._memo, self._next = self._next, {}
 
-    def _heartbeats(self, value: Any, names: tuple[str, ...]) -> dict[str, Any]:
+    def _kind(self, tp: type) -> tuple[int, tuple[str, ...], tuple[str, ...]]:
+        kind = self._kinds.get(tp)
+        if kind is not None:
+            return kind
+        names: tuple[str, ...] = ()
+        heartbeats: tuple[str, ...] = ()
+        if tp in _SCALARS or issubclass(tp, (bool, int, float, str)):
+            code = _SCALAR
+        elif issubclass(tp, (datetime, date)):
+            code = _TIME
+        elif issubclass(tp, enum.Enum):
+            code = _ENUM
+        elif dataclasses.is_dataclass(tp) and not issubclass(tp, type):
+            code = _DATACLASS
+            names = tuple(f.name for f in dataclasses.fields(tp))
+            heartbeats = tuple(getattr(tp, "JOURNAL_HEARTBEATS", ()) or ())
+        elif issubclass(tp, Mapping):
+            code = _MAPPING
+        elif issubclass(tp, (list, tuple, set, frozenset)):
+            code = _SEQUENCE
+        else:
+            code = _OTHER
+        kind = self._kinds[tp] = (code, names, heartbeats)
+        return kind
+
+    def _heartbeats(self, value: Any, names: tuple[str, ...], heartbeats: tuple[str, ...]) -> dict[str, Any]:
         """A dataclass with heartbeat fields: those as their age at the snapshot's taken_at ("@12")."""
         out: dict[str, Any] = {}
-        for f in dataclasses.fields(value):
-            v = getattr(value, f.name)
-            if f.name in names and isinstance(v, datetime) and self._ref is not None:
+        for name in names:
+            v = getattr(value, name)
+            if name in heartbeats and isinstance(v, datetime) and self._ref is not None:
                 try:
-                    out[f.name] = f"@{(self._ref - v).total_seconds()!r}"
+                    out[name] = f"@{(self._ref - v).total_seconds()!r}"
                     continue
                 except TypeError:  # naive against aware: written as it is
                     pass
-            out[f.name] = self._enc(v)
+            out[name] = v if type(v) in _SCALARS else self._enc(v)
         return out
 
     def _enc(self, value: Any) -> Any:
-        if value is None or isinstance(value, (bool, int, float, str)):
+        tp = type(value)
+        if tp in _SCALARS:
             return value
-        if isinstance(value, (datetime, date)):
-            return value.isoformat()
-        if isinstance(value, enum.Enum):
-            return self._enc(value.value)
-        if dataclasses.is_dataclass(value) and not isinstance(value, type):
-            names = getattr(type(value), "JOURNAL_HEARTBEATS", ())
-            if names:  # its JSON depends on this snapshot's time: never from the memo
-                return self._heartbeats(value, names)
+        code, names, heartbeats = self._kind(tp)
+        if code == _DATACLASS:
+            if heartbeats:  # its JSON depends on this snapshot's time: never from the memo
+                return self._heartbeats(value, names, heartbeats)
             key = id(value)
             hit = self._memo.get(key) or self._next.get(key)
             if hit is not None and hit[0] is value:
                 self._next[key] = hit
                 return hit[1]
-            out = {f.name: self._enc(getattr(value, f.name)) for f in dataclasses.fields(value)}
+            out = {}
+            for name in names:
+                v = getattr(value, name)
+                out[name] = v if type(v) in _SCALARS else self._enc(v)
             self._next[key] = (value, out)
             return out
-        if isinstance(value, Mapping):
+        if code == _SEQUENCE:
+            # a memo hit without a call: a 10,000-server tuple whose servers did not change
+            memo, nxt = self._memo, self._next
+            items = []
+            for v in value:
+                if type(v) in _SCALARS:
+                    items.append(v)
+                    continue
+                hit = memo.get(id(v))
+                if hit is not None and hit[0] is v:
+                    nxt[id(v)] = hit
+                    items.append(hit[1])
+                else:
+                    items.append(self._enc(v))
+            return items
+        if code == _SCALAR:
+            return value
+        if code == _TIME:
+            return value.isoformat()
+        if code == _ENUM:
+            return self._enc(value.value)
+        if code == _MAPPING:
             return {str(k): self._enc(v) for k, v in value.items()}
-        if isinstance(value, (list, tuple, set, frozenset)):
-            return [self._enc(v) for v in value]
         if hasattr(value, "to_dict") and callable(value.to_dict):
             return self._enc(value.to_dict())
         return str(value)
 
 
-def _identity(old: list[Any], new: list[Any]) -> tuple[str, ...] | None:
-    """The first IDENTITY_KEYS naming every element of both lists uniquely (None: patch the list whole)."""
+def _identity(old: list[Any], new: list[Any]) -> tuple[tuple[str, ...], list[str], list[str]] | None:
+    """The first IDENTITY_KEYS naming every element of both lists uniquely, with the ids of old's and new's
+    elements under it (None: patch the list whole)."""
     if not old or not new or not all(isinstance(e, dict) for e in old) or not all(isinstance(e, dict) for e in new):
         return None
     for keys in IDENTITY_KEYS:
-        ok = True
+        found: list[list[str]] = []
         for items in (old, new):
-            idents = [_ident(e, keys) for e in items]
-            if None in idents or len(set(idents)) != len(idents):
-                ok = False
+            idents = _idents(items, keys)
+            if idents is None or len(set(idents)) != len(idents):
                 break
-        if ok:
-            return keys
+            found.append(idents)
+        else:
+            return keys, found[0], found[1]
     return None
+
+
+def _idents(items: list[dict[str, Any]], keys: tuple[str, ...]) -> list[str] | None:
+    """[_ident(e, keys) for e in items], None when one has no id; string ids (nearly all) without a call each."""
+    if len(keys) == 1:
+        values = [e.get(keys[0]) for e in items]
+        if all(type(v) is str and v for v in values):
+            return values  # type: ignore[return-value]  # all str
+    elif len(keys) == 2:
+        first, second = keys
+        pairs = [(e.get(first), e.get(second)) for e in items]
+        if all(type(a) is str and a and type(b) is str and b for a, b in pairs):
+            return [f"{a}\x1f{b}" for a, b in pairs]
+    idents = []
+    for e in items:
+        ident = _ident(e, keys)
+        if ident is None:
+            return None
+        idents.append(ident)
+    return idents
 
 
 def _ident(e: Mapping[str, Any], keys: tuple[str, ...]) -> str | None:
@@ -173,6 +246,8 @@ def diff(old: Any, new: Any) -> dict[str, Any] | None:
     if old is new:
         return None
     if isinstance(old, dict) and isinstance(new, dict):
+        if old == new:  # in C, and what the walk below would conclude
+            return None
         d: dict[str, Any] = {}
         heartbeats_only = True
         for k, v in new.items():
@@ -180,10 +255,13 @@ def diff(old: Any, new: Any) -> dict[str, Any] | None:
                 d[k] = {"=": v}
                 heartbeats_only = False
             else:
-                p = diff(old[k], v)
+                was = old[k]
+                if was is v or (type(v) in _SCALARS and type(was) in _SCALARS and was == v):
+                    continue
+                p = diff(was, v)
                 if p is not None:
                     d[k] = p
-                    if k not in HEARTBEAT_FIELDS or not _moved_little(k, old[k], v):
+                    if k not in HEARTBEAT_FIELDS or not _moved_little(k, was, v):
                         heartbeats_only = False
         gone = [k for k in old if k not in new]
         if not d and not gone:
@@ -195,21 +273,22 @@ def diff(old: Any, new: Any) -> dict[str, Any] | None:
             patch["x"] = gone
         return patch
     if isinstance(old, list) and isinstance(new, list):
-        keys = _identity(old, new)
-        if keys is not None and len(new) > 4:
-            old_ids = [_ident(e, keys) for e in old]
+        if old == new:  # in C (an element that is the same dict compares by identity): nothing to patch
+            return None
+        identity = _identity(old, new) if len(new) > 4 else None
+        if identity is not None:
+            keys, old_ids, ids = identity
             by_id = dict(zip(old_ids, old, strict=True))
-            ids = [_ident(e, keys) for e in new]
             upd: dict[str, Any] = {}
             add: dict[str, Any] = {}
             for ident, e in zip(ids, new, strict=True):
-                assert ident is not None
-                if ident in by_id:
-                    p = diff(by_id[ident], e)
+                was = by_id.get(ident, _ABSENT)
+                if was is _ABSENT:
+                    add[ident] = e
+                elif was is not e:
+                    p = diff(was, e)
                     if p is not None:
                         upd[ident] = p
-                else:
-                    add[ident] = e
             same_order = ids == old_ids
             if not upd and not add and same_order:
                 return None

@@ -3,9 +3,11 @@ same runners giving the same findings, transitions and failures in the same orde
 
 from __future__ import annotations
 
+import dataclasses
+import enum
 import json
 import random
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +60,77 @@ def test_encoder_reuses_the_json_of_unchanged_objects() -> None:
     second = enc.encode(InstancesSnapshot(taken_at=T, servers=(a, Server(id="b", status="ACTIVE"))))
     assert second["servers"][0] is first["servers"][0]
     assert second["servers"][1]["status"] == "ACTIVE"
+
+
+class _Colour(enum.Enum):
+    RED = "red"
+
+
+class _Level(enum.IntEnum):
+    HIGH = 3
+
+
+class _Word(enum.StrEnum):
+    UP = "up"
+
+
+class _HasDict:
+    def to_dict(self) -> dict[str, Any]:
+        return {1: _Colour.RED}
+
+
+@dataclasses.dataclass(frozen=True)
+class _Inner:
+    when: datetime
+    day: date
+
+
+@dataclasses.dataclass(frozen=True)
+class _Every:
+    text: str = "x"
+    flag: bool = True
+    count: int = 2
+    ratio: float = 0.5
+    none: None = None
+    colour: _Colour = _Colour.RED
+    level: _Level = _Level.HIGH
+    word: _Word = _Word.UP
+    inner: _Inner = _Inner(T, date(2026, 12, 2))
+    inners: tuple[_Inner, ...] = (_Inner(T, date(2026, 12, 1)),)
+    tags: frozenset[str] = frozenset({"a"})
+    by_key: Any = dataclasses.field(default_factory=lambda: {3: ("a", 1), "k": [None, 1.5]})
+    has_dict: Any = dataclasses.field(default_factory=_HasDict)
+    other: Any = Path("/x")
+    kind: Any = _Inner
+
+
+def test_encoder_writes_every_kind_of_value() -> None:
+    expected = {"text": "x", "flag": True, "count": 2, "ratio": 0.5, "none": None, "colour": "red", "level": 3,
+                "word": "up", "inner": {"when": T.isoformat(), "day": "2026-12-02"},
+                "inners": [{"when": T.isoformat(), "day": "2026-12-01"}], "tags": ["a"],
+                "by_key": {"3": ["a", 1], "k": [None, 1.5]}, "has_dict": {"1": "red"}, "other": "/x",
+                "kind": str(_Inner)}
+    enc = Encoder()
+    value = _Every()
+    first = enc.encode([value, value, (1, "b", None)])
+    assert first == [expected, expected, [1, "b", None]]
+    assert json.loads(json.dumps(first)) == first
+    assert type(first[0]["level"]) is _Level and type(first[0]["word"]) is _Word  # int and str: as they are
+    again = enc.encode((value,))
+    assert again[0] is first[0]  # the same object: its JSON from the memo
+
+
+def test_rows_without_string_ids_and_rows_keyed_by_vhost_and_name_patch_by_identity() -> None:
+    rows = [{"id": i, "v": 0} for i in range(1, 9)]
+    changed = [dict(r) for r in rows]
+    changed[2]["v"] = 1
+    assert diff(rows, changed) == {"L": ["id"], "u": {"3": {"d": {"v": {"=": 1}}}}, "n": {}}
+    queues = [{"vhost": "/", "name": f"q{i}", "messages": 0} for i in range(8)]
+    grown = [*queues[:5], {**queues[5], "messages": 4}, *queues[6:]]
+    assert diff(queues, grown) == {"L": ["vhost", "name"], "u": {"/\x1fq5": {"d": {"messages": {"=": 4}}}}, "n": {}}
+    assert diff(queues, list(queues)) is None
+    unnamed = [{"vhost": "/", "name": ""}, *queues[1:]]
+    assert apply(unnamed, diff(unnamed, grown)) == grown  # no identity for every row: the list patched whole
 
 
 def test_typed_snapshots_rebuild_equal() -> None:
