@@ -70,20 +70,8 @@ wait_agents() {  # neutron marks a restarted agent alive at its next nb_cfg roun
 }
 
 write_clouds_yaml() {  # the admin entry of the plain clouds.yaml, pointed at region RegionOVN
-  "$PY" - "$HOME_DIR/clouds.yaml" "$O/clouds.yaml" "$CLOUD" "$REGION" <<'PY'
-import os, sys, yaml
-src, dst, name, region = sys.argv[1:]
-entry = dict(yaml.safe_load(open(src))["clouds"]["stacktop-testcloud"])
-entry.update(region_name=region, interface="public")
-text = ("# written by testcloud/ovn.sh: the stacktop test cloud with its ML2/OVN neutron-server (admin)\n"
-        + yaml.safe_dump({"clouds": {name: entry}}, sort_keys=False))
-old = open(dst).read() if os.path.exists(dst) else None
-if old != text:
-    fd = os.open(dst + ".new", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as f:
-        f.write(text)
-    os.replace(dst + ".new", dst)
-PY
+  "$PY" "$ROOT/testcloud/region_clouds_yaml.py" "$HOME_DIR/clouds.yaml" "$O/clouds.yaml" "$CLOUD" "$REGION" \
+    "written by testcloud/ovn.sh: the stacktop test cloud with its ML2/OVN neutron-server (admin)"
 }
 
 region_answers() {  # a token whose catalog has RegionOVN's network endpoint on the private neutron-server

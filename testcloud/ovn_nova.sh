@@ -252,21 +252,9 @@ sys.exit(0 if ok else 1)
 PY
 }
 
-write_clouds_yaml() {
-  "$V/python" - "$HOME_DIR/clouds.yaml" "$H/clouds.yaml" "$CLOUD" "$REGION" <<'PY'
-import os, sys, yaml
-src, dst, name, region = sys.argv[1:]
-entry = dict(yaml.safe_load(open(src))["clouds"]["stacktop-testcloud"])
-entry.update(region_name=region, interface="public")
-text = ("# written by testcloud/ovn_nova.sh: the OVN profile's own nova, placement and ML2/OVN neutron (admin)\n"
-        + yaml.safe_dump({"clouds": {name: entry}}, sort_keys=False))
-old = open(dst).read() if os.path.exists(dst) else None
-if old != text:
-    fd = os.open(dst + ".new", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as f:
-        f.write(text)
-    os.replace(dst + ".new", dst)
-PY
+write_clouds_yaml() {  # the admin entry of the plain clouds.yaml, pointed at region RegionOVNNova
+  "$V/python" "$ROOT/testcloud/region_clouds_yaml.py" "$HOME_DIR/clouds.yaml" "$H/clouds.yaml" "$CLOUD" "$REGION" \
+    "written by testcloud/ovn_nova.sh: the OVN profile's own nova, placement and ML2/OVN neutron (admin)"
 }
 
 register_region() {

@@ -183,21 +183,9 @@ stop_haproxy() {
 write_clouds_yaml() {  # the admin entry of the plain clouds.yaml, pointed at the TLS region
   local venv="$HOME_DIR/openstack/venv/bin/python"
   [[ -x "$venv" ]] || die "the test cloud's venv $venv is missing: scripts/testcloud up openstack first"
-  "$venv" - "$HOME_DIR/clouds.yaml" "$T/clouds.yaml" "$CLOUD" "$REGION" "$T/ca.pem" <<'PY'
-import os, sys, yaml
-src, dst, name, region, ca = sys.argv[1:]
-entry = dict(yaml.safe_load(open(src))["clouds"]["stacktop-testcloud"])
-entry["auth"] = dict(entry["auth"], auth_url="https://127.0.0.1:13500/v3")
-entry.update(region_name=region, interface="public", cacert=ca)
-text = ("# written by testcloud/tls.sh: the stacktop test cloud through its TLS endpoints (admin)\n"
-        + yaml.safe_dump({"clouds": {name: entry}}, sort_keys=False))
-old = open(dst).read() if os.path.exists(dst) else None
-if old != text:
-    fd = os.open(dst + ".new", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as f:
-        f.write(text)
-    os.replace(dst + ".new", dst)
-PY
+  "$venv" "$ROOT/testcloud/region_clouds_yaml.py" "$HOME_DIR/clouds.yaml" "$T/clouds.yaml" "$CLOUD" "$REGION" \
+    "written by testcloud/tls.sh: the stacktop test cloud through its TLS endpoints (admin)" \
+    auth_url=https://127.0.0.1:13500/v3 "cacert=$T/ca.pem"
 }
 
 register_region() {

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -22,6 +23,17 @@ REGION = "RegionOVN"
 HOSTS = ("compute-01", "compute-02")
 NEUTRON_URL = f"http://127.0.0.1:{os.environ.get('STACKTOP_OVN_NEUTRON_PORT', '16696')}"
 
+
+
+def run_snapshot(config: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    """`stacktop snapshot --config CONFIG` as a user runs it (no OS_* or STACKTOP_CONFIG from this environment):
+    it exits with a verdict code, never a traceback."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OS_", "STACKTOP_CONFIG"))}
+    proc = subprocess.run([sys.executable, "-m", "tui", "snapshot", "--config", str(config), "--deadline", "90",
+                           *extra], capture_output=True, text=True, timeout=150, env=env, stdin=subprocess.DEVNULL)
+    assert proc.returncode in (0, 1, 2, 3), proc.stderr[-2000:]
+    assert "Traceback" not in proc.stderr, proc.stderr[-3000:]
+    return proc
 
 @dataclass(frozen=True)
 class OvnTestbed:

@@ -8,9 +8,6 @@ server turns ACTIVE."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.testbed.ovn import BOOT_NETWORK, NOVA_CLOUD, NOVA_REGION, OvnNova
+from tests.testbed.ovn import BOOT_NETWORK, NOVA_CLOUD, NOVA_REGION, OvnNova, run_snapshot
 from tests.testbed.wait import wait_for
 
 pytestmark = pytest.mark.integration
@@ -26,17 +23,8 @@ pytestmark = pytest.mark.integration
 STUCK_AFTER_S = 5  # [thresholds.stuck] networking for this test (default 300 s)
 
 
-def snapshot(config: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OS_", "STACKTOP_CONFIG"))}
-    proc = subprocess.run([sys.executable, "-m", "tui", "snapshot", "--config", str(config), "--deadline", "90",
-                           *extra], capture_output=True, text=True, timeout=150, env=env, stdin=subprocess.DEVNULL)
-    assert proc.returncode in (0, 1, 2, 3), proc.stderr[-2000:]
-    assert "Traceback" not in proc.stderr, proc.stderr[-3000:]
-    return proc
-
-
 def stuck_finding(config: Path, server_id: str) -> tuple[dict[str, Any], dict[str, Any]] | None:
-    report: dict[str, Any] = json.loads(snapshot(config, "--json").stdout)
+    report: dict[str, Any] = json.loads(run_snapshot(config, "--json").stdout)
     found = [f for f in report["findings"] if f["kind"] == "instance.stuck" and f["subject"] == server_id]
     return (report, found[0]) if found else None
 
@@ -92,7 +80,7 @@ def test_a_boot_on_compute02_held_in_networking_names_neutron_ovn_then_ovn_contr
             network = [c for c in report["data"]["services"]["catalog"] if c["service_type"] == "network"]
             assert [c["region"] for c in network] == [NOVA_REGION], network
             assert "L2 agent" not in json.dumps(report) and "openvswitch-agent" not in json.dumps(report)
-            plain = snapshot(config).stdout
+            plain = run_snapshot(config).stdout
             assert "stuck in networking" in plain and "ovn-controller on compute-02" in plain, plain
             assert task(conn, server.id)[1] == "networking"  # still held: the finding was about this wait
         # released: the OVN driver binds the port to compute-02, the build goes on to ACTIVE

@@ -7,16 +7,13 @@ agent dead with it; once the controller runs again the finding clears."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.testbed.ovn import NEUTRON_URL, REGION, OvnTestbed
+from tests.testbed.ovn import NEUTRON_URL, REGION, OvnTestbed, run_snapshot
 from tests.testbed.wait import wait_for
 
 pytestmark = pytest.mark.integration
@@ -28,15 +25,6 @@ OVN_AGENTS = {("compute-01", "ovn-controller", "OVN Controller agent"),
               ("compute-02", "ovn-controller", "OVN Controller agent"),
               ("compute-01", "neutron-ovn-metadata-agent", "OVN Metadata agent"),
               ("compute-02", "neutron-ovn-agent", "OVN Neutron agent")}
-
-
-def run_snapshot(config: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OS_", "STACKTOP_CONFIG"))}
-    proc = subprocess.run([sys.executable, "-m", "tui", "snapshot", "--config", str(config), "--deadline", "90",
-                           *extra], capture_output=True, text=True, timeout=150, env=env, stdin=subprocess.DEVNULL)
-    assert proc.returncode in (0, 1, 2, 3), proc.stderr[-2000:]
-    assert "Traceback" not in proc.stderr, proc.stderr[-3000:]
-    return proc
 
 
 def snapshot(config: Path) -> dict[str, Any]:
