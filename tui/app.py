@@ -448,6 +448,11 @@ class StacktopApp(App[None]):
         connector = self.galera_connectors.get(state.name, self.galera_connector)
         return build_collectors(state.config, galera_connector=connector, dashboard=True)
 
+    @property
+    def starting(self) -> bool:
+        """The set-up before the sources (the demo's simulator) still runs: nothing can be read yet."""
+        return self._setup is not None
+
     def _sources_after_first_frame(self) -> None:
         if self._setup is None:
             self._start_sources()
@@ -472,7 +477,13 @@ class StacktopApp(App[None]):
                     pane.set_message(said)  # the panes would say loading... for ever
             self.notify(said, severity="error")
             return
+        finally:
+            self._setup = None
         self._start_sources()
+        for screen in self.screen_stack[1:]:  # opened while the set-up ran: their own reads found no source yet
+            read_again = getattr(screen, "read_again", None)
+            if callable(read_again):
+                read_again()
 
     async def _take_late_start(self, late: LateStart) -> None:
         """The set-up's config in place of the one the first frame was drawn from; a pane whose source it

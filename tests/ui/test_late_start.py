@@ -87,3 +87,31 @@ async def test_a_failed_setup_is_said_in_every_pane() -> None:
         await until(pilot, lambda: all("no port to listen on" in str(getattr(p, "_message_text", ""))
                                        for p in source_panes(app)), "the error in every pane")
         assert all(not state.runners for state in app.clouds.values())
+
+
+async def test_a_host_screen_opened_before_the_sources_reads_once_they_run(built: list[DemoClouds]) -> None:
+    from tui.screens.host import HostScreen
+
+    release = threading.Event()
+
+    def setup() -> LateStart:
+        release.wait(30)
+        demo = start_demo_clouds(instances=12, hosts=2, queues=5, churn=0)
+        built.append(demo)
+        return LateStart(demo.config(), demo.galera_connectors)
+
+    app = StacktopApp(shell_config(), setup=setup)
+    try:
+        async with app.run_test(size=(160, 48)) as pilot:
+            app.open_host("compute-01")
+            screen = await until(pilot, lambda: isinstance(app.screen, HostScreen) and app.screen.is_mounted
+                                 and app.screen, "the host screen")
+            body = screen.query_one("#host-detail")
+            await until(pilot, lambda: "sources are starting" in str(body.render()), "the starting notice")
+            assert screen.detail is None and "no OpenStack cloud configured" not in str(body.render())
+            release.set()
+            await until(pilot, lambda: screen.detail is not None or screen.error, "the host read on the simulator")
+            assert screen.detail is not None, screen.error
+            assert "compute-01" in str(body.render())
+    finally:
+        release.set()

@@ -124,6 +124,9 @@ class AuditScreen(Screen[None]):
         bar.update(total=max(total, 1), progress=done)
         self.query_one("#audit-status", Static).update(f"auditing: {escape(phase)} {done}/{total}")
 
+    def read_again(self) -> None:
+        self.action_rerun()
+
     def action_rerun(self) -> None:
         if self.running:
             return

@@ -88,10 +88,17 @@ class DashboardContext:
         """A replay of a journal: only what was recorded is shown, nothing is read from a cloud."""
         return getattr(self.app, "replaying", False) is True
 
+    @property
+    def starting(self) -> bool:
+        """The app's set-up before its sources (the demo's simulator) still runs: nothing can be read yet."""
+        return getattr(self.app, "starting", False) is True
+
     def cannot_read(self, what: str) -> str:
         """One line saying why a live read (`what` is not done) does not happen here."""
         if self.replaying:
             return f"{what}: this is a replay of a recording, and only a live session reads the cloud"
+        if self.starting:
+            return f"the sources are starting: {what} yet (read as soon as they run)"
         return f"no OpenStack cloud configured: {what}"
 
 

@@ -100,6 +100,9 @@ class FitScreen(Screen[None]):
         self.query_one(VerticalScroll).focus()
         self.action_reload()
 
+    def read_again(self) -> None:
+        self.action_reload()
+
     def action_reload(self) -> None:
         self.run_worker(self._load(), group="fit", exclusive=True, exit_on_error=False)
 

@@ -81,8 +81,8 @@ def client_getter(app: Any) -> Callable[[], Any] | None:
     """How a screen reaches the cloud: the running OpenStack collectors' client (one token, one session),
     else a session of its own on [openstack]; None when no cloud is configured."""
     ctx = context(app)
-    if ctx.replaying:
-        return None  # a replay shows the recording: never the live cloud beside it
+    if ctx.replaying or ctx.starting:
+        return None  # a replay shows the recording: never the live cloud beside it; nothing to read yet
     for name in ("instances", "services"):
         getter = getattr(ctx.collector(name), "client", None)
         if callable(getter):
@@ -317,6 +317,9 @@ class HostScreen(LiveScreen):
                 error + (findings_text(findings) if findings else f"No findings about {escape(self.host)}."))
 
     # -- the on-demand half
+    def read_again(self) -> None:
+        self.action_reload()
+
     def action_reload(self) -> None:
         self.run_worker(self._load(), group="host-detail", exclusive=True, exit_on_error=False)
 

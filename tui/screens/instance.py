@@ -210,6 +210,9 @@ class InstanceScreen(LiveScreen):
             return ctx.cannot_read("actions, ports, volumes and allocations are not read")
         return "the instances source is not running"
 
+    def read_again(self) -> None:
+        self.action_reload()
+
     def action_reload(self) -> None:
         self.run_worker(self._load(), group="instance-detail", exclusive=True, exit_on_error=False)
 

@@ -69,6 +69,10 @@ class LiveScreen(Screen[None]):
         """(text, level) of this screen's own on-demand reads, for the read-at line."""
         return []
 
+    def read_again(self) -> None:
+        """The screen's own on-demand reads once more (the app calls it when its sources start after the screen
+        opened); a screen without own reads has nothing to do."""
+
     def source_freshness(self, source: str, *, named: bool = False) -> tuple[str, str]:
         ctx = context(self.app)
         obs = ctx.observation(source)
