@@ -31,6 +31,14 @@ def built() -> Iterator[list[DemoClouds]]:
         demo.stop()
 
 
+def small_demo_after(release: threading.Event, built: list[DemoClouds]) -> LateStart:
+    """The set-up of these tests: a small simulated pair of clouds, built once `release` is set."""
+    release.wait(30)
+    demo = start_demo_clouds(instances=12, hosts=2, queues=5, churn=0)
+    built.append(demo)
+    return LateStart(demo.config(), demo.galera_connectors)
+
+
 def source_panes(app: StacktopApp) -> list[Any]:
     return [p for p in app.panes if not isinstance(p, FindingsPane)]
 
@@ -41,10 +49,7 @@ async def test_first_frame_before_the_setup_then_the_sources_on_its_config(built
 
     def setup() -> LateStart:
         frames_when_setup_ran.append(app.frames)
-        release.wait(30)
-        demo = start_demo_clouds(instances=12, hosts=2, queues=5, churn=0)
-        built.append(demo)
-        return LateStart(demo.config(), demo.galera_connectors)
+        return small_demo_after(release, built)
 
     app = StacktopApp(shell_config(), setup=setup)
     try:
@@ -93,14 +98,7 @@ async def test_a_host_screen_opened_before_the_sources_reads_once_they_run(built
     from tui.screens.host import HostScreen
 
     release = threading.Event()
-
-    def setup() -> LateStart:
-        release.wait(30)
-        demo = start_demo_clouds(instances=12, hosts=2, queues=5, churn=0)
-        built.append(demo)
-        return LateStart(demo.config(), demo.galera_connectors)
-
-    app = StacktopApp(shell_config(), setup=setup)
+    app = StacktopApp(shell_config(), setup=lambda: small_demo_after(release, built))
     try:
         async with app.run_test(size=(160, 48)) as pilot:
             app.open_host("compute-01")
