@@ -109,7 +109,14 @@ cmd_up() {
   region_answers || register_region
   region_answers || die "the catalog of $CLOUD has no $REGION network endpoint $NEUTRON (see $O/region.log)"
   log "up in $((SECONDS - t0))s"
-  cmd_status
+  # neutron may judge a just-restarted agent dead once more before its heartbeats settle (a loaded machine):
+  # up means the status holds, so read it again until it does
+  local t1=$SECONDS out
+  until out="$(cmd_status)"; do
+    [[ $((SECONDS - t1)) -le $AGENTS_WAIT ]] || { echo "$out"; return 1; }
+    sleep 2
+  done
+  echo "$out"
 }
 
 cmd_status() {
