@@ -72,7 +72,7 @@ class TlsTestbed:
             "", "[galera]", f'nodes = ["{galera_node}"]', f'user = "{GALERA_USER}"',
             f'password_file = "{self.galera_password_file}"',
             "insecure = true" if galera_insecure else f'cacert = "{galera_cacert or self.ca}"',
-            "expected_size = 1",
+            "expected_size = 1", "timeout = 20",  # the expired-certificate proxy is a Python thread
             "", "[thresholds]", "service_down_time = 20", "agent_down_time = 20", "volume_service_down_time = 20",
         ]
         path.write_text("\n".join(lines) + "\n")

@@ -7,7 +7,8 @@ answer becomes a row with its error; the poll fails (SourceError) only when no n
 The connector is a seam (galera_sql): `connector(address, user, password, timeout)` returns an object with
 `query(sql)` and `close()`; pymysql by default, a fake in the demo's simulator. A broken connection is reopened
 once in the same poll, then failed connects back off (1 s, 2 s, 4 s ... max_backoff_s); node timeouts are short
-(0.4 x timeout, at most 3 s) so a black-holed node cannot hold the poll past the runner's timeout.
+(0.4 x timeout) so a black-holed node cannot hold the poll past the runner's timeout, and a larger
+[galera] timeout gives slow nodes more time.
 
 Arbitrators (garbd: a group member without SQL) are never polled: their presence is what the data nodes report
 (wsrep_cluster_size, and their empty entry in wsrep_incoming_addresses); they count in expected_size.
@@ -101,7 +102,7 @@ class GaleraCollector(BaseCollector):
         self.thresholds = thresholds
         self.max_backoff_s = max_backoff_s
         # a broken kept connection is retried once in the same poll: two node timeouts must fit in one poll
-        self.node_timeout = max(0.4, min(3.0, timeout * 0.4))
+        self.node_timeout = max(0.4, timeout * 0.4)
         self._monotonic = monotonic
         self._wall = wall
         self._states = [_NodeState(address) for address in nodes]
