@@ -13,9 +13,13 @@ consuming is thus judged on fresh numbers every poll. Keys the broker leaves out
 History kept here so the rules stay pure (tui.rules.queues): since when and for how many polls each queue has
 held messages with no consumer (QueueInfo.stuck_since / stuck_polls). With [rabbitmq] amqp_url, a queue about
 to be reported is passively declared over AMQP and a live answer that disagrees vetoes the finding.
-`prepare_oneshot()` (stacktop snapshot) makes one collect() take a second sample when needed, so the 2-poll rule
-holds in one run: as soon as the broker's statistics ticked once more (the newest sample timestamp of a suspect
-queue's length moved; watched every TICK_WATCH_S), and at the latest `confirm_delay_s` later.
+`prepare_oneshot()` (stacktop snapshot) makes one collect() reach the 2-poll verdict alone: each suspect queue
+(at most MAX_HISTORY_CHECKS, service queues and the fullest first; the fetch info counts those left unconfirmed)
+is asked once for its sample history (tui.collectors.rabbitmq_history), which stands for the second poll when it
+shows the queue held for HISTORY_WINDOW_S with no consumer and no delivery. When a history does not cover that
+window (a queue younger than it), one collect() takes a second sample instead: as soon as the broker's statistics
+ticked once more (the newest sample timestamp of a suspect queue's length moved; watched every TICK_WATCH_S), and
+at the latest `confirm_delay_s` later.
 
 Errors are SourceError with one line naming the URL and the config key to fix; a failed AMQP confirmation does
 not fail the poll (snapshot.confirm_error). Without a password, user "guest" gets "guest" (RabbitMQ's default).
@@ -41,6 +45,7 @@ import httpx
 from tui import deadline
 from tui.collectors.base import BaseCollector, BuildContext, Collector
 from tui.collectors.rabbitmq_amqp import AmqpError, LiveQueue, passive_check
+from tui.collectors.rabbitmq_history import HISTORY_PARAMS, HistoryVerdict, judge_history
 from tui.collectors.rabbitmq_payload import (
     LIGHT_QUEUE_COLUMNS,
     NODE_COLUMNS,
@@ -67,6 +72,8 @@ REGEX_BUDGET = 1500  # characters of name regex per request (the broker's reques
 MAX_LIVE_CHECKS = 200
 CONFIRM_DELAY_S = 6.0  # the latest second sample of a one-shot run (the broker's statistics tick is 5 s)
 TICK_WATCH_S = 0.5  # how often a one-shot run asks whether the broker's statistics ticked
+MAX_HISTORY_CHECKS = 50  # suspect queues a one-shot run asks the sample history of (one GET each)
+HISTORY_PARALLEL = 8  # of those GETs at a time
 
 def password_key(secret: Secret) -> str:
     """Which config key holds the password, for error lines (never the password itself)."""
@@ -592,12 +599,52 @@ class RabbitMQCollector(BaseCollector):
         snap = await self._sample()
         snap = await self._confirm_live(snap)
         if self.oneshot and snap.confirmation is None and any(is_suspect(q) for q in snap.queues):
-            # No live answer: a second sample after the broker's next statistics tick gives the 2-poll verdict.
+            # No live answer: the suspects' sample history stands for the second poll when it covers the window
+            judged = await self._confirm_by_history(snap)
+            if judged is not None:
+                return judged
+            # ... else a second sample after the broker's next statistics tick gives the 2-poll verdict
             await self._next_statistics_tick(next(q for q in snap.queues if is_suspect(q)))
             confirm_error = snap.confirm_error
             snap = await self._sample()
             snap = dataclasses.replace(snap, confirmation="second-sample", confirm_error=confirm_error)
         return snap
+
+    def _history_suspects(self, snap: RabbitSnapshot) -> list[QueueInfo]:
+        """Every suspect queue, service queues first, then the fullest (the order _to_confirm uses)."""
+        suspects = [q for q in snap.queues if is_suspect(q)]
+        suspects.sort(key=lambda q: (classify_queue(q.name).cls != "service", -(q.messages or 0)))
+        return suspects
+
+    async def _queue_history(self, queue: QueueInfo, gate: asyncio.Semaphore) -> HistoryVerdict:
+        """One suspect's verdict from one GET of its sample history (an error reads as a history not told)."""
+        path = f"/api/queues/{quote(queue.vhost, safe='')}/{quote(queue.name, safe='')}"
+        async with gate:
+            try:
+                status, data = await self._get(path, HISTORY_PARAMS, ok=(200, 404))
+            except SourceError as exc:
+                return HistoryVerdict("short", reason=str(exc))
+        if status == 404:  # deleted since the listing: nothing is stuck in it
+            return HistoryVerdict("clear", reason="queue gone")
+        return judge_history(data)
+
+    async def _confirm_by_history(self, snap: RabbitSnapshot) -> RabbitSnapshot | None:
+        """The snapshot with each suspect judged from its sample history (history-confirmed queues count
+        min_polls polls), or None when a history asked does not cover the window (then a second sample decides
+        for every suspect)."""
+        suspects = self._history_suspects(snap)
+        asked, left = suspects[:MAX_HISTORY_CHECKS], suspects[MAX_HISTORY_CHECKS:]
+        gate = asyncio.Semaphore(HISTORY_PARALLEL)
+        verdicts = await asyncio.gather(*(self._queue_history(q, gate) for q in asked))
+        if any(v.kind == "short" for v in verdicts):
+            return None
+        held = {q.key: v for q, v in zip(asked, verdicts, strict=True) if v.kind == "held"}
+        queues = tuple(dataclasses.replace(q, stuck_polls=max(q.stuck_polls, self.min_polls),
+                                           history_s=held[q.key].held_s) if q.key in held else q
+                       for q in snap.queues)
+        fetch = {**snap.fetch, "history": {"asked": len(asked), "held": len(held),
+                                           "clear": len(asked) - len(held), "left_unconfirmed": len(left)}}
+        return dataclasses.replace(snap, queues=queues, confirmation="history", fetch=fetch)
 
     async def _newest_sample(self, queue: QueueInfo) -> Any:
         """The timestamp of the newest statistics sample of a queue's length (None: not told)."""

@@ -22,7 +22,9 @@ class QueueInfo:
     (None when not done); live_missing: that declare answered 404 (the queue is gone).
     queue_type is classic / quorum / stream (None: a broker that does not say); state is the broker's
     ("running", "down", "minority", ...). Quorum queues and streams name their leader, members and the members online
-    (None when not reported: classic queues); node is where a classic queue lives.
+    (None when not reported: classic queues); node is where a classic queue lives. history_s: how long the
+    broker's own sample history showed it holding messages with no consumer and no delivery (a one-shot run's
+    confirmation, tui.collectors.rabbitmq_history; None when not asked).
     """
 
     vhost: str
@@ -46,6 +48,7 @@ class QueueInfo:
     online: tuple[str, ...] | None = None
     delivery_limit: int | None = None
     dead_letter: bool = False
+    history_s: float | None = None
 
     @property
     def key(self) -> tuple[str, str]:
@@ -120,7 +123,7 @@ class RabbitSnapshot:
 
     endpoint is the management URL (or the CLI prefix) without credentials. vhosts is the configured
     filter (empty = all). alarms_checked says the live alarm check answered (local-alarms or cluster_status);
-    confirmation says how suspects were confirmed in this poll: "amqp", "second-sample" or None, and
+    confirmation says how suspects were confirmed in this poll: "amqp", "history", "second-sample" or None, and
     confirm_error why an AMQP confirmation could not be done (the poll itself still succeeded).
     """
 

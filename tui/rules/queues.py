@@ -15,7 +15,8 @@ members online than a majority cannot accept or deliver messages (critical, nami
 missing). Members missing because their node is down are told once, in that node's finding.
 
 Statistics lag 4-9 s, so a queue must be seen so for `min_polls` polls in a row, or be confirmed live over
-AMQP (a passive queue_declare in the same poll), before it is reported. A live answer also vetoes: when the
+AMQP (a passive queue_declare in the same poll), before it is reported (a one-shot run counts a sample history
+showing it held long enough as its second poll: tui.collectors.rabbitmq_history). A live answer also vetoes: when the
 declare sees a consumer, or no messages, or no queue at all, the management numbers were stale.
 """
 
@@ -107,6 +108,8 @@ def queue_no_consumer_finding(q: QueueInfo, now: datetime, min_polls: int = MIN_
         "for_s": None if since_s is None else round(since_s, 1),
         "confirmed_live": q.live_consumers is not None,
     }
+    if q.history_s is not None:
+        evidence["history_s"] = q.history_s  # the broker's own samples showed it held that long
     if q.live_consumers is not None:
         evidence["live_messages"] = q.live_messages
         evidence["live_consumers"] = q.live_consumers

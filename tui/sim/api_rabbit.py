@@ -180,6 +180,58 @@ def _select(row: dict[str, Any], columns: list[str]) -> dict[str, Any]:
     return out
 
 
+def _window(age: str | None, incr: str | None) -> tuple[int, int] | None:
+    """A history query's (age, increment) in seconds, None when not asked; ValueError when not numbers."""
+    if not age or not incr:
+        return None
+    return max(1, int(age)), max(1, int(incr))
+
+
+def _grid(t: float, age_s: int, incr_s: int) -> list[float]:
+    """The sample times of a history, newest first: the broker rounds now up to the next statistics tick and
+    carries the last value there."""
+    newest = (math.floor(t / STATS_INTERVAL) + 1) * STATS_INTERVAL
+    return [newest - k * incr_s for k in range(age_s // incr_s + 1)]
+
+
+def _length(q: Queue, at: float) -> int:
+    """The queue's length as of the statistics tick at `at` (0 before it existed: the broker pads so)."""
+    if math.floor(at / STATS_INTERVAL) * STATS_INTERVAL < q.created:
+        return 0
+    _, ready, unacked = q.stats(at, STATS_INTERVAL)
+    return ready + unacked
+
+
+def _delivered(q: Queue, at: float) -> int:
+    """The queue's deliveries counter as of the statistics tick at `at`: one message a second while a consumer
+    is attached (the consumers before the queue's last change, then its consumers since)."""
+    tick = math.floor(at / STATS_INTERVAL) * STATS_INTERVAL
+    before = max(0.0, min(tick, q.changed) - q.created) if q.prev[0] else 0.0
+    after = max(0.0, tick - max(q.changed, q.created)) if q.consumers else 0.0
+    return int(before + after)
+
+
+def _details(samples: list[tuple[float, int]]) -> dict[str, Any]:
+    """A `*_details` object with its samples (newest first), as the broker answers a history query."""
+    newest, oldest = samples[0][1], samples[-1][1]
+    span = max(1.0, samples[0][0] - samples[-1][0])
+    rate = (samples[0][1] - samples[1][1]) / max(1.0, samples[0][0] - samples[1][0]) if len(samples) > 1 else 0.0
+    return {"avg": sum(v for _, v in samples) / len(samples), "avg_rate": (newest - oldest) / span,
+            "rate": rate, "samples": [{"sample": v, "timestamp": int(ts * 1000)} for ts, v in samples]}
+
+
+def _message_stats(q: Queue, t: float, window: tuple[int, int]) -> dict[str, Any]:
+    """`message_stats` with the publish and deliver_get counters' samples; a counter never counted (no
+    delivery yet) is left out, as the broker leaves it out."""
+    grid = _grid(t, *window)
+    delivered = [(ts, _delivered(q, min(ts, t))) for ts in grid]
+    published = [(ts, _length(q, min(ts, t)) + n) for ts, n in delivered]
+    out: dict[str, Any] = {"publish": published[0][1], "publish_details": _details(published)}
+    if delivered[0][1]:
+        out.update({"deliver_get": delivered[0][1], "deliver_get_details": _details(delivered)})
+    return out
+
+
 def make_app(engine: Engine, user: str, password: str) -> Router:
     r = Router()
     expected = "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()
@@ -269,16 +321,18 @@ def make_app(engine: Engine, user: str, password: str) -> Router:
             "queue": {"name": q.name, "vhost": q.vhost}} for i in range(min(consumers, 50))]
         d["deliveries"] = []
         d["incoming"] = []
-        age, incr = req.q("lengths_age"), req.q("lengths_incr")
-        if age and incr and "messages" in d:  # the length's samples, newest first, on the statistics tick grid
-            try:
-                age_s, incr_s = max(1, int(age)), max(1, int(incr))
-            except ValueError:
-                return json_response({"error": "bad_request", "reason": "lengths_age/lengths_incr"}, 400)
-            newest = (math.floor(t / STATS_INTERVAL) + 1) * STATS_INTERVAL
-            d["messages_details"] = {**d["messages_details"], "samples": [
-                {"sample": d["messages"], "timestamp": int((newest - k * incr_s) * 1000)}
-                for k in range(age_s // incr_s + 1)]}
+        try:
+            lengths = _window(req.q("lengths_age"), req.q("lengths_incr"))
+            rates = _window(req.q("msg_rates_age"), req.q("msg_rates_incr"))
+        except ValueError:
+            return json_response({"error": "bad_request", "reason": "lengths_age/lengths_incr, msg_rates_age/"
+                                                                    "msg_rates_incr"}, 400)
+        if "messages" in d:  # in the statistics DB: its history can be asked
+            if lengths is not None:
+                d["messages_details"] = _details(
+                    [(ts, _length(q, min(ts, t))) for ts in _grid(t, *lengths)])
+            if rates is not None:
+                d["message_stats"] = _message_stats(q, t, rates)
         columns = [c for c in (req.q("columns") or "").split(",") if c]
         return json_response(_select(d, columns) if columns else d)
 
