@@ -203,6 +203,21 @@ def queue_info(broker: Broker, queue: str) -> dict:
     return info
 
 
+def wait_history_held(broker: Broker, queues: Iterable[str], timeout: float = 60.0) -> None:
+    """Wait until the broker's own sample history of every queue shows it held with no consumer and no delivery
+    for the one-shot window (tui.collectors.rabbitmq_history): the history a `stacktop snapshot` then reads."""
+    from tui.collectors.rabbitmq_history import HISTORY_PARAMS, judge_history
+
+    def held(queue: str) -> bool:
+        with broker.api() as c:
+            answer = c.get(f"/api/queues/{_q(broker.vhost)}/{_q(queue)}", params=HISTORY_PARAMS)
+        return answer.status_code == 200 and judge_history(answer.json()).kind == "held"
+
+    names = list(queues)
+    wait_for(lambda: all(held(q) for q in names), timeout=timeout,
+             what=f"a history of {', '.join(names)} held for the window in the management API")
+
+
 def wait_consumers(broker: Broker, queue: str, count: int, timeout: float = 30.0) -> dict:
     """Wait until the management API shows `count` consumers on `queue` (it lags 4-9 s)."""
     return wait_for(lambda: (i := queue_info(broker, queue)).get("consumers") == count and i,

@@ -5,6 +5,7 @@ The management API shows changes 4-9 s late, so every wait is a poll with a dead
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import uuid
 from datetime import UTC, datetime
@@ -12,7 +13,7 @@ from datetime import UTC, datetime
 import pytest
 
 from tests.integration.rabbitmq.conftest import Amqp, poll_until
-from tests.testbed.rabbitmq import Broker, temporary_vhost
+from tests.testbed.rabbitmq import Broker, temporary_vhost, wait_consumers, wait_history_held
 from tui.collectors.rabbitmq import RabbitMQCollector
 from tui.errors import SourceError
 from tui.models.finding import Finding
@@ -123,20 +124,57 @@ async def test_reply_and_notifications_are_info_and_warning(vb, amqp):
         await poll.c.aclose()
 
 
-async def test_oneshot_reaches_the_verdict_in_one_run_by_second_sample(vb, amqp):
+def without_tick_wait(collector: RabbitMQCollector) -> RabbitMQCollector:
+    """The collector, failing the test should a one-shot run wait for the broker's next statistics tick."""
+
+    async def refused(queue) -> None:
+        raise AssertionError(f"a one-shot run waited for the statistics tick (suspect {queue.name})")
+
+    collector._next_statistics_tick = refused  # type: ignore[method-assign]
+    return collector
+
+
+async def test_oneshot_reaches_the_verdict_in_one_run_from_the_queue_history(vb, amqp):
     openstack_like(amqp)
     probe = Poller(make(vb))
     try:
         await poll_until(probe, suspect_seen("compute.compute-02"), what="compute-02 stuck")
     finally:
         await probe.c.aclose()
-    fresh = make(vb)
+    await asyncio.to_thread(wait_history_held, vb, ["compute.compute-02"])
+    fresh = without_tick_wait(make(vb))
     [obs] = await collect_once([fresh])  # the real `stacktop snapshot` path, one run
     assert obs.ok, obs.error
-    assert obs.snapshot.confirmation == "second-sample"
+    assert obs.snapshot.confirmation == "history"
+    assert obs.snapshot.fetch["history"] == {"asked": 1, "held": 1, "clear": 0, "left_unconfirmed": 0}
     crit = [f for f in obs.findings if f.severity == "critical"]
     assert [f.subject for f in crit] == [f"{vb.vhost}/compute.compute-02"]
-    assert crit[0].evidence["polls"] == 2
+    assert crit[0].evidence["polls"] == 2 and crit[0].evidence["history_s"] >= 10
+    assert crit[0].evidence["messages"] == 3
+
+
+async def test_oneshot_history_sees_a_consumer_the_listing_missed(vb, amqp):
+    """A consumer attached after the listing: the history's GET tells it, and nothing is reported."""
+    openstack_like(amqp)
+    probe = Poller(make(vb))
+    try:
+        await poll_until(probe, suspect_seen("compute.compute-02"), what="compute-02 stuck")
+    finally:
+        await probe.c.aclose()
+    await asyncio.to_thread(wait_history_held, vb, ["compute.compute-02"])
+    listed = await make(vb).collect()  # the listing while nobody consumes
+    amqp.consume("compute.compute-02")
+    await asyncio.to_thread(wait_consumers, vb, "compute.compute-02", 1)
+    fresh = without_tick_wait(make(vb))
+    fresh.prepare_oneshot()
+    try:
+        snap = await fresh._confirm_by_history(listed)
+    finally:
+        await fresh.aclose()
+    assert snap is not None and snap.confirmation == "history"
+    assert snap.fetch["history"]["clear"] == 1
+    assert snap.queue("compute.compute-02").stuck_polls == 1
+    assert no_consumer(fresh.findings(snap, datetime.now(UTC))) == []
 
 
 async def test_oneshot_and_veto_over_amqp(vb, amqp):

@@ -17,10 +17,11 @@ import pika
 import pytest
 
 from tests.testbed.rabbit4 import Rabbit4Cluster, nodes_stopped
-from tests.testbed.rabbitmq import Broker, Consumer, temporary_vhost
+from tests.testbed.rabbitmq import Broker, Consumer, temporary_vhost, wait_history_held
 from tui.collectors.rabbitmq import RabbitMQCollector
 from tui.models.finding import Finding
 from tui.models.rabbitmq import RabbitSnapshot
+from tui.snapshot import collect_once
 
 pytestmark = pytest.mark.integration
 
@@ -131,6 +132,27 @@ async def test_oslo_2025_shapes_on_rabbitmq_4(cloud):
         assert q.members is not None and len(q.members) == 3 and q.has_majority
     assert all(n.running for n in snap.nodes) and len(snap.nodes) == 3
     assert all(n.sockets_total is None for n in snap.nodes)  # RabbitMQ 4 counts none: not "0/0"
+
+
+async def test_oneshot_confirms_from_the_queue_history_on_rabbitmq_4(cloud):
+    """`stacktop snapshot` on RabbitMQ 4: quorum and classic queues left with messages are confirmed from their
+    sample history in one run, never waiting for the broker's next statistics tick."""
+    _cluster, vb = cloud
+    await asyncio.to_thread(wait_history_held, vb, [COMPUTE, REPLY, FANOUT])
+    collector = RabbitMQCollector(vb.mgmt_url, vb.user, vb.password, vhosts=[vb.vhost], interval=1, timeout=10)
+
+    async def refused(queue) -> None:
+        raise AssertionError(f"a one-shot run waited for the statistics tick (suspect {queue.name})")
+
+    collector._next_statistics_tick = refused  # type: ignore[method-assign]
+    [obs] = await collect_once([collector])
+    assert obs.ok, obs.error
+    assert obs.snapshot.confirmation == "history"
+    assert obs.snapshot.fetch["history"] == {"asked": 3, "held": 3, "clear": 0, "left_unconfirmed": 0}
+    stuck = by_queue(obs.findings, "rabbitmq.queue_no_consumer")
+    assert set(stuck) == {COMPUTE, REPLY, FANOUT}
+    assert stuck[COMPUTE].severity == "critical" and stuck[COMPUTE].evidence["messages"] == 3
+    assert all(f.evidence["history_s"] >= 10 and f.evidence["polls"] == 2 for f in stuck.values())
 
 
 @pytest.mark.slow
