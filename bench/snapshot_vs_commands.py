@@ -8,9 +8,10 @@ list`, `network agent list`, `volume service list`, `rabbitmqctl cluster_status`
 'wsrep_cluster_size'"`). Rounds alternate: snapshot, the five commands, snapshot, ...
 
 The snapshot gives the RabbitMQ 2-poll verdict in one run: a queue holding messages with nobody consuming is
-sampled again once the broker's statistics ticked (every 5 s; tui.collectors.rabbitmq), so its time includes
-that wait whenever such a queue exists; the note says how often one did and the snapshot's time with and
-without it.
+confirmed from its sample history (one GET each, tui.collectors.rabbitmq_history) when that history covers the
+window, else sampled again once the broker's statistics ticked (every 5 s), and then its time includes that
+wait. The note says how often such a queue existed, how often a history fell short (the tick wait), and the
+snapshot's time with and without the wait.
 """
 
 from __future__ import annotations
@@ -81,16 +82,25 @@ def snapshot_once(config: Path) -> tuple[float, dict[str, tuple[bool, float | No
     return took, sources, problems
 
 
-def queues_without_consumer(demo: Any) -> int:
-    """How many queues hold messages with no consumer now (the management API's numbers): with any, a
-    snapshot's RabbitMQ read waits for the broker's next statistics tick to sample them again."""
+def queues_without_consumer(demo: Any) -> tuple[int, int]:
+    """(how many queues hold messages with no consumer now, how many of them have a sample history that does
+    not cover the one-shot window), the management API's numbers: with any of the latter, a snapshot's RabbitMQ
+    read waits for the broker's next statistics tick to sample them again."""
+    from urllib.parse import quote
+
     import httpx
 
+    from tui.collectors.rabbitmq_history import HISTORY_PARAMS, judge_history
     from tui.sim.demo import RABBIT_PASSWORD, RABBIT_USER
 
-    rows = httpx.get(f"{demo.rabbitmq_url.rstrip('/')}/api/queues", params={"columns": "name,messages,consumers"},
-                     auth=(RABBIT_USER, RABBIT_PASSWORD), timeout=30).json()
-    return sum(1 for q in rows if (q.get("messages") or 0) > 0 and q.get("consumers") == 0)
+    with httpx.Client(base_url=demo.rabbitmq_url.rstrip("/"), auth=(RABBIT_USER, RABBIT_PASSWORD),
+                      timeout=30) as api:
+        rows = api.get("/api/queues", params={"columns": "vhost,name,messages,consumers"}).json()
+        stuck = [q for q in rows if (q.get("messages") or 0) > 0 and q.get("consumers") == 0]
+        short = sum(1 for q in stuck if judge_history(api.get(
+            f"/api/queues/{quote(q['vhost'], safe='')}/{quote(q['name'], safe='')}", params=HISTORY_PARAMS
+        ).json()).kind == "short")
+    return len(stuck), short
 
 
 def bench_snapshot(demo: Any, rounds: int, *, create_venv: bool) -> list[Result]:
@@ -102,6 +112,7 @@ def bench_snapshot(demo: Any, rounds: int, *, create_venv: bool) -> list[Result]
     theirs: list[float] = []
     per_source: dict[str, list[float]] = {}
     suspects: list[int] = []
+    shorts: list[int] = []
     problems: set[str] = set()
     phase = random.Random(0)
     for i in range(rounds):
@@ -115,25 +126,29 @@ def bench_snapshot(demo: Any, rounds: int, *, create_venv: bool) -> list[Result]
             for source, (_, read_s) in sources.items():
                 if read_s is not None:
                     per_source.setdefault(source, []).append(read_s)
-            suspects.append(queues_without_consumer(demo))
+            stuck, short = queues_without_consumer(demo)
+            suspects.append(stuck)
+            shorts.append(short)
         if cmds:
             total, _, failed = run_commands(cmds)
             theirs.append(total)
             problems.update(failed)
         log(f"snapshot round {i + 1}/{rounds}: stacktop snapshot {round(took, 2)} s, "
             f"five commands {round(theirs[-1], 2) if theirs else 'n/a'} s")
-    waited = [t for t, n in zip(ours, suspects, strict=True) if n]
-    direct = [t for t, n in zip(ours, suspects, strict=True) if not n]
+    waited = [t for t, n in zip(ours, shorts, strict=True) if n]
+    direct = [t for t, n in zip(ours, shorts, strict=True) if not n]
     split = "; ".join(f"{label} {median(v):.2f} s ({len(v)} runs)" for label, v in (
         ("with that wait", waited), ("without", direct)) if v)
     note = (f"`python -m tui snapshot --config FILE` (its report to a pipe), spawn to exit, each run started at a "
             "random point of the broker's 5 s statistics tick; [galera] "
             f"{', '.join(nodes) if nodes else 'not configured (no test bed node listening)'}. Sources' own "
             "read times (median): " + ", ".join(f"{k} {median(v):.2f} s" for k, v in sorted(per_source.items()))
-            + f". A queue held messages with no consumer in {len(waited)} of {len(suspects)} runs (the management "
-            "API asked right after each): then the RabbitMQ read samples it again once the broker's statistics "
-            "ticked (every 5 s: 0-5 s away) for its 2-poll verdict (without [rabbitmq] amqp_url, which confirms "
-            f"it live at once), and rabbitmq's read time above includes that wait; snapshot {split}. "
+            + f". A queue held messages with no consumer in {sum(1 for n in suspects if n)} of {len(suspects)} "
+            "runs (the management API asked right after each): the RabbitMQ read confirms such queues from their "
+            "sample history (one GET each) for its 2-poll verdict; a history shorter than the 10 s window was "
+            f"seen in {len(waited)} runs, and then the read samples again once the broker's statistics ticked "
+            "(every 5 s: 0-5 s away; without [rabbitmq] amqp_url, which confirms live at once), and rabbitmq's "
+            f"read time above includes that wait; snapshot {split}. "
             f"Baseline: {len(cmds)} commands ({', '.join(c[0] for c in cmds)}). "
             f"Spread (max-min)/median: snapshot {spread(ours)}, commands {spread(theirs)}")
     if problems:
