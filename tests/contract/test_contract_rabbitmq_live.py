@@ -4,15 +4,25 @@
 from __future__ import annotations
 
 import base64
+import itertools
 import json
 import urllib.request
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 import pika
 import pytest
 
 from tests.contract.shape import drift, shape
-from tests.testbed.rabbitmq import consumers, declare_queues, wait_consumers, wait_for
+from tests.testbed.rabbitmq import (
+    consumers,
+    declare_queues,
+    publish,
+    queue_info,
+    temporary_vhost,
+    wait_consumers,
+    wait_for,
+)
+from tui.collectors.rabbitmq_history import HISTORY_PARAMS
 from tui.sim import start_demo
 
 pytestmark = pytest.mark.integration
@@ -77,3 +87,43 @@ def test_simulator_matches_the_real_broker(both, what):
     real, sim = both
     lines = drift(shape(real[what], MAPS), shape(sim[what], MAPS), ignore=IGNORE)
     assert not lines, f"the simulator drifted from the real RabbitMQ ({what}):\n" + "\n".join(lines)
+
+
+HISTORY = urlencode(HISTORY_PARAMS)
+
+
+@pytest.fixture(scope="module")
+def histories(rabbitmq_broker):  # type: ignore[no-untyped-def]
+    """One queue's sample history (the one-shot confirmation's GET) from both: a queue that was never consumed
+    (notifications nobody reads) and one a consumer takes messages from (conductor)."""
+    with temporary_vhost(rabbitmq_broker, prefix="stacktop-contract-history") as vb:
+        vh = quote(vb.vhost, safe="")
+        declare_queues(vb, ["notifications.info", "conductor"])
+        publish(vb, "notifications.info", count=2)
+        with consumers(vb, ["conductor"]):
+            wait_consumers(vb, "conductor", 1)
+            publish(vb, "conductor", count=2)
+            wait_for(lambda: "deliver_get" in (queue_info(vb, "conductor").get("message_stats") or {})
+                     and "message_stats" in queue_info(vb, "notifications.info"), timeout=60,
+                     what="publish and delivery statistics of the vhost's queues")
+            real = {name: vb.get(f"/api/queues/{vh}/{name}?{HISTORY}") for name in ("notifications.info", "conductor")}
+    demo = start_demo(instances=20, hosts=3, queues=40, churn=0, storyline=False)
+    try:
+        sim = wait_for(lambda: (got := {name: _sim_get(demo, f"/api/queues/%2F/{name}?{HISTORY}")
+                                        for name in ("notifications.info", "conductor")})
+                       and "deliver_get" in got["conductor"].get("message_stats", {}) and got, timeout=30,
+                       what="the simulator's first delivery statistics")
+    finally:
+        demo.stop()
+    return real, sim
+
+
+@pytest.mark.parametrize("name", ["notifications.info", "conductor"])
+def test_simulator_answers_the_history_query_as_the_real_broker(histories, name):
+    real, sim = histories
+    lines = drift(shape(real[name], MAPS), shape(sim[name], MAPS))
+    assert not lines, f"the simulator drifted from the real RabbitMQ (history of {name}):\n" + "\n".join(lines)
+    for answer in (real[name], sim[name]):  # newest first, 60 s every 5 s
+        stamps = [s["timestamp"] for s in answer["messages_details"]["samples"]]
+        assert len(stamps) == 13 and stamps == sorted(stamps, reverse=True)
+        assert {a - b for a, b in itertools.pairwise(stamps)} == {5000}

@@ -220,15 +220,24 @@ def _details(samples: list[tuple[float, int]]) -> dict[str, Any]:
             "rate": rate, "samples": [{"sample": v, "timestamp": int(ts * 1000)} for ts, v in samples]}
 
 
+# the delivery counters a queue row gains with its first delivery (consumers acknowledging: deliver, ack)
+_DELIVERY_COUNTERS = ("ack", "deliver", "deliver_get", "deliver_no_ack", "get", "get_empty", "get_no_ack",
+                      "redeliver")
+_COUNTS_DELIVERIES = ("ack", "deliver", "deliver_get")
+
+
 def _message_stats(q: Queue, t: float, window: tuple[int, int]) -> dict[str, Any]:
-    """`message_stats` with the publish and deliver_get counters' samples; a counter never counted (no
-    delivery yet) is left out, as the broker leaves it out."""
-    grid = _grid(t, *window)
+    """`message_stats` with each counter's samples: publish, and once a message was delivered the delivery
+    counters (the broker leaves them out before)."""
+    grid = [ts - window[1] for ts in _grid(t, *window)]  # the counters' newest sample: the last tick, not past it
     delivered = [(ts, _delivered(q, min(ts, t))) for ts in grid]
     published = [(ts, _length(q, min(ts, t)) + n) for ts, n in delivered]
     out: dict[str, Any] = {"publish": published[0][1], "publish_details": _details(published)}
     if delivered[0][1]:
-        out.update({"deliver_get": delivered[0][1], "deliver_get_details": _details(delivered)})
+        zero = [(ts, 0) for ts, _ in delivered]
+        for name in _DELIVERY_COUNTERS:
+            samples = delivered if name in _COUNTS_DELIVERIES else zero
+            out.update({name: samples[0][1], f"{name}_details": _details(samples)})
     return out
 
 
