@@ -3,9 +3,9 @@ the real broker's history query params with its payload shape: samples newest fi
 zeros before the queue existed, a deliveries counter while a consumer is attached).
 
 A suspect whose sample history shows it held with no consumer and no delivery for the window is confirmed from
-that history at once; when the history does not cover the window (it filled only just now), the second sample
-comes as soon as the broker's statistics ticked once more (the newest sample timestamp of a suspect queue's
-length moved), not after a fixed wait."""
+that history at once; when the history does not cover the window (here: a window longer than any history), the
+second sample comes as soon as the broker's statistics ticked once more (the newest sample timestamp of a
+suspect queue's length moved), not after a fixed wait."""
 
 from __future__ import annotations
 
@@ -116,10 +116,14 @@ async def test_suspects_beyond_the_cap_are_left_unconfirmed_and_counted(demo: An
     assert len(critical_subjects(rabbit, snap)) == 1
 
 
-async def test_a_history_shorter_than_the_window_falls_back_to_the_next_statistics_tick(demo: Any) -> None:
+async def test_a_history_shorter_than_the_window_falls_back_to_the_next_statistics_tick(demo: Any,
+                                                                                      monkeypatch) -> None:
     host = demo.engine.hosts[0].name
     demo.inject("kill_compute", host=host)
-    demo.advance(8)  # its first message is one statistics tick old: the history covers 5 s of the 10
+    demo.advance(30)
+    judge = rabbitmq_module.judge_history
+    # a window of an hour: every history the simulator keeps (60 s) falls short of it
+    monkeypatch.setattr(rabbitmq_module, "judge_history", lambda payload: judge(payload, window_s=3600))
     rabbit = oneshot(demo)
     asked: list[Any] = []
     newest = rabbit._newest_sample
@@ -139,4 +143,5 @@ async def test_a_history_shorter_than_the_window_falls_back_to_the_next_statisti
     assert snap.confirmation == "second-sample"
     assert len(asked) == 3 and asked[0] == asked[1] != asked[2], asked
     assert all(isinstance(a, int) for a in asked), "the samples' timestamps were read, not guessed"
+    assert snap.queue(f"compute.{host}").history_s is None
     assert critical_subjects(rabbit, snap) == [f"compute.{host}"]
