@@ -41,7 +41,8 @@ class PlacementAuditCollector(BaseCollector):
                 await asyncio.sleep(self.first_delay)
                 self.timeout -= self.first_delay
         client = await asyncio.to_thread(self.session.client)  # type: ignore[attr-defined]
-        return AuditDigest.of(await audit_cloud(client))
+        # the digest keeps only the providers worth a finding: only theirs need a capacity
+        return AuditDigest.of(await audit_cloud(client, every_capacity=False))
 
     def findings(self, snapshot: AuditDigest, now: datetime) -> list[Finding]:
         return audit_findings(snapshot.judged)
