@@ -230,6 +230,9 @@ async def test_background_audit_brings_the_orphan_to_the_findings_triage_and_sna
         assert report["sources"]["placement"]["ok"], report["sources"]["placement"]
         stale = [f for f in all_findings(observations) if f.kind == "placement.stale_allocation"]
         assert [f.subject for f in stale] == [orphan.consumer]
+        # the source reads inventories only for the providers worth a finding: this one's are read
+        [digest] = [o.snapshot for o in observations if o.source == "placement"]
+        assert [a.capacities.get("VCPU", 0) > 0 for a in digest.judged] == [True], digest.judged
     observations = await collect_once(build_collectors(config), deadline=120)
     assert not [f for f in all_findings(observations) if f.kind == "placement.stale_allocation"], \
         "gone with the allocation"
