@@ -573,11 +573,15 @@ class RabbitMQCollector(BaseCollector):
 
     # -- AMQP -------------------------------------------------------------------------------------------
 
-    def _to_confirm(self, snap: RabbitSnapshot) -> list[QueueInfo]:
-        need = 1 if self.oneshot else self.min_polls
+    @staticmethod
+    def _suspects(snap: RabbitSnapshot, need: int = 1) -> list[QueueInfo]:
+        """The suspect queues seen for at least `need` polls, service queues first, then the fullest."""
         suspects = [q for q in snap.queues if is_suspect(q) and q.stuck_polls >= need]
         suspects.sort(key=lambda q: (classify_queue(q.name).cls != "service", -(q.messages or 0)))
-        return suspects[:MAX_LIVE_CHECKS]
+        return suspects
+
+    def _to_confirm(self, snap: RabbitSnapshot) -> list[QueueInfo]:
+        return self._suspects(snap, 1 if self.oneshot else self.min_polls)[:MAX_LIVE_CHECKS]
 
     async def _confirm_live(self, snap: RabbitSnapshot) -> RabbitSnapshot:
         if not self.amqp_url:  # before the scan: 2,000 queues every poll on the UI loop, for nothing
@@ -610,12 +614,6 @@ class RabbitMQCollector(BaseCollector):
             snap = dataclasses.replace(snap, confirmation="second-sample", confirm_error=confirm_error)
         return snap
 
-    def _history_suspects(self, snap: RabbitSnapshot) -> list[QueueInfo]:
-        """Every suspect queue, service queues first, then the fullest (the order _to_confirm uses)."""
-        suspects = [q for q in snap.queues if is_suspect(q)]
-        suspects.sort(key=lambda q: (classify_queue(q.name).cls != "service", -(q.messages or 0)))
-        return suspects
-
     async def _queue_history(self, queue: QueueInfo, gate: asyncio.Semaphore) -> HistoryVerdict:
         """One suspect's verdict from one GET of its sample history (an error reads as a history not told)."""
         path = f"/api/queues/{quote(queue.vhost, safe='')}/{quote(queue.name, safe='')}"
@@ -632,7 +630,7 @@ class RabbitMQCollector(BaseCollector):
         """The snapshot with each suspect judged from its sample history (history-confirmed queues count
         min_polls polls), or None when a history asked does not cover the window (then a second sample decides
         for every suspect)."""
-        suspects = self._history_suspects(snap)
+        suspects = self._suspects(snap)
         asked, left = suspects[:MAX_HISTORY_CHECKS], suspects[MAX_HISTORY_CHECKS:]
         gate = asyncio.Semaphore(HISTORY_PARALLEL)
         verdicts = await asyncio.gather(*(self._queue_history(q, gate) for q in asked))
