@@ -9,7 +9,7 @@ import base64
 import json
 import urllib.request
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 import pika
 import pytest
@@ -18,6 +18,7 @@ from tests.contract.shape import drift, shape
 from tests.testbed.rabbit4 import Rabbit4Cluster
 from tests.testbed.rabbitmq import Broker, Consumer, temporary_vhost
 from tests.testbed.wait import wait_for
+from tui.collectors.rabbitmq_history import HISTORY_PARAMS
 from tui.sim import start_demo
 
 pytestmark = pytest.mark.integration
@@ -26,6 +27,7 @@ IGNORE = ("[].applications[]", "[].auth_mechanisms[]", "[].exchange_types[]", "[
           "exchange_types[]", "listeners[]", "contexts[]", "churn_rates", "message_stats",
           "[].metrics_gc_queue_length.", "[].ra_open_file_metrics.", "[].message_stats.",
           "[].single_active_consumer_tag")
+HISTORY = urlencode(HISTORY_PARAMS)  # a suspect queue's sample history: the one-shot confirmation's GET
 LIGHT = "columns=name,vhost,messages,messages_ready,messages_unacknowledged,arguments,type,state,node,leader," \
         "members,online,delivery_limit&disable_stats=true&enable_queue_totals=true"
 
@@ -78,6 +80,7 @@ def both(rabbitmq4_cluster: Rabbit4Cluster) -> Any:
                 "nodes": vb.get("/api/nodes"),
                 "overview": vb.get("/api/overview"),
                 "alarms": vb.get("/api/health/checks/local-alarms"),
+                "history": vb.get(f"/api/queues/{vh}/compute.contract-host?{HISTORY}"),  # quorum, never consumed
             }
             wait_for(lambda: all("messages" in q for q in _sim_get(demo, "/api/queues")), timeout=30,
                      what="the simulator's first statistics tick")
@@ -90,6 +93,7 @@ def both(rabbitmq4_cluster: Rabbit4Cluster) -> Any:
                 "nodes": _sim_get(demo, "/api/nodes"),
                 "overview": _sim_get(demo, "/api/overview"),
                 "alarms": _sim_get(demo, "/api/health/checks/local-alarms"),
+                "history": _sim_get(demo, f"/api/queues/%2F/notifications.info?{HISTORY}"),  # the same
             }
             yield real, sim
         finally:
@@ -120,3 +124,11 @@ def test_light_listing_matches_per_type(both: Any, kind: str) -> None:
     assert r and s
     lines = drift(shape(r, MAPS), shape(s, MAPS), ignore=IGNORE)
     assert not lines, f"the simulator's light listing drifted ({kind}):\n" + "\n".join(lines)
+
+
+def test_history_answer_matches(both: Any) -> None:
+    """A quorum queue's sample history (lengths and message rates): every field, message_stats included."""
+    real, sim = both
+    lines = drift(shape(real["history"], MAPS), shape(sim["history"], MAPS))
+    assert not lines, "the simulator's history answer drifted (RabbitMQ 4.0):\n" + "\n".join(lines)
+    assert len(real["history"]["messages_details"]["samples"]) == len(sim["history"]["messages_details"]["samples"])
