@@ -122,6 +122,8 @@ class RabbitSnapshot:
     filter (empty = all). alarms_checked says the live alarm check answered (local-alarms or cluster_status);
     confirmation says how suspects were confirmed in this poll: "amqp", "second-sample" or None, and
     confirm_error why an AMQP confirmation could not be done (the poll itself still succeeded).
+    light_polls_off is the queue count over which the polls between full listings are no lighter, when the
+    listing was over it: every poll then lists every queue with statistics (tui.collectors.rabbitmq).
     """
 
     endpoint: str
@@ -138,6 +140,7 @@ class RabbitSnapshot:
     object_totals: Mapping[str, Any] = field(default_factory=dict)
     confirmation: str | None = None
     confirm_error: str | None = None
+    light_polls_off: int | None = None
     fetch: Mapping[str, Any] = field(default_factory=dict)
 
     def queue(self, name: str, vhost: str | None = None) -> QueueInfo | None:
