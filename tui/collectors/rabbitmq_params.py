@@ -4,8 +4,9 @@ What the broker does with them (RabbitMQ 3.x and 4.0, rabbit_mgmt_util:augment_r
 - no `page`: one answer, a JSON list of every queue; `name` is then ignored (the broker filters only while
   paging). Unpaged, the broker lists, formats and sorts the queues once.
 - `page` + `page_size` (at most 500): an object with `items`; `name` (with `use_regex=true` a regex) filters
-  before the page is cut. Every page lists, formats and sorts every queue again, so a listing of N queues in
-  pages of 500 costs the broker N / 500 listings: paging is kept for the name-filtered statistics requests.
+  before the page is cut. For every page the broker lists, formats and sorts every queue again (statistics
+  only for the page's), so N queues in pages of 500 cost it N / 500 listings: paging is kept for the
+  name-filtered statistics requests only.
 - `columns`: the fields kept in each row; with a field beyond the basic ones (statistics: messages, consumers,
   idle_since) every listed queue gets its statistics looked up.
 - `disable_stats=true&enable_queue_totals=true`: no statistics; message totals read from each queue itself.

@@ -122,8 +122,8 @@ class RabbitSnapshot:
     filter (empty = all). alarms_checked says the live alarm check answered (local-alarms or cluster_status);
     confirmation says how suspects were confirmed in this poll: "amqp", "second-sample" or None, and
     confirm_error why an AMQP confirmation could not be done (the poll itself still succeeded).
-    light_polls_off is the queue count over which the polls between full listings are no lighter, when the
-    listing was over it: every poll then lists every queue with statistics (tui.collectors.rabbitmq).
+    light_polls_off is set (to the collector's light_max_queues) when the listing held more queues than that:
+    the light polls are off and every poll lists every queue with statistics (tui.collectors.rabbitmq).
     """
 
     endpoint: str
