@@ -9,7 +9,8 @@ Sections (--only takes a comma list): triage, snapshot (`stacktop snapshot` agai
 steady, firstpaint, keypress, keys, idle, rss, broker, journal, audit (keys: `stacktop --demo` itself at the
 scale, key to paint over every server shown); and, only when named,
 scaling (1k / 10k / 30k / 100k instances: first triage, RSS, steady poll, journal per hour; --quick: 300 and
-1,000), which writes bench/results/scaling.md.
+1,000), which writes bench/results/scaling.md, and rabbitmq_scale (one RabbitMQ poll at 20,000 queues on a real
+broker against a plain `/api/queues` GET: bench/bench_rabbitmq_scale.py; --quick: 300 queues).
 Baselines run side by side with stacktop in the same run (alternating rounds); figures are medians.
 """
 
@@ -27,7 +28,7 @@ from bench.common import FULL, QUICK, RESULTS, Result, log, machine, median, spa
 
 SECTIONS = ("triage", "snapshot", "firstpaint", "keypress", "keys", "rss", "steady", "idle", "broker", "journal",
             "audit")
-ON_REQUEST = ("scaling",)  # long (the 100k-instance simulator): only with --only
+ON_REQUEST = ("scaling", "rabbitmq_scale")  # long (the 100k-instance simulator, 20k queues): only with --only
 
 
 def fmt(value: float | None, unit: str) -> str:
@@ -152,6 +153,11 @@ def main(argv: list[str] | None = None) -> int:
 
         scales = scaling.QUICK_SCALES if quick else scaling.SCALES
         section("scaling", scaling.bench_scaling, scales, 3 if quick else 6, 12 if quick else 60, 3 if quick else 12)
+    if "rabbitmq_scale" in only:
+        from bench import bench_rabbitmq_scale
+
+        section("rabbitmq_scale", bench_rabbitmq_scale.bench_rabbitmq_scale, 300 if quick else 20_000,
+                1 if quick else 5)
     moment("end")
 
     doc = {"quick": quick, "scale": asdict(scale), "machine": desc, "sections": only,

@@ -46,10 +46,11 @@ def bench_broker(queues: int, rounds: int, polls_per_round: int | None = None) -
                        note="skipped: the broker does not run on this machine (its CPU cannot be read)")]
     vhost = f"stacktop-bench-{secrets.token_hex(4)}"
     amqp_host = os.environ.get("STACKTOP_RABBITMQ_AMQP_HOST", "127.0.0.1")
+    amqp_port = int(os.environ.get("STACKTOP_RABBITMQ_AMQP_PORT", "5672"))
     ours: list[float] = []
     full: list[float] = []
     try:
-        setup(MGMT, USER, PASSWORD, amqp_host, 5672, vhost, queues)
+        setup(MGMT, USER, PASSWORD, amqp_host, amqp_port, vhost, queues)
         wait = wait_for_stats(MGMT, USER, PASSWORD, vhost, queues)
         log(f"broker: {queues} queues declared, statistics after {wait:.1f} s")
 

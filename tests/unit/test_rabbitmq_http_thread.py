@@ -17,8 +17,9 @@ def answer(request):
     me = threading.current_thread()
     threads.add((me is threading.main_thread(), me.daemon, me.name))
     path = request.url.path
-    if path == "/api/queues":
-        return httpx.Response(200, json={"items": QUEUES, "page_count": 1})
+    if path == "/api/queues":  # like the broker: a list unpaged, an object with items when paged
+        paged = "page" in request.url.params
+        return httpx.Response(200, json={"items": QUEUES, "page_count": 1} if paged else QUEUES)
     if path == "/api/nodes":
         return httpx.Response(200, json=[{"name": "rabbit@a", "running": True}])
     if path == "/api/health/checks/local-alarms":

@@ -152,3 +152,14 @@ def test_name_filter_and_disabled_stats_like_the_broker(demo):
     status, body = _get(demo, "/api/queues?page=1&page_size=500&disable_stats=true&enable_queue_totals=true")
     row = next(q for q in body["items"] if q["name"] == "notifications.info")
     assert row["messages"] > 0 and "consumers" not in row and "idle_since" not in row
+
+
+def test_name_filter_only_on_paged_listings_like_the_broker(demo):
+    """RabbitMQ filters by `name` only when a page is asked: an unpaged listing with `name` lists every queue
+    (checked against RabbitMQ 3.10.8), so the collector's name-filtered requests must stay paged."""
+    every = {q["name"] for q in _get(demo, "/api/queues?columns=name")[1]}
+    status, rows = _get(demo, "/api/queues?name=compute.compute-0&columns=name")
+    assert status == 200 and {q["name"] for q in rows} == every
+    status, body = _get(demo, "/api/queues?page=1&page_size=500&name=compute.compute-0&columns=name")
+    assert body["items"] and all("compute.compute-0" in q["name"] for q in body["items"])
+    assert body["filtered_count"] < len(every)

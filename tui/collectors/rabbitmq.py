@@ -4,11 +4,15 @@ Each request (and the decoding of its JSON) runs on a synchronous httpx.Client i
 (in_daemon_thread), off the UI loop: a hung broker holds neither the loop's shared executor nor quitting.
 
 One poll reads, concurrently: the queues (`/api/queues`, or per [rabbitmq] vhost), `/api/nodes` (partitions,
-alarms, fd and socket use), `/api/health/checks/local-alarms` (live alarms) and `/api/overview`. The broker
-pays per queue row *with statistics*, so only every `full_every`-th poll lists every queue with statistics;
-the *light* polls between list every queue without statistics and ask statistics by name only for the queues
-that need them (holding messages, new, or empty and last seen with no consumer). A queue filling with nobody
-consuming is thus judged on fresh numbers every poll. Keys the broker leaves out stay None: unknown, not zero.
+alarms, fd and socket use), `/api/health/checks/local-alarms` (live alarms) and `/api/overview`. Every queue
+listing is one unpaged request per path with only the columns the rules use (paged, the broker lists, formats
+and sorts every queue again for each page). The broker pays per queue row *with statistics*, so only every
+`full_every`-th poll lists every queue with statistics; the *light* polls between list every queue without
+statistics and ask statistics by name only for the queues that need them (holding messages, new, or empty and
+last seen with no consumer). A queue filling with nobody consuming is thus judged on fresh numbers every poll.
+Over LIGHT_MAX_QUEUES queues the light polls are off (RabbitSnapshot.light_polls_off): each name-filtered
+request then costs the broker a listing of every queue, and the full listing is the cheaper poll. Keys the
+broker leaves out stay None: unknown, not zero.
 
 History kept here so the rules stay pure (tui.rules.queues): since when and for how many polls each queue has
 held messages with no consumer (QueueInfo.stuck_since / stuck_polls). With [rabbitmq] amqp_url, a queue about
@@ -31,7 +35,6 @@ import asyncio
 import contextlib
 import dataclasses
 import os
-import re
 import ssl
 import threading
 import time
@@ -46,11 +49,10 @@ from tui import deadline
 from tui.collectors.base import BaseCollector, BuildContext, Collector
 from tui.collectors.rabbitmq_amqp import AmqpError, LiveQueue, passive_check
 from tui.collectors.rabbitmq_history import HISTORY_PARAMS, HistoryVerdict, judge_history
+from tui.collectors.rabbitmq_params import light_listing, name_regexes, stats_by_name, stats_listing
 from tui.collectors.rabbitmq_payload import (
-    LIGHT_QUEUE_COLUMNS,
     NODE_COLUMNS,
     OVERVIEW_COLUMNS,
-    QUEUE_COLUMNS,
     ParsedQueues,
     parse_alarms,
     parse_node,
@@ -64,11 +66,11 @@ from tui.readonly import httpx_request_hook
 from tui.rules.queues import MIN_POLLS, History, apply_history, classify_queue, is_suspect, rabbitmq_findings
 from tui.tlserror import ca_file_problem, describe_verify, verify_reason
 
-PAGE_SIZE = 500
+PAGE_SIZE = 500  # the name-filtered statistics requests of a light poll (the broker filters only when paged)
 FULL_EVERY = 4  # every 4th poll lists every queue with statistics; the others are light (module docstring)
+LIGHT_MAX_QUEUES = 5000  # more queues than this in the last listing: every poll is a full listing
 MAX_DETAIL = 300  # more queues than this hold messages in a light poll: list them all with statistics
 MAX_EMPTY_WATCH = 50  # empty queues last seen with no consumer, re-checked on light polls (beyond: next full)
-REGEX_BUDGET = 1500  # characters of name regex per request (the broker's request line is limited)
 MAX_LIVE_CHECKS = 200
 CONFIRM_DELAY_S = 6.0  # the latest second sample of a one-shot run (the broker's statistics tick is 5 s)
 TICK_WATCH_S = 0.5  # how often a one-shot run asks whether the broker's statistics ticked
@@ -203,6 +205,7 @@ class RabbitMQCollector(BaseCollector):
         min_polls: int = MIN_POLLS,
         clock: Callable[[], datetime] | None = None,
         full_every: int = FULL_EVERY,
+        light_max_queues: int = LIGHT_MAX_QUEUES,
         cacert: str | None = None,
         insecure: bool = False,
         max_body_mb: float = 16.0,
@@ -224,6 +227,7 @@ class RabbitMQCollector(BaseCollector):
         self.confirm_delay_s = confirm_delay_s
         self.min_polls = min_polls
         self.full_every = full_every
+        self.light_max_queues = light_max_queues
         self.oneshot = False
         self._polls = 0
         # (vhost, name) -> the statistics-only fields of its last row with statistics (consumers, idle_since)
@@ -359,15 +363,15 @@ class RabbitMQCollector(BaseCollector):
     def _queue_paths(self) -> list[str]:
         return [f"/api/queues/{quote(v, safe='')}" for v in self.vhosts] or ["/api/queues"]
 
-    async def _list_rows(self, path: str, params: dict[str, Any], key: tuple[str, ...] | None = None
-                         ) -> tuple[list[dict[str, Any]], int, bool]:
-        """Every row of a paginated queue listing (raw dicts), how many pages it took, and (with a key) whether
-        every page was the same bytes as under that key last time."""
+    async def _list_rows(self, path: str, params: Callable[[int], dict[str, Any]],
+                         key: tuple[str, ...] | None = None) -> tuple[list[dict[str, Any]], int, bool]:
+        """Every row of a paginated queue listing (raw dicts; `params(page)` is a page's query), how many pages it
+        took, and (with a key) whether every page was the same bytes as under that key last time."""
         rows: list[dict[str, Any]] = []
         page = 1
         all_same = key is not None
         while True:
-            page_params = {**params, "page": page, "page_size": self.page_size}
+            page_params = params(page)
             if key is None:
                 _, data = await self._get(path, page_params)
             else:
@@ -383,20 +387,32 @@ class RabbitMQCollector(BaseCollector):
                 return rows, page, all_same
             page += 1
 
-    def _stats_params(self) -> dict[str, Any]:
-        return {"columns": ",".join(QUEUE_COLUMNS)} if self.trim_columns else {}
+    async def _unpaged_rows(self, path: str, params: dict[str, Any],
+                            key: tuple[str, ...] | None = None) -> tuple[list[dict[str, Any]], bool]:
+        """Every row of one unpaged queue listing, and (with a key) whether it was the same bytes as under that
+        key last time."""
+        if key is None:
+            _, data = await self._get(path, params)
+            same = False
+        else:
+            data, same = await self._get_same(key, path, params)
+        if not isinstance(data, list):
+            raise SourceError(f"RabbitMQ management API at {self.base_url}: {path} is not a queue list - "
+                              "check [rabbitmq] management_url")
+        return [r for r in data if isinstance(r, dict)], same
 
     async def _full_rows(self) -> tuple[list[dict[str, Any]], int]:
-        rows: list[dict[str, Any]] = []
-        pages = 0
-        for path in self._queue_paths():
-            got, n, _ = await self._list_rows(path, self._stats_params())
-            rows += got
-            pages += n
-        return rows, pages
+        """Every queue with statistics: one unpaged listing per path, the paths concurrently."""
+        paths = self._queue_paths()
+        listed = await asyncio.gather(*(self._unpaged_rows(path, stats_listing(self.trim_columns)) for path in paths))
+        return [row for rows, _ in listed for row in rows], len(paths)
+
+    def _light_off(self) -> bool:
+        """Whether the last listing held more queues than light polls pay for (module docstring)."""
+        return len(self._parsed) > self.light_max_queues
 
     async def _detail_rows(self, keys: list[tuple[str, str]]) -> tuple[list[dict[str, Any]], int, bool]:
-        """Rows with statistics for just these queues (per vhost, `name` regexes of at most REGEX_BUDGET), the
+        """Rows with statistics for just these queues (per vhost, paged `name` regexes: rabbitmq_params), the
         requests made, and whether the broker answered the same bytes as to the last light poll's requests."""
         rows: list[dict[str, Any]] = []
         requests = 0
@@ -405,47 +421,34 @@ class RabbitMQCollector(BaseCollector):
         for vhost, name in keys:
             by_vhost.setdefault(vhost, []).append(name)
         for vhost, names in sorted(by_vhost.items()):
-            chunks: list[list[str]] = [[]]
-            size = 0
-            for name in sorted(names):
-                piece = re.escape(name)
-                if chunks[-1] and size + len(piece) + 1 > REGEX_BUDGET:
-                    chunks.append([])
-                    size = 0
-                chunks[-1].append(piece)
-                size += len(piece) + 1
-            for i, chunk in enumerate(chunks):
-                params = {**self._stats_params(), "name": "^(?:" + "|".join(chunk) + ")$", "use_regex": "true"}
-                got, n, same = await self._list_rows(f"/api/queues/{quote(vhost, safe='')}", params,
-                                                     ("detail", vhost, str(i)))
+            for i, regex in enumerate(name_regexes(names)):
+                got, n, same = await self._list_rows(
+                    f"/api/queues/{quote(vhost, safe='')}",
+                    lambda page, regex=regex: stats_by_name(regex, page, self.page_size, self.trim_columns),
+                    ("detail", vhost, str(i)))
                 rows += got
                 requests += n
                 all_same = all_same and same
         return rows, requests, all_same
 
     async def _fetch_queues(self) -> tuple[list[QueueInfo], int, dict[str, Any]]:
-        full = (self.full_every <= 1 or self.oneshot or not self._stats
+        light_off = self._light_off()
+        full = (self.full_every <= 1 or self.oneshot or not self._stats or light_off
                 or self._polls % self.full_every == 0)
         self._polls += 1
         info: dict[str, Any] = {"mode": "full"}
+        if light_off:
+            self._bodies.clear()  # the light listings' last answers: not asked again while the light polls are off
         # a poll that fails half-way (its light listing stored, its statistics not read) must not leave the
         # judgement of an older listing standing: set again only by a poll that completes
         last, self._light = self._light, None
         if full:
             rows, pages = await self._full_rows()
         else:
-            light = {"columns": ",".join(LIGHT_QUEUE_COLUMNS), "disable_stats": "true",
-                     "enable_queue_totals": "true"}
-            # unpaged: with paging the broker sorts and pages through its statistics path and the light listing
-            # costs as much as the one with statistics (the name-filtered statistics request is the other way
-            # round; figures in docs/performance.md, "Broker")
             rows, pages, same = [], 0, True
             for path in self._queue_paths():
-                data, was_same = await self._get_same(("light", path), path, light)
-                if not isinstance(data, list):
-                    raise SourceError(f"RabbitMQ management API at {self.base_url}: {path} is not a queue list - "
-                                      "check [rabbitmq] management_url")
-                rows += [r for r in data if isinstance(r, dict)]
+                got, was_same = await self._unpaged_rows(path, light_listing(), ("light", path))
+                rows += got
                 pages += 1
                 same = same and was_same
             # the same light listing judged with the same statistics: the same picks
@@ -566,6 +569,7 @@ class RabbitMQCollector(BaseCollector):
             if isinstance(overview.get("rabbitmq_version"), str) else None,
             node=overview.get("node") if isinstance(overview.get("node"), str) else None,
             object_totals=dict(totals) if isinstance(totals, dict) else {},
+            light_polls_off=self.light_max_queues if self._light_off() else None,
             fetch={"requests": self._requests - requests0, "bytes": self._bytes - bytes0, "queue_pages": pages,
                    "seconds": round(time.monotonic() - start, 4), "columns_trimmed": self.trim_columns,
                    "queues": queue_info},

@@ -285,13 +285,14 @@ def make_app(engine: Engine, user: str, password: str) -> Router:
                               "page_count": page_count, "page_size": size, "total_count": total})
 
     def _queues(req: Request, t: float, vhost: str | None) -> tuple[list[Queue], Any]:
-        """The broker's `name` filter (a case-insensitive substring, or with use_regex=true a regex) and
-        `disable_stats=true` (with enable_queue_totals=true: message totals only)."""
+        """The broker's `name` filter (a case-insensitive substring, or with use_regex=true a regex; like the
+        broker's, applied to paged listings only: an unpaged one lists every queue) and `disable_stats=true`
+        (with enable_queue_totals=true: message totals only)."""
         node = node0().name
         qs = sorted((q for q in engine.queues.values() if vhost is None or q.vhost == vhost),
                     key=lambda q: (q.vhost, q.name))
         name = req.q("name")
-        if name:
+        if name and req.q("page") is not None:
             if req.q("use_regex") == "true":
                 pattern = re.compile(name, re.IGNORECASE)
                 qs = [q for q in qs if pattern.search(q.name)]

@@ -219,7 +219,9 @@ async def test_amqp_failure_does_not_fail_the_poll(vb, amqp):
         await poll.c.aclose()
 
 
-async def test_pagination_and_vhost_filter(vb, amqp):
+async def test_one_unpaged_listing_per_vhost(vb, amqp):
+    """A full listing is one unpaged request per configured vhost (page_size is for the name-filtered
+    requests only), and lists only those vhosts' queues."""
     names = [f"q-{i:02d}" for i in range(7)]
     amqp.declare(*names)
     with temporary_vhost(vb, prefix="stacktop-rmq-other") as other:
@@ -231,7 +233,7 @@ async def test_pagination_and_vhost_filter(vb, amqp):
             await c.aclose()
         assert sorted(q.name for q in snap.queues) == names
         assert {q.vhost for q in snap.queues} == {vb.vhost}
-        assert snap.fetch["queue_pages"] == 3
+        assert snap.fetch["queue_pages"] == 1 and snap.fetch["requests"] == 4  # queues, nodes, alarms, overview
         both = RabbitMQCollector(vb.mgmt_url, vb.user, vb.password, vhosts=[vb.vhost, other.vhost])
         try:
             snap2 = await both.collect()
@@ -239,6 +241,7 @@ async def test_pagination_and_vhost_filter(vb, amqp):
             await both.aclose()
         assert {(q.vhost, q.name) for q in snap2.queues} == \
             {(vb.vhost, n) for n in names} | {(other.vhost, "elsewhere")}
+        assert snap2.fetch["queue_pages"] == 2
 
 
 async def test_fresh_queue_numbers_are_unknown_not_zero(vb, amqp):
