@@ -1,0 +1,77 @@
+"""What a terminal shows: the bytes a PtyApp received, fed in order into a pyte virtual screen.
+
+A key's effect is judged on the screen, not on the byte stream: a frame may reach the pty in several reads,
+write a line in pieces (only the cells that changed), or move the cursor between words, so a pattern over the
+bytes can miss a frame that shows the effect or match one that does not yet. The screen is what a person
+sees; the time of a key's effect is the arrival of the read after which the screen first shows it.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Sequence
+
+import pyte
+
+from bench.ptyapp import PtyApp
+
+_BOX = re.compile("[\u2500-\u259f]")  # box lines, blocks (scroll bars): pane furniture, not text
+_SPACES = re.compile(r"\s+")
+
+
+class PtyScreen:
+    """A pyte screen of the app's size that follows everything the app wrote, read by read."""
+
+    def __init__(self, app: PtyApp) -> None:
+        self.app = app
+        self.screen = pyte.Screen(app.cols, app.rows)
+        self.stream = pyte.ByteStream(self.screen)
+        self.fed = 0  # reads fed so far (an index into app.chunks)
+        self.closed = False
+
+    def text(self) -> str:
+        """The screen's lines, box lines out and spaces collapsed: one line of text per terminal row."""
+        return "\n".join(_SPACES.sub(" ", _BOX.sub(" ", line)).strip() for line in self.screen.display)
+
+    def shows(self, *patterns: re.Pattern[str]) -> bool:
+        """Every pattern found in the screen's text."""
+        text = self.text()
+        return all(p.search(text) is not None for p in patterns)
+
+    def feed_until(self, index: int) -> None:
+        """Feed the reads before `index` (what the screen showed when read `index` arrived)."""
+        with self.app._lock:
+            new = self.app.chunks[self.fed : index]
+        for _, data in new:
+            self.fed += 1
+            if not data:
+                self.closed = True
+                return
+            self.stream.feed(data)
+
+    def wait(self, since: int, patterns: Sequence[re.Pattern[str]], timeout: float) -> float | None:
+        """Arrival time of the first read (index >= since) after which the screen shows every one of
+        `patterns`; None when it does not within `timeout` or the app closed the terminal. The reads before
+        `since` are fed first (the screen as it was when the key was sent)."""
+        self.feed_until(since)
+        deadline = time.perf_counter() + timeout
+        while not self.closed:
+            with self.app._cond:
+                if self.fed >= len(self.app.chunks):
+                    left = deadline - time.perf_counter()
+                    if left <= 0:
+                        return None
+                    self.app._cond.wait(min(left, 0.5))
+                new = self.app.chunks[self.fed :]
+            for t, data in new:
+                self.fed += 1
+                if not data:
+                    self.closed = True
+                    return None
+                self.stream.feed(data)
+                if self.shows(*patterns):
+                    return t
+            if time.perf_counter() > deadline:
+                return None
+        return None
