@@ -24,8 +24,8 @@ from bench.ptyscreen import PtyScreen
 SORTS = ("name", "status", "task_state", "in state for", "host", "owner", "id", "project")  # the column order
 # the instances status line, in its full or its brief form (the brief one where the pane is narrow); it wraps
 # inside its pane, so only its first words are matched
-ALL_SHOWN = r"showing all [\d,]+ \(a|all [\d,]+ shown"
-ATTENTION_SHOWN = r"showing [\d,]+ worth attention|[\d,]+ shown \(a: all"
+ALL_SHOWN = r"showing all [\d,]+ \(a|all [\d,]+ shown \(a: attention"
+ATTENTION_SHOWN = r"showing [\d,]+ worth attention|(?<!queues · )\b[\d,]+ shown \(a: all"  # not RabbitMQ's
 ON_INSTANCES = r"(?m)> instances$"  # the breadcrumb: the instances pane focused, no filter, no drill-down
 
 
@@ -141,7 +141,7 @@ def bench_keys(scale: object, rounds: int) -> list[Result]:
     note = (
         f"{rounds} rounds of {len(walk())} keys, each timed until the frame showing its effect; p50/p99 ms "
         f"per key at {big.label}: {per_key}; default demo: {base_keys}"
-        + (f"; no effect within 60 s: {', '.join(big.lost)}" if big.lost else "")
+        + (f"; not timed: {', '.join(big.lost)}" if big.lost else "")
         + (f"; baseline lost: {', '.join(base.lost)}" if base.lost else "")
     )
     what = f"key to paint with {scale.instances:,} instances shown (a, / typing, esc, s, enter, tab)"  # type: ignore[attr-defined]
