@@ -257,3 +257,28 @@ async def test_a_big_snapshots_rows_are_made_in_a_thread_and_shown_as_the_loop_w
         assert made == [], "`a` found the rows the thread made"
         assert table.shown_keys == [key for key, _ in real(polled, (), show_all=True)]
         assert f"all {N:,}" in pane._message_text
+
+
+async def test_a_sort_keeps_the_row_records_and_the_cursor_reads_the_new_order() -> None:
+    """`s` over 10,000 rows writes only their order (DataTable's row records stay, as DataTable.sort keeps
+    them); the cursor, the row indexes and the rows drawn follow the new order, and rows that come or go
+    afterwards are written as before."""
+    app = TableApp()
+    async with app.run_test(size=(160, 30)) as pilot:
+        table = app.query_one(KeyedTable)
+        rows = table_rows()
+        table.sync(rows)
+        await pilot.pause()
+        records = table.rows
+        table.set_sort("name", reverse=True)
+        await pilot.pause()
+        assert table.rows is records, "no row record written again"
+        names = sorted((cells[0] for _, cells in rows), key=str.casefold, reverse=True)
+        assert [str(table.get_row_at(i)[0]) for i in range(3)] == names[:3]
+        assert table.cursor_key() == table.shown_keys[0] and table.get_row_index(table.shown_keys[-1]) == N - 1
+        assert [str(table.get_row(k)[0]) for k in table.shown_keys] == names
+        table.sync(rows[:5])
+        await pilot.pause()
+        assert table.row_count == 5 and len(table.rows) == 5
+        assert [str(table.get_row_at(i)[0]) for i in range(5)] == sorted(
+            (cells[0] for _, cells in rows[:5]), key=str.casefold, reverse=True)
