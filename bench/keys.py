@@ -22,10 +22,13 @@ from bench.ptyapp import PtyApp
 from bench.ptyscreen import PtyScreen
 
 SORTS = ("name", "status", "task_state", "in state for", "host", "owner", "id", "project")  # the column order
-# the instances status line, in its full or its brief form (the brief one where the pane is narrow); it wraps
-# inside its pane, so only its first words are matched
-ALL_SHOWN = r"showing all [\d,]+ \(a|all [\d,]+ shown \(a: attention"
-ATTENTION_SHOWN = r"showing [\d,]+ worth attention|(?<!queues · )\b[\d,]+ shown \(a: all"  # not RabbitMQ's
+# the instances status line, in its full or its brief form (the brief one when the full one would take more than
+# two lines): it wraps inside its pane, so only its first words are matched; "showing all 22 of 202" is the
+# filtered view, not the whole list
+ALL_SHOWN = r"showing all [\d,]+(?! of)\b|all [\d,]+ shown"
+# a new critical finding's toast (10 s) lies over the top right of the screen, the instances pane's status
+# line with it: a key's effect painted under it shows only when it goes
+TOAST = r"new critical"
 ON_INSTANCES = r"(?m)> instances$"  # the breadcrumb: the instances pane focused, no filter, no drill-down
 
 
@@ -34,6 +37,7 @@ class Key:
     name: str
     data: bytes
     effect: tuple[str, ...]  # regexes over the screen's text (bench/ptyscreen.py): all shown = the key's effect
+    gone: tuple[str, ...] = ()  # and none of these shown
 
 
 def walk() -> list[Key]:
@@ -53,7 +57,9 @@ def walk() -> list[Key]:
         Key("enter", b"\r", (r"instance [0-9a-f]{8}-",)),
         # the dashboard itself (its breadcrumb and status line): the instance screen gone
         Key("esc (screen)", b"\x1b", (ON_INSTANCES, ALL_SHOWN)),
-        Key("a (attention)", b"a", (ATTENTION_SHOWN,)),
+        # the attention view's count reads like RabbitMQ's ("3 shown (a: all)"): the status line's all-rows
+        # words gone, in the frame that writes the new count
+        Key("a (attention)", b"a", (ON_INSTANCES,), gone=(ALL_SHOWN,)),
         Key("shift+tab", b"\x1b[Z", (r"(?m)> services$",)),
     ]
     return keys
@@ -100,15 +106,18 @@ def drive(
         for _ in range(rounds):
             for key in walk():
                 effect = [re.compile(e) for e in key.effect]
+                gone = [re.compile(e) for e in key.gone]
                 i = app.mark()
                 screen.feed_until(i)
-                if screen.shows(*effect):  # the walk is out of step: this key would prove nothing
+                if screen.shows(effect, gone):  # the walk is out of step: this key would prove nothing
                     run.lost.append(f"{key.name} (shown before the key)")
                     continue
                 t = app.send(key.data)
-                got = screen.wait(i, effect, timeout)
+                got = screen.wait(i, effect, timeout, gone, re.compile(TOAST))
                 run.sent.append((key.name, t, None if got is None else got - t))
-                if got is None:
+                if got is not None and screen.uncovered:  # no key to paint to time
+                    run.lost.append(f"{key.name} (under a toast)")
+                elif got is None:
                     run.lost.append(key.name)
                     app.quiet_for(1.0, timeout=30, since=t)
                 else:

@@ -29,15 +29,18 @@ class PtyScreen:
         self.stream = pyte.ByteStream(self.screen)
         self.fed = 0  # reads fed so far (an index into app.chunks)
         self.closed = False
+        # the last wait's effect appeared in the read that took away what `covers` matched (a toast over it):
+        # it was painted under the toast earlier, when is not known
+        self.uncovered = False
 
     def text(self) -> str:
         """The screen's lines, box lines out and spaces collapsed: one line of text per terminal row."""
         return "\n".join(_SPACES.sub(" ", _BOX.sub(" ", line)).strip() for line in self.screen.display)
 
-    def shows(self, *patterns: re.Pattern[str]) -> bool:
-        """Every pattern found in the screen's text."""
+    def shows(self, patterns: Sequence[re.Pattern[str]], gone: Sequence[re.Pattern[str]] = ()) -> bool:
+        """Every one of `patterns` found in the screen's text, and none of `gone`."""
         text = self.text()
-        return all(p.search(text) is not None for p in patterns)
+        return all(p.search(text) is not None for p in patterns) and not any(p.search(text) for p in gone)
 
     def feed_until(self, index: int) -> None:
         """Feed the reads before `index` (what the screen showed when read `index` arrived)."""
@@ -50,11 +53,21 @@ class PtyScreen:
                 return
             self.stream.feed(data)
 
-    def wait(self, since: int, patterns: Sequence[re.Pattern[str]], timeout: float) -> float | None:
+    def wait(
+        self,
+        since: int,
+        patterns: Sequence[re.Pattern[str]],
+        timeout: float,
+        gone: Sequence[re.Pattern[str]] = (),
+        covers: re.Pattern[str] | None = None,
+    ) -> float | None:
         """Arrival time of the first read (index >= since) after which the screen shows every one of
-        `patterns`; None when it does not within `timeout` or the app closed the terminal. The reads before
-        `since` are fed first (the screen as it was when the key was sent)."""
+        `patterns` and none of `gone`; None when it does not within `timeout` or the app closed the terminal.
+        The reads before `since` are fed first (the screen as it was when the key was sent). covers: what
+        shows while something lies over the screen (a toast); see `uncovered`."""
         self.feed_until(since)
+        self.uncovered = False
+        covered = False  # seen over the screen after the key, before its effect
         deadline = time.perf_counter() + timeout
         while not self.closed:
             with self.app._cond:
@@ -70,8 +83,10 @@ class PtyScreen:
                     self.closed = True
                     return None
                 self.stream.feed(data)
-                if self.shows(*patterns):
+                if self.shows(patterns, gone):
+                    self.uncovered = covered and covers is not None and covers.search(self.text()) is None
                     return t
+                covered = covers is not None and covers.search(self.text()) is not None
             if time.perf_counter() > deadline:
                 return None
         return None
