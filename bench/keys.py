@@ -22,10 +22,11 @@ from bench.ptyapp import PtyApp
 from bench.ptyscreen import PtyScreen
 
 SORTS = ("name", "status", "task_state", "in state for", "host", "owner", "id", "project")  # the column order
-# the instances status line, in its full or its brief form (the brief one when the full one would take more than
-# two lines): it wraps inside its pane, so only its first words are matched; "showing all 22 of 202" is the
-# filtered view, not the whole list
+# the instances status line (in the pane's own text: bench/ptyscreen.py pane_texts), in its full or its brief form
+# (the brief one when the full one would take more than two lines); "showing all 22 of 202" is the filtered view
 ALL_SHOWN = r"showing all [\d,]+(?! of)\b|all [\d,]+ shown"
+# the attention view: its count reads like RabbitMQ's ("3 shown (a: all)"), so after the instances pane's total
+ATTENTION_SHOWN = r"[\d,]+ servers · [^\n]*?(?:showing [\d,]+ worth attention|[\d,]+ shown \(a: all\))"
 # a new critical finding's toast (10 s) lies over the top right of the screen, the instances pane's status
 # line with it: a key's effect painted under it shows only when it goes
 TOAST = r"new critical"
@@ -57,9 +58,7 @@ def walk() -> list[Key]:
         Key("enter", b"\r", (r"instance [0-9a-f]{8}-",)),
         # the dashboard itself (its breadcrumb and status line): the instance screen gone
         Key("esc (screen)", b"\x1b", (ON_INSTANCES, ALL_SHOWN)),
-        # the attention view's count reads like RabbitMQ's ("3 shown (a: all)"): the status line's all-rows
-        # words gone, in the frame that writes the new count
-        Key("a (attention)", b"a", (ON_INSTANCES,), gone=(ALL_SHOWN,)),
+        Key("a (attention)", b"a", (ON_INSTANCES, ATTENTION_SHOWN), gone=(ALL_SHOWN,)),
         Key("shift+tab", b"\x1b[Z", (r"(?m)> services$",)),
     ]
     return keys

@@ -8,6 +8,7 @@ sees; the time of a key's effect is the arrival of the read after which the scre
 
 from __future__ import annotations
 
+import itertools
 import re
 import time
 from collections.abc import Sequence
@@ -18,6 +19,21 @@ from bench.ptyapp import PtyApp
 
 _BOX = re.compile("[\u2500-\u259f]")  # box lines, blocks (scroll bars): pane furniture, not text
 _SPACES = re.compile(r"\s+")
+
+
+def _flat(text: str) -> str:
+    return _SPACES.sub(" ", _BOX.sub(" ", text)).strip()
+
+
+def pane_texts(lines: Sequence[str]) -> list[str]:
+    """The text between two vertical pane borders (│), joined down the rows that share both borders' columns:
+    a line that wraps inside a pane reads as one, whatever the pane beside it shows on the same rows."""
+    panes: dict[tuple[int, int], list[str]] = {}
+    for line in lines:
+        borders = [i for i, ch in enumerate(line) if ch == "│"]
+        for left, right in itertools.pairwise(borders):
+            panes.setdefault((left, right), []).append(line[left + 1 : right])
+    return [_flat(" ".join(parts)) for parts in panes.values()]
 
 
 class PtyScreen:
@@ -34,8 +50,11 @@ class PtyScreen:
         self.uncovered = False
 
     def text(self) -> str:
-        """The screen's lines, box lines out and spaces collapsed: one line of text per terminal row."""
-        return "\n".join(_SPACES.sub(" ", _BOX.sub(" ", line)).strip() for line in self.screen.display)
+        """The screen's lines, box lines out and spaces collapsed: one line of text per terminal row; then,
+        after an empty line, each pane's text on one line (see pane_texts)."""
+        lines = self.screen.display
+        rows = "\n".join(_flat(line) for line in lines)
+        return rows + "\n\n" + "\n".join(pane_texts(lines))
 
     def shows(self, patterns: Sequence[re.Pattern[str]], gone: Sequence[re.Pattern[str]] = ()) -> bool:
         """Every one of `patterns` found in the screen's text, and none of `gone`."""
