@@ -10,6 +10,7 @@ the status line, the filter in the pane title, the sort in the footer...). The s
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 import tempfile
@@ -77,6 +78,9 @@ class Run:
         return [v for vals in self.by_key.values() for v in vals]
 
 
+_watched = [0]  # apps run under bench/loopwatch.py so far
+
+
 def drive(
     label: str,
     demo_args: list[str],
@@ -91,6 +95,10 @@ def drive(
     command: what python runs (a diagnostic wrapper around the same main())."""
     home = Path(tempfile.mkdtemp(prefix="stacktop-bench-keys-"))
     env = {"HOME": str(home), "XDG_STATE_HOME": str(home / "state"), "PYTHONPATH": str(root)}
+    watched = os.environ.get("STACKTOP_BENCH_LOOPWATCH")  # diagnostic: where the UI loop stalls (bench/loopwatch.py)
+    if watched:
+        _watched[0] += 1
+        command = ("-m", "bench.loopwatch", "run", f"{watched}.{_watched[0]}")
     app = PtyApp([sys.executable, *command, "--demo", *demo_args], cols=160, rows=48, env=env, cwd=home).start()
     screen = PtyScreen(app)
     run = Run(label, {}, [], None)
