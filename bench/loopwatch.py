@@ -1,7 +1,8 @@
 """Where the UI loop stalls: a watchdog thread samples the loop thread's stack while the loop is blocked.
 
 A diagnostic, not a benchmark: `STACKTOP_BENCH_LOOPWATCH=FILE python -m bench --only keypress` makes the app
-under test (bench/app_child.py) start it; at exit FILE holds every stall over the threshold (start, length,
+under test (bench/app_child.py) start it, and `--only keys` runs `stacktop --demo` under it (run_watched: one
+FILE per app, FILE.1, FILE.2...); at exit FILE holds every stall over the threshold (start, length,
 the loop thread's sampled stacks, and what the other threads were doing, e.g. a collector thread decoding
 JSON while holding the GIL). `python -m bench.loopwatch FILE` summarises it: the functions seen most in
 stalls, by total stalled time.
@@ -120,5 +121,27 @@ def summarise(path: str, top: int = 40) -> str:
     return "\n".join(lines)
 
 
+def run_watched(out: str, argv: list[str]) -> int:
+    """`stacktop ARGV` (tui.cli.main, as the command line runs it) with a LoopWatch from the dashboard's mount;
+    FILE written at exit. bench/keys.py runs the app so with STACKTOP_BENCH_LOOPWATCH=FILE set."""
+    import atexit
+
+    from tui.app import StacktopApp
+    from tui.cli import main
+
+    watch = LoopWatch(out)
+    mount = StacktopApp.on_mount
+
+    def on_mount(app: StacktopApp) -> None:
+        watch.start()
+        mount(app)
+
+    StacktopApp.on_mount = on_mount  # type: ignore[method-assign]
+    atexit.register(watch.dump)
+    return main(argv)
+
+
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["run"]:  # python -m bench.loopwatch run FILE ARGS...: the app, watched
+        sys.exit(run_watched(sys.argv[2], sys.argv[3:]))
     print(summarise(sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 40))

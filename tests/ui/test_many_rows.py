@@ -208,3 +208,77 @@ async def test_keys_over_ten_thousand_instances_land_where_they_were_typed() -> 
         await pilot.press("a")
         await until_pilot(pilot, lambda: table.row_count == 1, "`a` back: the one worth attention")
         assert table.shown_keys == [pane.observation.snapshot.servers[0].id]
+
+
+async def test_a_big_snapshots_rows_are_made_in_a_thread_and_shown_as_the_loop_would(monkeypatch: Any) -> None:
+    """A new poll of 10,000 servers: its rows (both views, once `a` showed the other) are made off the UI
+    thread, the pane shows exactly instance_rows' rows, and `a` afterwards makes no row on the loop."""
+    import threading
+    import time
+
+    import tui.widgets.instances_pane as instances
+    from tui.app import ObservationMessage
+    from tui.models.observation import Observation
+
+    made: list[tuple[bool, bool]] = []  # (on the UI thread, show_all) of every instance_rows call
+    real = instances.instance_rows
+
+    def recording(*args: Any, **kwargs: Any) -> Any:
+        made.append((threading.current_thread() is threading.main_thread(), kwargs.get("show_all", False)))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(instances, "instance_rows", recording)
+    app = StacktopApp(Config(), collectors=[FixedInstances()])
+    async with app.run_test(size=(160, 48)) as pilot:
+        pane = app.query_one(InstancesPane)
+        await until_pilot(pilot, lambda: pane.table is not None and pane.table.row_count == 1, "the attention view")
+        table = pane.table
+        assert table is not None
+        app.show_source("instances")
+        await pilot.press("a")
+        await until_pilot(pilot, lambda: table.row_count == N, "`a`: every server")
+        await pilot.press("a")
+        await until_pilot(pilot, lambda: table.row_count == 1, "`a` back")
+
+        servers = list(snapshot().servers)
+        servers[1] = Server(id=servers[1].id, name=servers[1].name, status="ERROR", project_id="p" * 32,
+                            host=servers[1].host)
+        polled = InstancesSnapshot(taken_at=NOW + timedelta(seconds=10), servers=tuple(servers))
+        made.clear()
+        now = time.time()
+        app.post_message(ObservationMessage(Observation("instances", snapshot=polled, ok_at=now, tried_at=now)))
+        await until_pilot(pilot, lambda: table.row_count == 2, "the new ERROR server in the attention view")
+        assert sorted(made) == [(False, False), (False, True)], "both views made, neither on the UI thread"
+        assert table.shown_keys == [key for key, _ in real(polled, (), show_all=False)]
+
+        made.clear()
+        await pilot.press("a")
+        await until_pilot(pilot, lambda: table.row_count == N, "`a`: every server of the new poll")
+        assert made == [], "`a` found the rows the thread made"
+        assert table.shown_keys == [key for key, _ in real(polled, (), show_all=True)]
+        assert f"all {N:,}" in pane._message_text
+
+
+async def test_a_sort_keeps_the_row_records_and_the_cursor_reads_the_new_order() -> None:
+    """`s` over 10,000 rows writes only their order (DataTable's row records stay, as DataTable.sort keeps
+    them); the cursor, the row indexes and the rows drawn follow the new order, and rows that come or go
+    afterwards are written as before."""
+    app = TableApp()
+    async with app.run_test(size=(160, 30)) as pilot:
+        table = app.query_one(KeyedTable)
+        rows = table_rows()
+        table.sync(rows)
+        await pilot.pause()
+        records = table.rows
+        table.set_sort("name", reverse=True)
+        await pilot.pause()
+        assert table.rows is records, "no row record written again"
+        names = sorted((cells[0] for _, cells in rows), key=str.casefold, reverse=True)
+        assert [str(table.get_row_at(i)[0]) for i in range(3)] == names[:3]
+        assert table.cursor_key() == table.shown_keys[0] and table.get_row_index(table.shown_keys[-1]) == N - 1
+        assert [str(table.get_row(k)[0]) for k in table.shown_keys] == names
+        table.sync(rows[:5])
+        await pilot.pause()
+        assert table.row_count == 5 and len(table.rows) == 5
+        assert [str(table.get_row_at(i)[0]) for i in range(5)] == sorted(
+            (cells[0] for _, cells in rows[:5]), key=str.casefold, reverse=True)

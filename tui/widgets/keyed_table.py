@@ -352,24 +352,29 @@ class KeyedTable(DataTable):
             self._shown[key] = cells
         meta = self._row_meta
         count = len(self.rows)
-        rows: dict[RowKey, TableRow] = {}
-        for key, _ in wanted:
-            row = meta.get(key)
-            if row is None:
-                row = meta[key] = TableRow(RowKey(key), 1)
-            rows[row.key] = row
-        prune(meta, self._all_rows, self._previous_rows)
-        self.rows = rows
+        # the same rows in another order (a sort): DataTable's rows stay, only their order is written (as in
+        # DataTable.sort)
+        ordered = [meta.get(key) for key, _ in wanted] if not added and len(wanted) == count else [None]
+        if None in ordered:
+            rows: dict[RowKey, TableRow] = {}
+            for key, _ in wanted:
+                row = meta.get(key)
+                if row is None:
+                    row = meta[key] = TableRow(RowKey(key), 1)
+                rows[row.key] = row
+            prune(meta, self._all_rows, self._previous_rows)
+            self.rows = rows
+            ordered = list(rows.values())
         self._order = [key for key, _ in wanted]
-        self._row_locations = TwoWayDict({row_key: i for i, row_key in enumerate(rows)})
+        self._row_locations = TwoWayDict({row.key: i for i, row in enumerate(ordered)})
         self._update_count += 1
         # DataTable's row order as it would work it out from _row_locations, one get_key per row
-        self._ordered_row_cache[(len(rows), self._update_count)] = list(rows.values())
+        self._ordered_row_cache[(len(ordered), self._update_count)] = ordered
         self._require_update_dimensions = True  # DataTable's idle pass: the scrollable size of every row
         self.cursor_coordinate = self.cursor_coordinate  # back inside the rows when they got fewer
         self.check_idle()
         # as many rows (a sort, a filter letting as many through): the same scrollable size, no layout
-        self.refresh(layout=len(rows) != count)
+        self.refresh(layout=len(ordered) != count)
 
     def _count(self, shown: int, total: int) -> None:
         """Tell the pane how many rows the filter lets through (it says `12 of 203` in its title)."""
