@@ -417,7 +417,8 @@ class StacktopApp(App[None]):
                 _, level = self.border_freshness(None, now, interval, configured)
                 classes = f"-{level}" + (" -active" if index == self.active_index else "")
                 yield cls(interval=interval, configured=configured, id=f"pane-{source}", classes=classes)
-            yield FindingsPane(interval=10.0, configured=True, id="pane-findings")
+            # its first refresh_freshness, before any source runs: no sources, -off
+            yield FindingsPane(interval=10.0, configured=True, id="pane-findings", classes="-off")
         yield StableFooter()
         # the filter, note and command lines (hidden until asked for) are mounted after the first paint
 
