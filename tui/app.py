@@ -23,35 +23,37 @@ from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.theme import Theme
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets import Footer, Input, Static
 
 from tui import clouds as cloudset
-from tui import commands, gcpolicy, sources
-from tui.collectors.base import Collector
+from tui import gcpolicy, sources
 from tui.config import Config
 from tui.freshness import TIME_ZONE, clock_time, freshness
 from tui.models.finding import Finding
 from tui.models.observation import Observation
-from tui.recorder import Recorder
-from tui.runner import CollectorRunner
 from tui.safetext import clean, escape
-from tui.screens.help import HelpScreen
-from tui.tablediff import RowFilter
 from tui.widgets.breadcrumb import Breadcrumb
-from tui.widgets.command_input import CommandInput, StacktopCommands
+from tui.widgets.dashboard_screen import DashboardScreen, StableFooter
 from tui.widgets.drilldown import DrillDown
 from tui.widgets.findings_pane import FindingsPane
 from tui.widgets.focus_colour import focus_colour
 from tui.widgets.observed import AllObserved, Observed
 from tui.widgets.panes import pane_class, pane_order
 from tui.widgets.source_pane import SourcePane
-from tui.widgets.textual_private import DashboardScreen, StableFooter
 from tui.widgets.too_small import TooSmall, too_small
 from tui.widgets.too_small import message as too_small_message
 from tui.widgets.triage_row import TriageRow
 
-if TYPE_CHECKING:
-    from tui.models.silence import Silences  # loads after the first paint (CloudState makes them)
+if TYPE_CHECKING:  # these load after the first paint, where they are used
+    from textual.command import Provider
+    from textual.widgets import DataTable
+
+    from tui.collectors.base import Collector
+    from tui.commands import History
+    from tui.models.silence import Silences
+    from tui.recorder import Recorder
+    from tui.runner import CollectorRunner
+    from tui.widgets.command_input import CommandInput
 
 NARROW_WIDTH = 120
 TOAST_MAX_S = 5.0  # the longest a toast stays (a critical other cloud's included: its badge stays red)
@@ -118,6 +120,20 @@ def _in_thread(fn: Callable[[], LateStart]) -> asyncio.Future[LateStart]:
     return done
 
 
+def _stacktop_commands() -> type[Provider]:
+    """The palette's stacktop commands, loaded when the palette first opens (App.COMMANDS takes a callable)."""
+    from tui.widgets.command_input import StacktopCommands
+
+    return StacktopCommands
+
+
+def _command_input() -> type[CommandInput]:
+    """The command line's class, loaded with the lines after the first paint (or when a line is asked for)."""
+    from tui.widgets.command_input import CommandInput
+
+    return CommandInput
+
+
 class TopBar(Static):
     DEFAULT_CSS = "TopBar { height: 1; background: $panel; color: $text; padding: 0 1; }"
 
@@ -128,7 +144,7 @@ class StacktopApp(App[None]):
     TITLE = "stacktop"
     ENABLE_COMMAND_PALETTE = True
     AUTO_FOCUS = None
-    COMMANDS = App.COMMANDS | {StacktopCommands}
+    COMMANDS = App.COMMANDS | {_stacktop_commands}
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark", "help", "Help", tooltip="this help"),
@@ -195,7 +211,7 @@ class StacktopApp(App[None]):
             recorder.cloud = self.active_cloud  # notes and exercises say which cloud they were taken on
         self.galera_connector = galera_connector
         self._setup = setup
-        self.command_history = commands.History()
+        self._command_history: History | None = None
         self._topbar_shown = ""
         self._inputs_mounted = False
         self._typing: Input | None = None  # the line keys go to (filter, note, command), set when it opens
@@ -203,6 +219,15 @@ class StacktopApp(App[None]):
         self._frame_at = 0.0  # monotonic time of the last frame
         self._key_at = 0.0  # monotonic time of the last key received
         self._key_done_at = 0.0  # ... and of the refresh after the last key went through
+
+    @property
+    def command_history(self) -> History:
+        """The command line's history (up/down), made when the command line first needs it."""
+        if self._command_history is None:
+            from tui.commands import History
+
+            self._command_history = History()
+        return self._command_history
 
     def _fatal_error(self) -> None:
         """An unhandled exception (Textual then exits with return_code 1): its traceback goes to the log file,
@@ -263,7 +288,7 @@ class StacktopApp(App[None]):
             self._submit_line(box)
         elif key == "escape":
             self.action_back()
-        elif key == "tab" and isinstance(box, CommandInput):
+        elif key == "tab" and isinstance(box, _command_input()):
             box.complete()
         elif key in ("tab", "shift+tab"):
             self._typing = None  # next / previous pane, as ever: the line stays open, keys are shortcuts again
@@ -382,12 +407,18 @@ class StacktopApp(App[None]):
         yield TopBar(self._topbar_text(), id="topbar")
         yield TriageRow(id="triage")
         yield Breadcrumb(id="breadcrumb")
+        now = self.clock()
         with Grid(id="panes"):
-            for source, title in pane_order():
+            for index, (source, title) in enumerate(pane_order()):
                 configured, interval = self._configured(source)
                 cls = pane_class(source, title)
-                yield cls(interval=interval, configured=configured, id=f"pane-{source}")
-            yield FindingsPane(interval=10.0, configured=True, id="pane-findings")
+                # the level class the pane's first refresh_freshness sets, and -active for the pane on_mount
+                # activates, given now: set then, each would restyle its pane once more before the first frame
+                _, level = self.border_freshness(None, now, interval, configured)
+                classes = f"-{level}" + (" -active" if index == self.active_index else "")
+                yield cls(interval=interval, configured=configured, id=f"pane-{source}", classes=classes)
+            # its first refresh_freshness, before any source runs: no sources, -off
+            yield FindingsPane(interval=10.0, configured=True, id="pane-findings", classes="-off")
         yield StableFooter()
         # the filter, note and command lines (hidden until asked for) are mounted after the first paint
 
@@ -401,10 +432,11 @@ class StacktopApp(App[None]):
         footer = next(iter(screen.query(Footer).results(Footer)), None)
         # no select-all on focus: the focus arrives after keys of the same burst were typed, and selecting them
         # made the next key replace them (`:instances` read in one go came out as `nces`)
+        command_input = _command_input()
         screen.mount(Input(placeholder="filter: regex, !inverts, esc clears", id="filter", select_on_focus=False),
                      Input(placeholder="note (enter saves, esc cancels)", id="note", select_on_focus=False),
-                     CommandInput(placeholder=":command (tab completes, up/down history, esc cancels)", id="command",
-                                  select_on_focus=False),
+                     command_input(placeholder=":command (tab completes, up/down history, esc cancels)", id="command",
+                                   select_on_focus=False),
                      before=footer)
 
     @property
@@ -503,6 +535,8 @@ class StacktopApp(App[None]):
     def _start_sources(self) -> None:
         """After the first paint: build collectors (heavy imports happen here) and start one runner each.
         With several clouds, those not on screen poll at [ui] inactive_cloud_interval (their badges)."""
+        from tui.runner import CollectorRunner
+
         several = len(self.clouds) > 1
         for state in self.clouds.values():
             for collector in self._collectors(state):
@@ -695,7 +729,9 @@ class StacktopApp(App[None]):
         matches = cloudset.match_name(self.clouds, typed)
         if len(matches) != 1:
             problem = "matches " + ", ".join(matches) if matches else "no such cloud"
-            raise commands.CommandError(f":cloud {typed}: {problem} - one of {', '.join(self.clouds)}")
+            from tui.commands import CommandError
+
+            raise CommandError(f":cloud {typed}: {problem} - one of {', '.join(self.clouds)}")
         self.call_later(self.switch_cloud, matches[0])
 
     async def switch_cloud(self, name: str) -> None:
@@ -733,6 +769,8 @@ class StacktopApp(App[None]):
 
     # ----- actions ------------------------------------------------------------------------------------
     def action_help(self) -> None:
+        from tui.screens.help import HelpScreen
+
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
 
@@ -818,7 +856,7 @@ class StacktopApp(App[None]):
             crumb.refresh_crumbs()
 
     def action_next_pane(self) -> None:
-        if isinstance(self.focused, CommandInput):
+        if isinstance(self.focused, _command_input()):
             self.focused.complete()
             return
         if len(self.screen_stack) > 1:
@@ -863,6 +901,8 @@ class StacktopApp(App[None]):
     def _filter_done(self, box: Input) -> None:
         """Enter: the filter stays applied (the breadcrumb shows it), the line closes, the table has the focus."""
         self._apply_filter(box.value)  # typed faster than its Input.Changed messages came
+        from tui.tablediff import RowFilter
+
         if RowFilter(box.value).invalid:
             self.notify(f"/{box.value}: invalid regex, searching literally", severity="warning", timeout=4)
         box.remove_class("-shown")
@@ -936,7 +976,7 @@ class StacktopApp(App[None]):
     # ----- command mode --------------------------------------------------------------------------------
     def action_command(self, prefill: str = "") -> None:
         self._input_lines()
-        box = self.screen_stack[0].query_one("#command", CommandInput)
+        box = self.screen_stack[0].query_one("#command", _command_input())
         if len(self.screen_stack) > 1:
             self.pop_screen()
         box.value = prefill
@@ -957,6 +997,8 @@ class StacktopApp(App[None]):
 
     def run_command(self, line: str) -> bool:
         """Run one command line (`:host compute-01`); errors become a one-line notification."""
+        from tui import commands
+
         try:
             command, args, name = commands.parse(line)
             command.resolve()(self, args, name)
@@ -1031,8 +1073,7 @@ class StacktopApp(App[None]):
         if pane is not None:
             pane.drill_down()
 
-    @on(DataTable.RowSelected)
-    def _row_selected(self, event: DataTable.RowSelected) -> None:
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         for pane in self.panes:
             if pane.table is event.data_table:
                 pane.drill_down()

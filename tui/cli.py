@@ -519,6 +519,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write("stacktop: --instances/--hosts/--queues/--churn/--speed/--seed/--hostile shape the simulated "
                          "cloud - add --demo\n")
         return EXIT_UNKNOWN
+    if args.command is not None:
+        from tui import gcpolicy
+
+        gcpolicy.end_hold()  # the start-up hold (tui.launch) is for the dashboard's first frame only
     try:
         if args.command == "snapshot":
             return _snapshot(args)

@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING
 
 from tui.config import Config
 from tui.models.observation import Observation
-from tui.runner import CollectorRunner
 from tui.safetext import escape
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # runners are made once the sources start, after the first paint
     from tui.models.silence import Silences
+    from tui.runner import CollectorRunner
 
 LEVEL_WORD = {"critical": "CRIT", "warning": "WARN", "ok": "ok", "waiting": "..."}
 LEVEL_STYLE = {"critical": "bold red", "warning": "yellow", "ok": "green", "waiting": "dim"}
@@ -47,6 +47,8 @@ def _silences() -> Silences:
 
 @dataclass(frozen=True)
 class Badge:
+    """A cloud's health in the top bar: its worst finding's level, and whether some source is stale."""
+
     name: str
     level: str  # critical | warning | ok | waiting
     stale: bool  # some source's data is old or its last poll failed

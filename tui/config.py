@@ -12,7 +12,6 @@ import difflib
 import math
 import os
 import stat
-import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -47,6 +46,8 @@ class Secret:
 
 @dataclass(frozen=True)
 class OpenStackConfig:
+    """[openstack]: the clouds.yaml entry the services and instances sources read, and how."""
+
     cloud: str | None = None
     clouds_file: str | None = None
     interval: float = 10.0
@@ -63,6 +64,8 @@ class OpenStackConfig:
 
 @dataclass(frozen=True)
 class RabbitMQConfig:
+    """[rabbitmq]: the management API (or the CLI command) the RabbitMQ source reads, and how."""
+
     management_url: str | None = None
     user: str = "guest"
     password: Secret = field(default_factory=Secret)
@@ -82,6 +85,8 @@ class RabbitMQConfig:
 
 @dataclass(frozen=True)
 class GaleraConfig:
+    """[galera]: the MariaDB Galera nodes the Galera source reads, and how."""
+
     nodes: tuple[str, ...] = ()
     user: str = "root"
     password: Secret = field(default_factory=Secret)
@@ -104,6 +109,8 @@ class GaleraConfig:
 
 @dataclass(frozen=True)
 class Thresholds:
+    """[thresholds]: when the rules call a service, an agent or a server late or stuck."""
+
     service_down_time: float = 60.0
     agent_down_time: float = 75.0
     volume_service_down_time: float = 60.0
@@ -131,6 +138,8 @@ class LogSource:
 
 @dataclass(frozen=True)
 class RecorderConfig:
+    """[recorder]: where the journal goes, how big it may grow, and the logs the request trace reads."""
+
     dir: str = "~/.local/share/stacktop/recordings"
     trace_interval: float = 0.5  # seconds between polls of an exercise (boot trace, compute-down lag)
     log_sources: tuple[LogSource, ...] = ()
@@ -140,11 +149,15 @@ class RecorderConfig:
 
 @dataclass(frozen=True)
 class SnapshotConfig:
+    """[snapshot]: `stacktop snapshot`'s overall deadline."""
+
     deadline: float = 30.0  # `stacktop snapshot` answers within this, naming the sources still late
 
 
 @dataclass(frozen=True)
 class UIConfig:
+    """[ui]: how often the dashboard polls the clouds not on screen."""
+
     inactive_cloud_interval: float = 60.0  # seconds between polls of each source of a cloud not on screen
 
 
@@ -478,6 +491,8 @@ def load_config(cli_path: str | None = None, env: dict[str, str] | None = None) 
     except OSError as exc:
         raise ConfigError(name, "(file)", f"cannot be read: {exc.strerror}", "check the path and permissions") \
             from None
+    import tomllib  # here: `stacktop --demo` reads no file, and the parser is ~2 ms before the first frame
+
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:

@@ -21,13 +21,10 @@ being written). Readers (export, replay) read a gzipped journal as they read a p
 
 from __future__ import annotations
 
-import gzip
 import json
 import logging
 import queue
-import shutil
 import threading
-import zlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -219,6 +216,9 @@ class Journal:
                 self._rotate()
 
     def _rotate(self) -> None:
+        import gzip  # here, as in load_journal: the dashboard opens its journal before its first frame
+        import shutil
+
         self._file.close()
         name = self.path.name
         for index in range(self.keep - 1, 0, -1):
@@ -324,6 +324,9 @@ def load_journal(path: str | Path, *, strict: bool = True) -> JournalContents:
     """A journal's entries, oldest first, and the count of lines skipped (binary, not JSON, not an entry; a
     torn last line after a crash is one of them). strict: JournalError when an entry has a schema this
     stacktop does not read, or when lines were there and none was an entry."""
+    import gzip
+    import zlib
+
     path = Path(path)
     try:
         from tui.config import NotRegularFile, read_regular_file

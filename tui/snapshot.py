@@ -20,13 +20,14 @@ import asyncio
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tui.collectors.base import Collector
 from tui.jsonable import to_jsonable
 from tui.models.finding import SEVERITY_ORDER, Finding, sort_findings, worst_severity
 from tui.models.observation import Observation
-from tui.runner import CollectorRunner
+
+if TYPE_CHECKING:  # the command line imports this module for its exit codes: the dashboard needs neither yet
+    from tui.collectors.base import Collector
 
 EXIT_OK, EXIT_WARNING, EXIT_CRITICAL, EXIT_UNKNOWN = 0, 1, 2, 3
 
@@ -45,6 +46,8 @@ async def collect_once(collectors: list[Collector], deadline: float | None = Non
         prepare = getattr(collector, "prepare_oneshot", None)
         if callable(prepare):
             prepare()
+    from tui.runner import CollectorRunner
+
     runners = [CollectorRunner(c, clock=clock) for c in collectors]
     start, began = clock(), time.monotonic()
     tasks = [asyncio.ensure_future(r.run_once()) for r in runners]

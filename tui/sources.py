@@ -15,6 +15,8 @@ from typing import Any
 
 @dataclass(frozen=True)
 class SourceSpec:
+    """One source: its collector, its pane, its config section and the `:` commands that focus it."""
+
     name: str  # the collector's name: observations, findings and the journal are keyed by it
     title: str  # its pane's border title
     module: str  # the collector module: build(config, context) -> list[Collector]

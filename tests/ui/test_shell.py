@@ -301,7 +301,7 @@ async def test_the_footer_follows_sort_filter_and_esc_in_place() -> None:
             await pilot.pause()
             assert footer_keys(app) == composed_keys(app), keys
         # changes faster than the removals they cause: a key being removed is not written into
-        from tui.widgets.textual_private import StableFooter
+        from tui.widgets.dashboard_screen import StableFooter
 
         footer = app.screen.query_one(StableFooter)
         table, line = app.panes[app.active_index].table, app.screen.query_one("#filter")

@@ -5,6 +5,8 @@ from __future__ import annotations
 import gc
 import platform
 
+import pytest
+
 from tests.fresh_python import fresh_python
 from tui import gcpolicy
 
@@ -128,3 +130,40 @@ def test_malloc_trim_is_looked_up_at_the_first_full_collection_not_at_import() -
     imported_before, found = eval(stdout.strip())
     assert imported_before is False
     assert found is (platform.libc_ver()[0] == "glibc")
+
+
+def test_the_command_holds_collections_from_its_first_import() -> None:
+    """`stacktop` (tui.launch) holds the automatic collections before tui.cli and what it imports load, and
+    a command other than the dashboard gets them back before it runs."""
+    code = (
+        "import gc, sys\n"
+        "seen = {}\n"
+        "class Watch:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name in ('tui.cli', 'tui.config'):\n"
+        "            seen[name] = gc.isenabled()\n"
+        "        return None\n"
+        "sys.meta_path.insert(0, Watch())\n"
+        "from tui import launch\n"
+        "sys.argv = ['stacktop', 'export', 'no-such-journal.jsonl']\n"
+        "code = launch.main()\n"
+        "print(repr((seen, code, gc.isenabled())))\n"
+    )
+    seen, code, enabled_after = eval(fresh_python(code).strip().splitlines()[-1])
+    assert seen == {"tui.cli": False, "tui.config": False}, "no automatic collection while the command imports"
+    assert code == 3  # no such journal
+    assert enabled_after is True
+
+
+def test_a_command_other_than_the_dashboard_runs_with_collections_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tui import cli
+
+    during: list[bool] = []
+    monkeypatch.setattr(cli, "_export", lambda args: during.append(gc.isenabled()) or 0)
+    try:
+        gcpolicy.hold_until_first_frame()
+        assert cli.main(["export", "journal.jsonl"]) == 0
+        assert during == [True], "the start-up hold ends once the command line says it is not the dashboard"
+    finally:
+        gcpolicy.end_hold()
+        gc.enable()

@@ -57,3 +57,47 @@ def test_what_the_first_paint_imports_stays_lean() -> None:
     heavy, big = eval(stdout.strip())
     assert heavy == [], f"client libraries imported before the first paint: {heavy}"
     assert big == [], f"model/rule/collector modules imported before the first paint: {big}"
+
+
+AFTER_THE_FIRST_FRAME = (
+    # the tables (DataTable, row diffing, lazy rows): mounted with each pane's body, right after the first paint
+    "textual.widgets._data_table", "tui.widgets.keyed_table", "tui.tablediff", "tui.widgets.lazy_rows",
+    # the command line and palette, the help screen, the runners: made when first used
+    "tui.commands", "tui.widgets.command_input", "tui.screens.help", "tui.runner", "tui.collectors.base",
+    # the inventory of Textual internals is for its test
+    "tui.widgets.textual_private",
+    # the demo's simulator is built in a thread after the first frame; TOML is read only from a config file
+    "tui.sim.demo", "tomllib",
+    # the clients
+    "openstack", "keystoneauth1", "pika", "pymysql", "httpx", "requests",
+)
+
+
+def test_the_first_frame_is_drawn_before_the_tables_commands_and_sources_load() -> None:
+    """The dashboard as `stacktop --demo` opens it (the demo's shell config, the set-up still to run): what is
+    imported when its first frame is handed to the terminal. Each module listed loads after it."""
+    code = (
+        "import asyncio, sys, threading\n"
+        "from tui.app import StacktopApp\n"
+        "from tui.sim.shell import shell_config\n"
+        "seen = []\n"
+        "draw = StacktopApp._display\n"
+        "def _display(self, screen, renderable):\n"
+        "    if renderable is not None and not seen:\n"
+        "        seen.append(set(sys.modules))\n"
+        "    draw(self, screen, renderable)\n"
+        "StacktopApp._display = _display\n"
+        "never = threading.Event()\n"
+        "def setup():\n"
+        "    never.wait(60)\n"
+        "    raise RuntimeError('the test is over')\n"
+        "async def main():\n"
+        "    app = StacktopApp(shell_config(), setup=setup)\n"
+        "    async with app.run_test(size=(160, 50)) as pilot:\n"
+        "        await pilot.pause()\n"
+        "    never.set()\n"
+        "asyncio.run(main())\n"
+        f"print(repr(sorted(m for m in {AFTER_THE_FIRST_FRAME!r} if m in seen[0])))\n"
+    )
+    loaded = eval(fresh_python(code).strip().splitlines()[-1])
+    assert loaded == [], f"imported before the first frame: {loaded}"

@@ -28,7 +28,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
                 "tui.export")),
     ("widgets", ("tui.widgets",)),
     ("screens", ("tui.screens",)),
-    ("app", ("tui.app", "tui.command_handlers", "tui.gallery", "tui.replay_app", "tui.cli", "tui.__main__")),
+    ("app", ("tui.app", "tui.command_handlers", "tui.gallery", "tui.replay_app", "tui.cli", "tui.launch",
+             "tui.__main__")),
 )
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import io
 import time
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -19,10 +19,12 @@ from textual.widgets import Static
 from tui.freshness import freshness
 from tui.models.observation import Observation
 from tui.safetext import escape
-from tui.tablediff import RowFilter
 from tui.widgets.column_fit import ColumnRule
-from tui.widgets.keyed_table import KeyedTable
 from tui.widgets.observed import Observed, keys_first, superseded
+
+if TYPE_CHECKING:  # the table (DataTable and its row diffing) loads after the first paint, with the body
+    from tui.tablediff import RowFilter
+    from tui.widgets.keyed_table import KeyedTable
 
 LEVELS = ("ok", "stale", "error", "loading", "off")
 MESSAGE_LINES = 2  # a pane's status line in up to this many lines, else its brief form: rows stay in view
@@ -105,6 +107,8 @@ class SourcePane(Vertical, can_focus=False):
 
     def compose_body(self) -> ComposeResult:
         if self.COLUMNS:
+            from tui.widgets.keyed_table import KeyedTable
+
             self.table = KeyedTable(self.COLUMNS, highlight=self.HIGHLIGHT, fit=self.FIT, id=f"{self.SOURCE}-table")
             yield self.table
 

@@ -1,0 +1,122 @@
+"""The dashboard's screen and footer: Textual's Screen and Footer, repainting less.
+
+Both reach into Textual internals, listed and checked in tui.widgets.textual_private.
+"""
+
+from __future__ import annotations
+
+from textual.binding import Binding
+from textual.reactive import Reactive
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
+
+
+class StableFooter(Footer):
+    """Textual's Footer recomposes on every change of the keys it shows: its keys are removed, made again,
+    mounted and restyled (each one twice), and the screen laid out again: ~20 ms of CPU, most of what `s` (the
+    sort's name in its key) or esc cost. This one writes the new keys into the FooterKeys it has, in order,
+    removes those left over and mounts only the missing ones; it recomposes only for what it cannot write in
+    place (binding groups, a footer still empty). Changes that come before an asked-for recompose ran are left
+    to it (its compose reads the screen's bindings then). At start-up the keys change twice before the first
+    recompose (the app's, then the focused table's): two recomposes of ~40 ms each ran in the middle of the
+    first triage, the first one for nothing."""
+
+    _shown_keys: tuple[tuple[str, str, bool], ...] | None = None
+    _recompose_pending = False
+
+    def bindings_changed(self, screen: Screen[object]) -> None:
+        shown = tuple(
+            (binding.key, binding.description, enabled)
+            for (_, binding, enabled, _tooltip) in screen.active_bindings.values()
+            if binding.show
+        )
+        if shown == self._shown_keys and self._bindings_ready:
+            return
+        self._shown_keys = shown
+        if self._recompose_pending and screen is self.screen:
+            self._bindings_ready = True
+            return  # the recompose already asked for will show these keys
+        if screen.app.app_focus and self.is_attached and screen is self.screen:
+            if self._bindings_ready and self._update_in_place(screen):
+                return
+            self._recompose_pending = True  # Footer.bindings_changed asks for it (after the next refresh)
+        super().bindings_changed(screen)
+
+    def _update_in_place(self, screen: Screen[object]) -> bool:
+        """The keys Footer.compose would show, written into the FooterKeys shown (the command palette's key
+        stays as it is); False when that cannot be done (a group of keys, the footer not composed yet)."""
+        active = screen.active_bindings
+        by_action: dict[str, tuple[Binding, bool, str]] = {}
+        for _, binding, enabled, tooltip in active.values():
+            if binding.show:
+                if binding.group is not None:
+                    return False  # grouped keys are composed as a KeyGroup and a label
+                by_action.setdefault(binding.action, (binding, enabled, tooltip))
+        keys: list[FooterKey] = []
+        children = [child for child in self.children if not child._pruning]  # not those being removed
+        for child in children:
+            if type(child) is not FooterKey:
+                return False
+            if not child.has_class("-command-palette"):
+                keys.append(child)
+        palette = bool(
+            self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE and self.app.COMMAND_PALETTE_BINDING in active
+        )
+        if not keys or palette != (len(keys) < len(children)):
+            return False  # the footer is empty, or the palette's key is to come or to go: compose it all
+        wanted = list(by_action.values())
+        for key, (binding, enabled, tooltip) in zip(keys, wanted, strict=False):
+            display = self.app.get_key_display(binding)
+            resized = (display, binding.description) != (key.key_display, key.description)
+            restyle = key._disabled != (not enabled)
+            key.key, key.key_display, key.description, key.action = (
+                binding.key,
+                display,
+                binding.description,
+                binding.action,
+            )
+            key._disabled = not enabled
+            key.tooltip = tooltip or None
+            if restyle:
+                key.set_class(not enabled, "-disabled")
+            if resized or restyle:
+                key.refresh(layout=resized)
+        for key in keys[len(wanted) :]:
+            key.remove()
+        extra = []
+        for binding, enabled, tooltip in wanted[len(keys) :]:
+            # compact as Footer.compose data-binds it, set here: data_bind needs the footer's own context, and
+            # this runs in whichever node's asked for the bindings' refresh (_watch_compact keeps it in step)
+            key = FooterKey(
+                binding.key,
+                self.app.get_key_display(binding),
+                binding.description,
+                binding.action,
+                disabled=not enabled,
+                tooltip=tooltip,
+                classes="-compact" if self.compact else "",
+            )
+            key.set_reactive(FooterKey.compact, self.compact)
+            extra.append(key)
+        if extra:
+            self.mount(*extra, after=keys[-1])
+        return True
+
+    def _watch_compact(self, compact: bool) -> None:
+        for key in self.query_children(FooterKey):
+            key.compact = compact
+
+    async def recompose(self) -> None:
+        self._recompose_pending = False
+        await super().recompose()
+
+
+class DashboardScreen(Screen[None]):
+    """The main screen. Textual's Screen.focused is a repainting reactive: every focus change (each tab)
+    repainted the whole screen, ~40 ms of rendering and the full screen written to the terminal. The widgets
+    whose style depends on the focus (the two tables) and the two panes whose -active class changes are
+    restyled and repaint themselves; nothing else changes."""
+
+    focused: Reactive[Widget | None] = Reactive(None, repaint=False)
