@@ -53,7 +53,10 @@ async def test_keys_that_never_stop_put_it_off_at_most_so_long(monkeypatch: Any)
             app._key_at = time.monotonic()
 
         key()
-        app.set_interval(0.02, key)  # keys keep coming
-        poll(app)
-        assert calls == []
-        await until_pilot(pilot, lambda: calls, "the collection, put off no longer than GC_PUT_OFF_MAX_S")
+        keys = app.set_interval(0.02, key)  # keys keep coming
+        try:
+            poll(app)
+            assert calls == []
+            await until_pilot(pilot, lambda: calls, "the collection, put off no longer than GC_PUT_OFF_MAX_S")
+        finally:
+            keys.stop()
