@@ -1,7 +1,8 @@
 """Garbage-collector policy of the dashboard: no long full collections in the middle of a keypress.
 
 With 10,000 servers, 2,000 queues and 1,500 services held, a full collection walks millions of objects and
-freezes the UI for a noticeable time. So after every observation the app calls after_poll(): gc.collect() on
+freezes the UI for a noticeable time. So after an observation the app calls after_poll() (once no key came for a
+moment: StacktopApp._collect_after_poll): gc.collect() on
 what is not frozen yet (the garbage cycles a poll leaves: httpx responses, caught exceptions' tracebacks), then
 gc.freeze(), so the automatic collections only walk what was allocated since. Frozen objects are still freed by
 reference counting (snapshots are acyclic); cyclic garbage among them waits for full_collection(), every

@@ -282,3 +282,72 @@ async def test_a_sort_keeps_the_row_records_and_the_cursor_reads_the_new_order()
         assert table.row_count == 5 and len(table.rows) == 5
         assert [str(table.get_row_at(i)[0]) for i in range(5)] == sorted(
             (cells[0] for _, cells in rows[:5]), key=str.casefold, reverse=True)
+
+
+async def test_esc_and_the_default_sort_put_back_the_view_they_had(monkeypatch: Any) -> None:
+    """esc (the filter cleared) and `s` back to the default order show the rows every row in the order they
+    had, from the view kept when it was written: nothing sorted, measured or written into DataTable again;
+    the cursor and the row indexes read that order."""
+    import tui.widgets.keyed_table as keyed
+
+    app = TableApp()
+    async with app.run_test(size=(160, 30)) as pilot:
+        table = app.query_one(KeyedTable)
+        rows = table_rows()
+        table.sync(rows)
+        await pilot.pause()
+        default = (table.rows, table._row_locations)
+        table.set_sort("host")
+        await pilot.pause()
+        by_host, locations = table.shown_keys, table._row_locations
+        table.set_filter("web")
+        await pilot.pause()
+        assert table.row_count == N // 4
+        sorts: list[Any] = []
+        measured: list[Any] = []
+        real_sort, real_width = keyed.sort_rows, keyed.cell_width
+        monkeypatch.setattr(keyed, "sort_rows", lambda *a, **k: sorts.append(a) or real_sort(*a, **k))
+        monkeypatch.setattr(keyed, "cell_width", lambda value: measured.append(value) or real_width(value))
+        table.set_filter("")  # esc
+        await pilot.pause()
+        assert sorts == [] and measured == [], "esc sorts and measures nothing again"
+        assert table._row_locations is locations and table.shown_keys == by_host
+        assert [table.get_row_index(k) for k in by_host[:3]] == [0, 1, 2]
+        assert table.cursor_key() == by_host[0]
+        table.set_sort(None)  # `s` after the last column: the pane's own order
+        await pilot.pause()
+        assert (table.rows, table._row_locations) == default and table.shown_keys == [k for k, _ in rows]
+        assert str(table.get_row_at(N - 1)[0]) == rows[-1][1][0]
+
+
+async def test_the_row_order_and_lines_are_read_from_the_order_written(monkeypatch: Any) -> None:
+    """After a sort, a changed cell (a new update count) does not make DataTable work out the order of
+    10,000 rows again, key by key: the order and the line index are the ones written, and say the same as
+    DataTable's own would."""
+    from textual._two_way_dict import TwoWayDict
+    from textual.widgets import DataTable
+
+    app = TableApp()
+    async with app.run_test(size=(160, 30)) as pilot:
+        table = app.query_one(KeyedTable)
+        rows = table_rows()
+        table.sync(rows)
+        table.set_sort("name", reverse=True)
+        await pilot.pause()
+        looked_up: list[Any] = []
+        real = TwoWayDict.get_key
+        monkeypatch.setattr(TwoWayDict, "get_key", lambda self, v: looked_up.append(v) or real(self, v))
+        changed = list(table._all_rows)
+        first = table.shown_keys[0]  # a row on screen: its cell is updated in DataTable
+        at = next(i for i, (key, _) in enumerate(changed) if key == first)
+        changed[at] = (first, (changed[at][1][0], "compute-999", changed[at][1][2]))
+        table.sync(changed)
+        await pilot.pause()
+        ordered = table.ordered_rows
+        lines = table._y_offsets
+        assert len(looked_up) < N, "keys looked up for the rows drawn, not for every row"
+        monkeypatch.setattr(TwoWayDict, "get_key", real)
+        own = DataTable.ordered_rows.fget(table)  # type: ignore[attr-defined]
+        assert ordered == own and [row.key for row in ordered] == table.shown_keys
+        assert list(lines) == [(row.key, 0) for row in own] and table._total_row_height == N
+        assert table.virtual_size.height == N + table.header_height

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from rich.style import Style
@@ -37,6 +38,40 @@ def shown_cell(value: Any) -> Any:
     return value
 
 
+class RowLines(Sequence[tuple[RowKey, int]]):
+    """DataTable's line index (`_y_offsets`: line y -> (row key, line within the row)) over rows one line
+    high each, read from the row order itself: no list of every line made after each sort or filter."""
+
+    __slots__ = ("_rows",)
+
+    def __init__(self, rows: list[TableRow]) -> None:
+        self._rows = rows
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __getitem__(self, y: Any) -> Any:
+        if isinstance(y, slice):
+            return [(row.key, 0) for row in self._rows[y]]
+        return (self._rows[y].key, 0)
+
+    def clear(self) -> None:
+        """DataTable.clear empties its line index; the rows this one reads are replaced by then."""
+
+
+@dataclass
+class Written:
+    """An unfiltered view as written into DataTable (the given rows, in a sort order), kept so that esc
+    (the filter cleared), `a` back and the sort back to default find it without sorting or writing again."""
+
+    given: list[Row]  # the rows the pane gave (the same list: the same rows and cells)
+    wanted: list[Row]  # those rows in the view's order
+    rows: dict[RowKey, TableRow]  # DataTable's rows, its row locations and its order
+    locations: TwoWayDict[RowKey, int]
+    ordered: list[TableRow]
+    widest: list[int] | None = None  # each column's widest cell over these rows, once measured
+
+
 class KeyedTable(DataTable):
     """DataTable fed with complete row lists; applies only the difference.
 
@@ -56,6 +91,9 @@ class KeyedTable(DataTable):
     """
 
     FLASH_SECONDS = 1.5
+    KEEP_VIEWS = 3  # unfiltered views kept written (Written): ~2 MB each at 10,000 rows
+    # (the row locations written by _write_rows, their rows in order); read from DataTable's __init__ on
+    _ordered: tuple[Any, list[TableRow]] = (None, ())  # type: ignore[assignment]
 
     # k9s-like: `s` picks the next sort column (after the last one: back to the pane's own order, worst first),
     # `S` reverses. The footer shows the current sort of the focused table in the `s` key's description.
@@ -105,6 +143,25 @@ class KeyedTable(DataTable):
         self.sort_reverse = False
         self._style_seen: dict[Any, tuple[Any, ...]] = {}  # focus state -> the styles its renders were made with
         self._restyled = False
+        self._written: dict[tuple[Any, ...], Written] = {}  # (sort column, reverse) -> the unfiltered view
+        self._current: Written | None = None  # the kept view on screen (its widths are kept with it)
+
+    @property
+    def ordered_rows(self) -> list[TableRow]:
+        """The rows in order, as written by _write_rows (DataTable works them out again from the row locations,
+        a pass over every row, after every update of any cell)."""
+        locations, ordered = self._ordered
+        if locations is self._row_locations and len(ordered) == len(self.rows):
+            return ordered
+        return super().ordered_rows
+
+    @property
+    def _y_offsets(self) -> Any:
+        """Every row written by _write_rows is one line high: line y is row y (RowLines)."""
+        locations, ordered = self._ordered
+        if locations is self._row_locations and len(ordered) == len(self.rows):
+            return RowLines(ordered)
+        return DataTable._y_offsets.fget(self)  # type: ignore[attr-defined]
 
     def notify_style_update(self) -> None:
         """Every tab moves the focus between two tables, and Textual restyles both: DataTable then drops all of
@@ -176,6 +233,8 @@ class KeyedTable(DataTable):
                 widths.append(kept[1])
             prune(measured, self._all_rows, self._previous_rows)
             widest = self._widest = [max(column) for column in zip(*widths, strict=False)]
+            if self._current is not None:  # the shown rows are a kept view's: its widths are these
+                self._current.widest = widest
         natural = [len(self._header_label(i)) for i in range(len(self._column_labels))]
         if self._order:
             natural = [max(n, w) for n, w in zip(natural, widest, strict=False)]
@@ -214,6 +273,8 @@ class KeyedTable(DataTable):
 
     def reset(self) -> None:
         """Forget every row (another cloud's rows follow: nothing flashes, the cursor starts at the top)."""
+        self._written.clear()
+        self._current = None
         self.clear()  # DataTable's: clears _data (the shown rows) too
         self._order = []
         self._sort_values.clear()
@@ -274,16 +335,23 @@ class KeyedTable(DataTable):
         if rows is not self._all_rows:
             self._previous_rows = self._all_rows
         self._all_rows = rows if isinstance(rows, list) else list(rows)
-        wanted = self._filtered(self._all_rows)
+        kept = None if self.row_filter.active else self._written.get((self.sort_column, self.sort_reverse))
+        if kept is not None and kept.given is self._all_rows:
+            wanted = kept.wanted  # the same rows in the same order: neither filtered nor sorted again
+        else:
+            kept = None
+            wanted = self._filtered(self._all_rows)
+            if self.sort_column is not None or self.sort_reverse:
+                wanted = self._sorted(wanted)
         self.matched = len(wanted)
         self._count(len(wanted), len(self._all_rows))
-        if self.sort_column is not None or self.sort_reverse:
-            wanted = self._sorted(wanted)
         diff = diff_rows(self._shown, self._order, wanted)
+        self._current = kept  # the kept view shown, if any (_write_rows keeps a new one)
         if diff.empty:
             return False
         if diff.remove or diff.add or diff.update:
-            self._widest = None  # other rows or cells: measured again (a new order alone keeps the widths)
+            # other rows or cells: measured again (a new order alone keeps the widths), or a kept view's
+            self._widest = kept.widest if kept is not None and not diff.update else None
         # the cursor on the first row stays on the first row (rows worth more attention may have arrived
         # above it); anywhere else it was put on purpose and follows its row
         keep = self.cursor_key() if self.cursor_row > 0 else None
@@ -294,7 +362,7 @@ class KeyedTable(DataTable):
                 for key in diff.remove:
                     del self._shown[key]
                     data.forget(key)
-                self._write_rows(wanted, diff.add)
+                self._write_rows(wanted, diff.add, kept)
             shown = self._shown
             for key, cells in wanted:  # the new cells of every row, before the changed ones are redrawn
                 if shown.get(key) is not cells:
@@ -345,36 +413,59 @@ class KeyedTable(DataTable):
         prune(cache, rows, self._previous_rows)
         return row_filter.select(rows, texts)
 
-    def _write_rows(self, wanted: Sequence[Row], added: Sequence[Row]) -> None:
+    def _write_rows(self, wanted: list[Row], added: Sequence[Row], kept: Written | None = None) -> None:
         """Rows added, removed or re-ordered: DataTable's rows and their order written in one pass (its
-        add_row / remove_row cost a pass over every row each); the columns' widths follow in refit."""
+        add_row / remove_row cost a pass over every row each); the columns' widths follow in refit.
+        kept: the unfiltered view these rows are, written before: its rows and order are put back as they were.
+        An unfiltered view written here is kept (_keep)."""
         for key, cells in added:
             self._shown[key] = cells
-        meta = self._row_meta
         count = len(self.rows)
-        # the same rows in another order (a sort): DataTable's rows stay, only their order is written (as in
-        # DataTable.sort)
-        ordered = [meta.get(key) for key, _ in wanted] if not added and len(wanted) == count else [None]
-        if None in ordered:
-            rows: dict[RowKey, TableRow] = {}
-            for key, _ in wanted:
-                row = meta.get(key)
-                if row is None:
-                    row = meta[key] = TableRow(RowKey(key), 1)
-                rows[row.key] = row
-            prune(meta, self._all_rows, self._previous_rows)
-            self.rows = rows
-            ordered = list(rows.values())
+        if kept is not None:
+            self.rows, self._row_locations, ordered = kept.rows, kept.locations, kept.ordered
+        else:
+            meta = self._row_meta
+            # the same rows in another order (a sort): DataTable's rows stay, only their order is written (as in
+            # DataTable.sort)
+            ordered = [meta.get(key) for key, _ in wanted] if not added and len(wanted) == count else [None]
+            if None in ordered:
+                rows: dict[RowKey, TableRow] = {}
+                for key, _ in wanted:
+                    row = meta.get(key)
+                    if row is None:
+                        row = meta[key] = TableRow(RowKey(key), 1)
+                    rows[row.key] = row
+                prune(meta, self._all_rows, self._previous_rows)
+                self.rows = rows
+                ordered = list(rows.values())
+            self._row_locations = TwoWayDict({row.key: i for i, row in enumerate(ordered)})
+            kept = self._keep(wanted, ordered)
+        self._current = kept
         self._order = [key for key, _ in wanted]
-        self._row_locations = TwoWayDict({row.key: i for i, row in enumerate(ordered)})
+        # DataTable's row order (ordered_rows) and line index (_y_offsets) read from this
+        self._ordered = (self._row_locations, ordered)
         self._update_count += 1
-        # DataTable's row order as it would work it out from _row_locations, one get_key per row
-        self._ordered_row_cache[(len(ordered), self._update_count)] = ordered
         self._require_update_dimensions = True  # DataTable's idle pass: the scrollable size of every row
         self.cursor_coordinate = self.cursor_coordinate  # back inside the rows when they got fewer
         self.check_idle()
         # as many rows (a sort, a filter letting as many through): the same scrollable size, no layout
         self.refresh(layout=len(ordered) != count)
+
+    def _keep(self, wanted: list[Row], ordered: list[TableRow]) -> Written | None:
+        """Keep the view just written when it is unfiltered (at most one per sort order, of the rows given now
+        or just before: `a` and back)."""
+        if self.row_filter.active:
+            return None
+        written = self._written
+        for state in [s for s, w in written.items() if w.given is not self._all_rows
+                      and w.given is not self._previous_rows]:
+            del written[state]
+        state = (self.sort_column, self.sort_reverse)
+        written.pop(state, None)
+        while len(written) >= self.KEEP_VIEWS:
+            del written[next(iter(written))]
+        kept = written[state] = Written(self._all_rows, wanted, self.rows, self._row_locations, ordered)
+        return kept
 
     def _count(self, shown: int, total: int) -> None:
         """Tell the pane how many rows the filter lets through (it says `12 of 203` in its title)."""

@@ -167,9 +167,12 @@ PRIVATE: tuple[Private, ...] = (
             "remove_row write it): written in one pass", _instance(_table, "rows", dict)),
     Private("textual.widgets._data_table", "Row", "KeyedTable._write_rows", "the row records of `rows`, "
             "Row(key, height)", _attribute("textual.widgets._data_table", "Row", type)),
-    Private(_TABLE, "_ordered_row_cache", "KeyedTable._write_rows", "the row order DataTable works out from "
-            "_row_locations, keyed (row count, _update_count): filled with the order just written",
-            _instance(_table, "_ordered_row_cache", None, ("maxsize", "clear", "__setitem__"))),
+    Private(_TABLE, "ordered_rows", "KeyedTable.ordered_rows", "the row order DataTable works out from "
+            "_row_locations after every update: read from the order written instead",
+            _attribute(_TABLE, "ordered_rows", property)),
+    Private(_TABLE, "_y_offsets", "KeyedTable._y_offsets", "DataTable's line index (line -> (row key, line in "
+            "the row)), a list of every line made after every update: read from the order written (RowLines)",
+            _attribute(_TABLE, "_y_offsets", property)),
     Private(_TABLE, "_require_update_dimensions", "KeyedTable._write_rows, refit", "DataTable's idle pass then "
             "works out the scrollable size (the virtual width too, after the column widths change)",
             _instance(_table, "_require_update_dimensions", bool)),
