@@ -134,13 +134,18 @@ def without_tick_wait(collector: RabbitMQCollector) -> RabbitMQCollector:
     return collector
 
 
-async def test_oneshot_reaches_the_verdict_in_one_run_from_the_queue_history(vb, amqp):
+async def compute_02_stuck(vb, amqp) -> None:
+    """An OpenStack-like vhost whose compute.compute-02 holds messages with no consumer, seen by a poller."""
     openstack_like(amqp)
     probe = Poller(make(vb))
     try:
         await poll_until(probe, suspect_seen("compute.compute-02"), what="compute-02 stuck")
     finally:
         await probe.c.aclose()
+
+
+async def test_oneshot_reaches_the_verdict_in_one_run_from_the_queue_history(vb, amqp):
+    await compute_02_stuck(vb, amqp)
     await asyncio.to_thread(wait_history_held, vb, ["compute.compute-02"])
     fresh = without_tick_wait(make(vb))
     [obs] = await collect_once([fresh])  # the real `stacktop snapshot` path, one run
@@ -155,12 +160,7 @@ async def test_oneshot_reaches_the_verdict_in_one_run_from_the_queue_history(vb,
 
 async def test_oneshot_history_sees_a_consumer_the_listing_missed(vb, amqp):
     """A consumer attached after the listing: the history's GET tells it, and nothing is reported."""
-    openstack_like(amqp)
-    probe = Poller(make(vb))
-    try:
-        await poll_until(probe, suspect_seen("compute.compute-02"), what="compute-02 stuck")
-    finally:
-        await probe.c.aclose()
+    await compute_02_stuck(vb, amqp)
     await asyncio.to_thread(wait_history_held, vb, ["compute.compute-02"])
     listed = await make(vb).collect()  # the listing while nobody consumes
     amqp.consume("compute.compute-02")
@@ -178,12 +178,7 @@ async def test_oneshot_history_sees_a_consumer_the_listing_missed(vb, amqp):
 
 
 async def test_oneshot_and_veto_over_amqp(vb, amqp):
-    openstack_like(amqp)
-    probe = Poller(make(vb))
-    try:
-        await poll_until(probe, suspect_seen("compute.compute-02"), what="compute-02 stuck")
-    finally:
-        await probe.c.aclose()
+    await compute_02_stuck(vb, amqp)
     fresh = make(vb, amqp_url=vb.amqp_address)
     [obs] = await collect_once([fresh])
     assert obs.ok, obs.error
