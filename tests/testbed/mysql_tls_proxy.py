@@ -57,10 +57,24 @@ def _relay(a: socket.socket, b: socket.socket) -> None:
             if not ready:
                 return
         for s in ready:
-            data = s.recv(65536)
+            data = _recv_ready(s)
+            if data is None:
+                continue  # TLS records without application data (e.g. TLS 1.3 session tickets)
             if not data:
                 return
             peers[s].sendall(data)
+
+
+def _recv_ready(s: socket.socket) -> bytes | None:
+    """What a readable socket holds, without blocking: None when a TLS socket read only records of the protocol
+    itself (a blocking read would then wait for the peer's next data, while that peer waits for our relay)."""
+    s.setblocking(False)
+    try:
+        return s.recv(65536)
+    except (ssl.SSLWantReadError, BlockingIOError):
+        return None
+    finally:
+        s.setblocking(True)
 
 
 class MySQLTlsProxy:
