@@ -16,7 +16,7 @@ from tests.contract.shape import drift, shape
 from tests.testbed.rabbitmq import (
     consumers,
     declare_queues,
-    publish,
+    publisher,
     queue_info,
     temporary_vhost,
     wait_consumers,
@@ -68,6 +68,10 @@ def both(rabbitmq_broker):  # type: ignore[no-untyped-def]
                 "overview": broker.get("/api/overview"),
                 "alarms": broker.get("/api/health/checks/local-alarms"),
             }
+        # the simulator's rows carry statistics from its first statistics tick after the queue was declared,
+        # as the broker's do: compare once its conductor has them
+        wait_for(lambda: "messages" in _sim_get(demo, "/api/queues/%2F/conductor"), timeout=30,
+                 what="the simulator's first queue statistics")
         sim = {
             "queues": [q for q in _sim_get(demo, "/api/queues/%2F") if "messages" in q],
             "page": _sim_get(demo, "/api/queues/%2F?page=1&page_size=2&columns=name,vhost,messages,consumers"),
@@ -99,12 +103,12 @@ def histories(rabbitmq_broker):  # type: ignore[no-untyped-def]
     with temporary_vhost(rabbitmq_broker, prefix="stacktop-contract-history") as vb:
         vh = quote(vb.vhost, safe="")
         declare_queues(vb, ["notifications.info", "conductor"])
-        publish(vb, "notifications.info", count=2)
-        with consumers(vb, ["conductor"]):
+        with publisher(vb) as pub, consumers(vb, ["conductor"]):
+            pub.publish("notifications.info", count=2)
             wait_consumers(vb, "conductor", 1)
-            publish(vb, "conductor", count=2)
-            wait_for(lambda: "deliver_get" in (queue_info(vb, "conductor").get("message_stats") or {})
-                     and "message_stats" in queue_info(vb, "notifications.info"), timeout=60,
+            pub.publish("conductor", count=2)
+            wait_for(lambda: {"deliver_get", "publish"} <= set(queue_info(vb, "conductor").get("message_stats") or {})
+                     and "publish" in (queue_info(vb, "notifications.info").get("message_stats") or {}), timeout=60,
                      what="publish and delivery statistics of the vhost's queues")
             real = {name: vb.get(f"/api/queues/{vh}/{name}?{HISTORY}") for name in ("notifications.info", "conductor")}
     demo = start_demo(instances=20, hosts=3, queues=40, churn=0, storyline=False)

@@ -17,7 +17,7 @@ from typing import Any
 import pika
 import pytest
 
-from tests.testbed.rabbitmq import Broker, Consumer, temporary_vhost
+from tests.testbed.rabbitmq import Broker, Consumer, Publisher, temporary_vhost
 
 
 @pytest.fixture
@@ -32,6 +32,7 @@ class Amqp:
 
     broker: Broker
     _consumers: list[Consumer] = field(default_factory=list)
+    _publisher: Publisher | None = None
 
     def declare(self, *names: str, expires_ms: int | None = None) -> None:
         conn = pika.BlockingConnection(self.broker.pika_parameters())
@@ -43,14 +44,10 @@ class Amqp:
             conn.close()
 
     def publish(self, name: str, count: int = 1) -> None:
-        conn = pika.BlockingConnection(self.broker.pika_parameters())
-        try:
-            ch = conn.channel()
-            ch.confirm_delivery()
-            for i in range(count):
-                ch.basic_publish("", name, f"msg {i}".encode())
-        finally:
-            conn.close()
+        """Publish on the helper's own publishing connection, open until close() (see Publisher)."""
+        if self._publisher is None:
+            self._publisher = Publisher(self.broker)
+        self._publisher.publish(name, count)
 
     def consume(self, name: str) -> Consumer:
         """A consumer that never acks (messages stay unacked while it is attached)."""
@@ -62,6 +59,9 @@ class Amqp:
         for consumer in self._consumers:
             consumer.stop()
         self._consumers.clear()
+        if self._publisher is not None:
+            self._publisher.close()
+            self._publisher = None
 
 
 @pytest.fixture
