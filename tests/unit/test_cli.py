@@ -32,8 +32,15 @@ def test_snapshot_demo_json_reads_every_source() -> None:
     report = json.loads(proc.stdout)
     assert set(report["sources"]) == {"services", "instances", "rabbitmq", "galera", "placement"}
     assert all(src["ok"] for src in report["sources"].values()), report["sources"]
-    names = {s["name"] for s in report["data"]["instances"]["servers"]}
-    assert len(names) >= 50 and {"bigdata-000", "web-000-canary"} <= names, "the 50 and the storyline's boots"
+    instances = report["data"]["instances"]
+    names = {s["name"] for s in instances["servers"]}
+    assert {"bigdata-000", "web-000-canary"} <= names, "the storyline's boots"
+    # the servers worth attention and every server on a down compute, not the 50
+    assert instances["poll"]["mode"] == "attention"
+    listed = set(instances["listed_hosts"])
+    assert all(s["task_state"] or s["status"] in ("BUILD", "ERROR") or s["host"] in listed
+               for s in instances["servers"]), instances["servers"]
+    assert len(names) < 50
     kinds = {f["kind"] for f in report["findings"]}
     assert "nova.service_disabled" in kinds, "the demo starts with compute-04 disabled for maintenance"
     assert "placement.stale_allocation" in kinds, "the placement audit ran once and found the storyline's orphan"

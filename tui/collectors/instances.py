@@ -372,6 +372,7 @@ class InstancesCollector(BaseCollector):
         # the dashboard's first poll reads only what its default view shows (PollInfo mode "attention",
         # snapshot.partial) and the runner polls again at once for the full list; `snapshot` never does this
         self.attention_first = attention_first
+        self.down_hosts_listed = False  # prepare_oneshot
         self.interval = interval if interval is not None else self.openstack.interval
         self.timeout = timeout if timeout is not None else self.openstack.timeout
         self.stuck = dict(stuck or DEFAULT_STUCK_SECONDS)
@@ -440,39 +441,80 @@ class InstancesCollector(BaseCollector):
 
     def _attention_snapshot(self, client: Any, mv: str, params: list[dict[str, Any]], answers: list[Any]
                             ) -> InstancesSnapshot:
-        from tui.openstack.paging import next_marker, query
-
         with self._lock:
             cpu0 = time.thread_time()
             now = self._clock()
             rows: dict[str, Mapping[str, Any]] = {}
             requests = len(answers)
             for p, body in zip(params, answers, strict=True):
-                seen: set[str] = set()
-                while True:
-                    if isinstance(body, SourceError):
-                        raise body
-                    page = body.get("servers")
-                    if not isinstance(page, list):
-                        raise SourceError("GET compute /servers/detail: the answer has no 'servers' list")
-                    for row in page:
-                        rows[str(_server_row(row).get("id"))] = row
-                    marker = next_marker(body, "servers_links")  # more than a page in one state: rare
-                    if not marker or not page or marker in seen:
-                        break
-                    seen.add(marker)
-                    body = client.get_json("compute", query("/servers/detail", {**p, "marker": marker}),
-                                           microversion=mv, action="listing servers", expect="servers")
-                    requests += 1
+                requests += self._rest_of_pages(client, mv, p, body, rows)
             self.index.merge(rows.values(), now)
+            hosts, hosts_error, extra = self._host_health(self.index.attention_in_order())
+            listed: list[str] = []
+            if self.down_hosts_listed:
+                extra += self._list_down_hosts(client, mv, hosts, rows, listed, now)
             servers = tuple(self.index.servers.values())
             attention = self.index.attention_in_order()
-            hosts, hosts_error, extra = self._host_health(attention)
             servers, attention, more = self._with_request_ids(servers, attention, now)
             self.cpu_s = time.thread_time() - cpu0
             poll = PollInfo(mode="attention", requests=requests + extra + more, rows=len(rows))
             return InstancesSnapshot(taken_at=now, servers=servers, hosts=hosts, hosts_error=hosts_error,
-                                     poll=poll, poll_interval_s=self.interval).with_attention(attention)
+                                     poll=poll, poll_interval_s=self.interval,
+                                     listed_hosts=tuple(listed)).with_attention(attention)
+
+    def _rest_of_pages(self, client: Any, mv: str, params: dict[str, Any], body: Any,
+                       rows: dict[str, Mapping[str, Any]]) -> int:
+        """The servers of one filtered listing's first answer `body` and of its next pages into `rows`; the
+        requests made for the next pages."""
+        from tui.openstack.paging import next_marker, query
+
+        seen: set[str] = set()
+        requests = 0
+        while True:
+            if isinstance(body, SourceError):
+                raise body
+            page = body.get("servers")
+            if not isinstance(page, list):
+                raise SourceError("GET compute /servers/detail: the answer has no 'servers' list")
+            for row in page:
+                rows[str(_server_row(row).get("id"))] = row
+            marker = next_marker(body, "servers_links")  # more than a page in one state: rare
+            if not marker or not page or marker in seen:
+                return requests
+            seen.add(marker)
+            body = client.get_json("compute", query("/servers/detail", {**params, "marker": marker}),
+                                   microversion=mv, action="listing servers", expect="servers")
+            requests += 1
+
+    def _list_down_hosts(self, client: Any, mv: str, hosts: Mapping[str, HostHealth],
+                         rows: dict[str, Mapping[str, Any]], listed: list[str], now: datetime) -> int:
+        """Every server on each compute whose nova-compute is down (`host` filter), into the index: what the
+        triage says about a down compute counts them all. A host whose listing fails stays out of `listed`
+        (its instances unknown). Returns the requests made."""
+        from tui.openstack.paging import query
+
+        requests = 0
+        for host in sorted(h for h, health in hosts.items() if health.compute_down):
+            params = {"all_tenants": 1, "limit": self.page_size, "host": host}
+            found: dict[str, Mapping[str, Any]] = {}
+            try:
+                requests += 1
+                first = client.get_json("compute", query("/servers/detail", params), microversion=mv,
+                                        action=f"listing the servers on {host}", expect="servers")
+                requests += self._rest_of_pages(client, mv, params, first, found)
+            except SourceError:
+                continue
+            self.index.merge(found.values(), now)
+            rows.update(found)
+            listed.append(host)
+        return requests
+
+    def prepare_oneshot(self) -> None:
+        """`stacktop snapshot`: read the servers worth attention (server-side filters, as the dashboard's first
+        poll) plus every server on a compute whose nova-compute is down, not every server: the findings come
+        from the first, the triage's count of a down compute's instances from the second."""
+        self.attention_first = True
+        self.down_hosts_listed = True
 
     def list_servers(self, changes_since: datetime | None = None) -> tuple[list[dict[str, Any]], int]:
         """Every page of /servers/detail?all_tenants=1 (limit/marker), plain dicts; (rows, requests)."""

@@ -167,6 +167,9 @@ class InstancesSnapshot:
 
     hosts_error: why the host health could not be read this poll (None = read fine). The rules then say the
     host's health is unknown instead of claiming it is healthy.
+
+    A partial snapshot (only the servers worth attention) knows every server of the hosts in listed_hosts
+    only (`stacktop snapshot` lists the computes whose nova-compute is down): servers_on() says so.
     """
 
     taken_at: datetime
@@ -175,6 +178,7 @@ class InstancesSnapshot:
     hosts_error: str | None = None
     poll: PollInfo = field(default_factory=PollInfo)
     poll_interval_s: float = 10.0
+    listed_hosts: tuple[str, ...] = ()  # partial: the hosts every server of which was read all the same
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "hosts", MappingProxyType(dict(self.hosts)))
@@ -197,6 +201,13 @@ class InstancesSnapshot:
         """Only the servers worth attention were read (the first poll of a dashboard): not every server."""
         return self.poll.mode == "attention"
 
+    def servers_on(self, host: str) -> list[Server] | None:
+        """Every server on `host` (built there or cast to it), or None when this snapshot does not know them all
+        (a partial one that did not list the host)."""
+        if self.partial and host not in self.listed_hosts:
+            return None
+        return [s for s in self.servers if (s.host or s.cast_host) == host]
+
     def server(self, server_id: str) -> Server | None:
         for s in self.servers:
             if s.id == server_id:
@@ -213,6 +224,7 @@ class InstancesSnapshot:
             "hosts_error": self.hosts_error,
             "poll": to_jsonable(self.poll),
             "poll_interval_s": self.poll_interval_s,
+            "listed_hosts": list(self.listed_hosts),
         }
 
 

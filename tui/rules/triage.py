@@ -585,7 +585,7 @@ def compute_down_hints(ctx: _Context) -> list[Finding]:
                  and q.evidence.get("host") == host]
         stuck = [s for s in ctx.of("instance.stuck") if s.evidence.get("host") == host]
         summary = f"nova-compute on {host} is down while the other computes report: " + _on_down_host(
-            [s for s in inst.servers if (s.host or s.cast_host) == host] if inst is not None else None, len(stuck))
+            inst.servers_on(host) if inst is not None else None, len(stuck))
         if queue:
             summary += f" Queue {queue[0].subject} has no consumer: the process is gone or lost its connection."
         next_step = _steps(

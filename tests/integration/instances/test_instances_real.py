@@ -196,3 +196,25 @@ async def test_attention_first_on_real_nova_reads_the_error_server_not_the_activ
             assert {err.id, active.id} <= {s.id for s in second.servers}
     finally:
         await collector.aclose()
+
+
+async def test_oneshot_read_lists_every_server_of_a_down_compute_and_only_attention_elsewhere(
+        openstack_cloud: OpenStackCloud, healthy: Any) -> None:
+    """`stacktop snapshot`'s read against real nova: the servers worth attention, plus every server of a compute
+    whose nova-compute is down by the admin `host` filter (the triage counts them), not the ACTIVE server of a
+    healthy compute."""
+    collector = make_collector(openstack_cloud)
+    collector.prepare_oneshot()
+    try:
+        with server_on(healthy, "compute-02") as on_down, server_on(healthy, "compute-01") as elsewhere, \
+                error_server(healthy) as err, service_killed(healthy, "nova-compute-02"):
+            snap = await collector.collect()
+            assert snap.partial and snap.listed_hosts == ("compute-02",), snap.listed_hosts
+            ids = {s.id for s in snap.servers}
+            assert {on_down.id, err.id} <= ids and elsewhere.id not in ids
+            down = snap.servers_on("compute-02")
+            assert down is not None and on_down.id in {s.id for s in down}
+            assert all(s.host == "compute-02" or s.phase or s.status == "ERROR" for s in snap.servers)
+            assert snap.servers_on("compute-01") is None  # not listed: its instances are not all known
+    finally:
+        await collector.aclose()
