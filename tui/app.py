@@ -46,6 +46,7 @@ from tui.widgets.triage_row import TriageRow
 
 if TYPE_CHECKING:  # these load after the first paint, where they are used
     from textual.command import Provider
+    from textual.widget import Widget
     from textual.widgets import DataTable
 
     from tui.collectors.base import Collector
@@ -219,6 +220,8 @@ class StacktopApp(App[None]):
         self._topbar_shown = ""
         self._inputs_mounted = False
         self._typing: Input | None = None  # the line keys go to (filter, note, command), set when it opens
+        self._key_time = 0.0  # Message.time of the last key the app took from its queue
+        self._before_line: tuple[float, Widget | None] = (0.0, None)  # that time and the focus, as a line opened
         self.frames = 0  # frames handed to the terminal (_display)
         self._frame_at = 0.0  # monotonic time of the last frame
         self._key_at = 0.0  # monotonic time of the last key received
@@ -264,6 +267,7 @@ class StacktopApp(App[None]):
             box = self._typing_line()
             if box is not None and await self._type_into(box, event):
                 return
+            self._key_time = event.time  # a line this key opens was opened after every key before it
         await super().on_event(event)
         if isinstance(event, events.MouseDown) and not event.is_forwarded:
             clicked = self._mouse_down_widget
@@ -306,6 +310,18 @@ class StacktopApp(App[None]):
             self._insert(box, event.character)
         return True  # every other key is the line's too (nothing happens), as with an Input that has focus
 
+    async def _on_key(self, event: events.Key) -> None:
+        """A key typed just before a line opened (`a/`, `s:` in one burst) comes back here from the table it
+        was sent to only after the line took the focus (the line's key is a priority binding, run at once):
+        it is still a shortcut for the widget that had the focus when it was typed, not lost to the line."""
+        key_time, widget = self._before_line
+        if self._typing is not None and widget is not None and event.time < key_time and widget.is_attached:
+            for node in widget.ancestors_with_self:
+                for binding in node._bindings.key_to_bindings.get(event.key, ()):
+                    if not binding.priority and await self.run_action(binding.action, node):
+                        event.prevent_default()
+                        return
+
     @staticmethod
     def _insert(box: Input, text: str) -> None:
         selection = box.selection
@@ -319,6 +335,7 @@ class StacktopApp(App[None]):
         box.add_class("-shown")
         self._typing = box
         screen = self.screen_stack[0]
+        self._before_line = (self._key_time, screen.focused)
         screen.set_focus(box)
         if screen.focused is not box:
             box.focus()
