@@ -7,8 +7,9 @@ scroll position and cost ~21x the CPU (docs/performance.md).
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -128,17 +129,24 @@ def sort_value(cell: Any) -> tuple[int, Any]:
     """How a cell sorts when the engineer picks its column: durations ("12s", "~4m", "2h 5m") by seconds,
     numbers ("1,204", "3/3", "45%") by value, other text case-insensitively; empty cells ("", "-", "?") last.
     The stuck marks (`!! `, `! `) do not count."""
-    text = (getattr(cell, "plain", None) if not isinstance(cell, str) else cell)
+    text = cell if type(cell) is str else getattr(cell, "plain", None)
     text = str(cell) if text is None else text
     text = text.strip()
-    for mark in _MARKS:
-        if text.startswith(mark):
-            text = text[len(mark):]
-            break
+    if text[:1] == "!":
+        for mark in _MARKS:
+            if text.startswith(mark):
+                text = text[len(mark):]
+                break
     if text in ("", "-", "?"):
         return (3, "")
-    if not (text[0].isdigit() or text[0] in "~+-"):  # neither a duration nor a number: most cells
-        return (2, text.casefold())
+    if not (text[0].isdigit() or text[0] in "~+-") or (text[8:9] == "-" and len(text) >= 36):
+        return (2, text.casefold())  # neither a duration nor a number (most cells; ids like 4fd43443-...)
+    return _measured(text)
+
+
+@functools.lru_cache(maxsize=65536)  # durations and numbers recur in a column ("~<1m", "12s", "3/3")
+def _measured(text: str) -> tuple[int, Any]:
+    """sort_value of a cell starting with a digit, `~`, `+` or `-` (a pure function of the text)."""
     duration = _DURATION.fullmatch(text.split(" ", 1)[0])  # "12s", "~4m", "2h05m", "3d", "9s · down in 4s"
     if duration:
         return (0, float(sum(int(n) * _SECONDS[unit] for n, unit in _DURATION_PART.findall(duration.group(1)))))
@@ -149,31 +157,38 @@ def sort_value(cell: Any) -> tuple[int, Any]:
 
 
 def sort_rows(rows: Sequence[Row], column: int | None, *, reverse: bool = False,
-              anchor_prefix: str = "hdr:", value: Callable[[Row], tuple[int, Any]] | None = None) -> list[Row]:
+              anchor_prefix: str = "hdr:", values: Sequence[tuple[int, Any]] | None = None) -> list[Row]:
     """Rows ordered by `column` (stable: ties keep the given order, which is worst first), or in the given
     order when column is None (reversed with `reverse`). Rows keyed `anchor_prefix...` (group headers) stay
     where they are; the rows between two of them are sorted among themselves. Empty cells stay last either way.
-    value: a row's sort_value of that column, when the caller keeps them."""
+    values: each row's sort_value of that column, in the order of `rows`, when the caller keeps them."""
     out: list[Row] = []
-    group: list[Row] = []
+    if column is None:
+        group: list[Row] = []
+        for row in rows:
+            if row[0].startswith(anchor_prefix):
+                out.extend(reversed(group) if reverse else group)
+                group.clear()
+                out.append(row)
+            else:
+                group.append(row)
+        out.extend(reversed(group) if reverse else group)
+        return out
+    vals = values if values is not None else [sort_value(_cell(r, column)) for r in rows]
 
-    def flush() -> None:
-        if column is None:
-            out.extend(reversed(group) if reverse else group)
-        else:
-            keyed = [(value(r) if value is not None else sort_value(_cell(r, column)), r) for r in group]
-            filled = [(v, r) for v, r in keyed if v[0] != 3]
-            out.extend(r for _, r in sorted(filled, key=lambda vr: vr[0], reverse=reverse))
-            out.extend(r for v, r in keyed if v[0] == 3)
-        group.clear()
+    def flush(lo: int, hi: int) -> None:
+        filled = [i for i in range(lo, hi) if vals[i][0] != 3]
+        filled.sort(key=vals.__getitem__, reverse=reverse)
+        out.extend([rows[i] for i in filled])
+        out.extend([rows[i] for i in range(lo, hi) if vals[i][0] == 3])
 
-    for row in rows:
+    start = 0
+    for index, row in enumerate(rows):
         if row[0].startswith(anchor_prefix):
-            flush()
+            flush(start, index)
             out.append(row)
-        else:
-            group.append(row)
-    flush()
+            start = index + 1
+    flush(start, len(rows))
     return out
 
 

@@ -51,6 +51,12 @@ def test_sort_value_orders_durations_numbers_and_text_naturally() -> None:
     assert sorted(["1,204", "45", "3/3", "100%"], key=sort_value) == ["3/3", "45", "100%", "1,204"]
     # hex ids are text, not the number they start with; the stuck marks do not count; case-insensitive
     assert sorted(["4fd43443", "2d661445", "35b592e5"], key=sort_value) == ["2d661445", "35b592e5", "4fd43443"]
+    ids = ["4fd43443-8e08-463d-ac05-b609f07d2a62", "2d661445-1c14-49e6-ae21-cb0beb51a5fe",
+           "a1b2c3d4-0000-4000-8000-000000000000"]
+    assert [sort_value(i) for i in ids] == [(2, i) for i in ids]  # whole uuids: text
+    assert sort_value("12s · down in 4s") == (0, 12.0) and sort_value("~<1m") == (2, "~<1m")
+    assert [sort_value(t) for t in ("-", "?", " ", "! 3m", "!! 45%")] == [(3, ""), (3, ""), (3, ""), (0, 180.0),
+                                                                           (1, 45.0)]
     assert sorted([Text("!! web-2"), Text("Api-1"), "db-0"], key=lambda c: sort_value(c)[1]) == \
         [Text("Api-1"), "db-0", Text("!! web-2")]
 

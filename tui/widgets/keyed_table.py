@@ -387,16 +387,15 @@ class KeyedTable(DataTable):
         if column is None:
             return sort_rows(rows, None, reverse=self.sort_reverse)
         cache = self._sort_values.setdefault(column, {})
-
-        def value(row: Row) -> Any:
-            key, cells = row
-            kept = cache.get(key)
+        get = cache.get
+        values = []
+        for key, cells in rows:
+            kept = get(key)
             if kept is None or kept[0] is not cells:
                 kept = cache[key] = (cells, sort_value(cells[column] if column < len(cells) else ""))
-            return kept[1]
-
+            values.append(kept[1])
         prune(cache, self._all_rows, self._previous_rows)
-        return sort_rows(rows, column, reverse=self.sort_reverse, value=value)
+        return sort_rows(rows, column, reverse=self.sort_reverse, values=values)
 
     def _filtered(self, rows: list[Row]) -> list[Row]:
         """The rows the filter lets through, searched in text kept per row (made again when its cells change)."""
