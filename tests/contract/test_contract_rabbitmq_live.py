@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import base64
+import contextlib
 import itertools
 import json
 import urllib.request
@@ -14,9 +15,9 @@ import pytest
 
 from tests.contract.shape import drift, shape
 from tests.testbed.rabbitmq import (
+    Publisher,
     consumers,
     declare_queues,
-    publisher,
     queue_info,
     temporary_vhost,
     wait_consumers,
@@ -103,7 +104,7 @@ def histories(rabbitmq_broker):  # type: ignore[no-untyped-def]
     with temporary_vhost(rabbitmq_broker, prefix="stacktop-contract-history") as vb:
         vh = quote(vb.vhost, safe="")
         declare_queues(vb, ["notifications.info", "conductor"])
-        with publisher(vb) as pub, consumers(vb, ["conductor"]):
+        with contextlib.closing(Publisher(vb)) as pub, consumers(vb, ["conductor"]):
             pub.publish("notifications.info", count=2)
             wait_consumers(vb, "conductor", 1)
             pub.publish("conductor", count=2)

@@ -55,12 +55,18 @@ class Screen:
         return found
 
 
-def burst_session(proc: Any, master: int) -> bytes:
-    """Three lines, each written in one go, each checked on the screen before the next; then a clean quit."""
+def on_instances(proc: Any, master: int) -> Screen:
+    """Once the first poll's rows show, `:instances` written in one go: the instances pane has the focus."""
     term = Screen(proc, master)
     term.until("compute-02", "the first poll's rows")
     os.write(master, b":instances\r")
     term.until("demo-east > instances", "the breadcrumb: the instances pane")
+    return term
+
+
+def burst_session(proc: Any, master: int) -> bytes:
+    """Three lines, each written in one go, each checked on the screen before the next; then a clean quit."""
+    term = on_instances(proc, master)
     os.write(master, b"/BUILD\r")
     term.until("demo-east > instances /BUILD", "the breadcrumb: the instances pane filtered by BUILD")
     os.write(master, b":host compute-02\r")
@@ -72,10 +78,7 @@ def test_shortcuts_typed_just_before_a_line_opens_still_run(tmp_path: Path) -> N
     """`as/web` in one write on the instances pane: every server (a), sorted by name (s), then filtered: the
     two keys reach the table after the filter line took the focus, and run all the same."""
     with stacktop_in_pty(tmp_path, "--demo") as (proc, master):
-        term = Screen(proc, master)
-        term.until("compute-02", "the first poll's rows")
-        os.write(master, b":instances\r")
-        term.until("demo-east > instances", "the breadcrumb: the instances pane")
+        term = on_instances(proc, master)
         os.write(master, b"as/web")
         term.until("demo-east > instances /web", "the breadcrumb: the filter typed after them")
         found = term.until(r"(\d+) of (\d+) match /web", "the pane's title: the filter's count")

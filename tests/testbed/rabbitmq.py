@@ -151,16 +151,6 @@ class Publisher:
             self._conn.close()
 
 
-@contextlib.contextmanager
-def publisher(broker: Broker) -> Iterator[Publisher]:
-    """A Publisher open for the block."""
-    pub = Publisher(broker)
-    try:
-        yield pub
-    finally:
-        pub.close()
-
-
 @dataclass
 class Consumer:
     """A pika consumer on its own connection and thread; ack=False leaves messages unacked."""
