@@ -89,3 +89,17 @@ def test_a_partial_snapshot_knows_a_host_only_when_listed() -> None:
     partial = InstancesSnapshot(taken_at=now, poll=PollInfo(mode="attention"), listed_hosts=("c2",))
     assert partial.servers_on("c2") == [] and partial.servers_on("c1") is None
     assert InstancesSnapshot(taken_at=now).servers_on("c1") == []
+
+
+async def test_more_down_computes_than_the_cap_list_every_server_once(demo: Demo,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past DOWN_HOSTS_LISTED down computes (a rack, a region), one listing of every server instead of one per
+    host: each down compute's instances are known all the same."""
+    from tui.collectors import instances
+
+    monkeypatch.setattr(instances, "DOWN_HOSTS_LISTED", 0)
+    full = await _read(demo, oneshot=False)
+    one = await _read(demo, oneshot=True)
+    assert one.partial and one.listed_hosts == ("compute-02",)
+    assert {s.id for s in one.servers} == {s.id for s in full.servers}
+    assert {s.id for s in one.servers_on("compute-02") or ()} == {s.id for s in full.servers_on("compute-02") or ()}

@@ -73,6 +73,7 @@ ATTENTION_FILTERS: tuple[dict[str, str], ...] = (
     {"status": "ERROR"}, {"status": "BUILD"},
     *({"task_state": t} for t in sorted(KNOWN_TASK_STATES - set(BUILD_STATES))),
 )
+DOWN_HOSTS_LISTED = 20  # `stacktop snapshot` lists down computes one by one up to this many, else every server
 L2_AGENT_TYPES = frozenset({"Open vSwitch agent", "Linux bridge agent", "OVN Controller agent",
                             "OVN Controller Gateway agent", "NIC Switch agent", "Macvtap agent"})
 
@@ -493,8 +494,18 @@ class InstancesCollector(BaseCollector):
         (its instances unknown). Returns the requests made."""
         from tui.openstack.paging import query
 
+        down = sorted(h for h, health in hosts.items() if health.compute_down)
+        if len(down) > DOWN_HOSTS_LISTED:  # a rack or a region down: one listing of every server costs less
+            try:
+                every, requests = self.list_servers()
+            except SourceError:
+                return 0
+            self.index.merge(every, now)
+            rows.update((str(_server_row(r).get("id")), r) for r in every)
+            listed.extend(down)
+            return requests
         requests = 0
-        for host in sorted(h for h, health in hosts.items() if health.compute_down):
+        for host in down:
             params = {"all_tenants": 1, "limit": self.page_size, "host": host}
             found: dict[str, Mapping[str, Any]] = {}
             try:
