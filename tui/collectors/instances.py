@@ -451,17 +451,20 @@ class InstancesCollector(BaseCollector):
                 requests += self._rest_of_pages(client, mv, p, body, rows)
             self.index.merge(rows.values(), now)
             hosts, hosts_error, extra = self._host_health(self.index.attention_in_order())
-            listed: list[str] = []
+            listed: tuple[str, ...] = ()
+            read = len(rows)
             if self.down_hosts_listed:
-                extra += self._list_down_hosts(client, mv, hosts, rows, listed, now)
+                listed, more_requests, more_rows = self._list_down_hosts(client, mv, hosts, now)
+                extra += more_requests
+                read += more_rows
             servers = tuple(self.index.servers.values())
             attention = self.index.attention_in_order()
             servers, attention, more = self._with_request_ids(servers, attention, now)
             self.cpu_s = time.thread_time() - cpu0
-            poll = PollInfo(mode="attention", requests=requests + extra + more, rows=len(rows))
+            poll = PollInfo(mode="attention", requests=requests + extra + more, rows=read)
             return InstancesSnapshot(taken_at=now, servers=servers, hosts=hosts, hosts_error=hosts_error,
                                      poll=poll, poll_interval_s=self.interval,
-                                     listed_hosts=tuple(listed)).with_attention(attention)
+                                     listed_hosts=listed).with_attention(attention)
 
     def _rest_of_pages(self, client: Any, mv: str, params: dict[str, Any], body: Any,
                        rows: dict[str, Mapping[str, Any]]) -> int:
@@ -487,11 +490,11 @@ class InstancesCollector(BaseCollector):
                                    microversion=mv, action="listing servers", expect="servers")
             requests += 1
 
-    def _list_down_hosts(self, client: Any, mv: str, hosts: Mapping[str, HostHealth],
-                         rows: dict[str, Mapping[str, Any]], listed: list[str], now: datetime) -> int:
+    def _list_down_hosts(self, client: Any, mv: str, hosts: Mapping[str, HostHealth], now: datetime
+                         ) -> tuple[tuple[str, ...], int, int]:
         """Every server on each compute whose nova-compute is down (`host` filter), into the index: what the
-        triage says about a down compute counts them all. A host whose listing fails stays out of `listed`
-        (its instances unknown). Returns the requests made."""
+        triage says about a down compute counts them all. A host whose listing fails is left out (its
+        instances unknown). Returns (the hosts listed, requests, servers read)."""
         from tui.openstack.paging import query
 
         down = sorted(h for h, health in hosts.items() if health.compute_down)
@@ -499,12 +502,11 @@ class InstancesCollector(BaseCollector):
             try:
                 every, requests = self.list_servers()
             except SourceError:
-                return 0
+                return (), 0, 0
             self.index.merge(every, now)
-            rows.update((str(_server_row(r).get("id")), r) for r in every)
-            listed.extend(down)
-            return requests
-        requests = 0
+            return tuple(down), requests, len(every)
+        listed: list[str] = []
+        requests = read = 0
         for host in down:
             params = {"all_tenants": 1, "limit": self.page_size, "host": host}
             found: dict[str, Mapping[str, Any]] = {}
@@ -516,9 +518,9 @@ class InstancesCollector(BaseCollector):
             except SourceError:
                 continue
             self.index.merge(found.values(), now)
-            rows.update(found)
+            read += len(found)
             listed.append(host)
-        return requests
+        return tuple(listed), requests, read
 
     def prepare_oneshot(self) -> None:
         """`stacktop snapshot`: read the servers worth attention (server-side filters, as the dashboard's first
