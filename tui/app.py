@@ -396,7 +396,11 @@ class StacktopApp(App[None]):
         return self.clouds[self.active_cloud].observations
 
     def get_default_screen(self) -> Screen[None]:
-        return DashboardScreen(id="_default")
+        # the size classes the first Resize sets, given now: set then, they restyled every widget before the
+        # first frame
+        size = self.size
+        classes = " ".join(name for name, on in self._size_classes(size.width, size.height).items() if on)
+        return DashboardScreen(id="_default", classes=classes)
 
     def get_driver_class(self) -> type[Driver]:
         """Textual's driver; on Linux one whose input thread sleeps until a key comes instead of waking every
@@ -484,11 +488,14 @@ class StacktopApp(App[None]):
     def on_resize(self, event: Resize) -> None:
         self._apply_size(event.size.width, event.size.height)
 
+    @staticmethod
+    def _size_classes(width: int, height: int) -> dict[str, bool]:
+        return {"-narrow": width < NARROW_WIDTH or height < NARROW_HEIGHT, "-too-small": too_small(width, height)}
+
     def _apply_size(self, width: int, height: int) -> None:
-        self.screen_stack[0].set_class(width < NARROW_WIDTH or height < NARROW_HEIGHT, "-narrow")
-        small = too_small(width, height)
-        self.screen_stack[0].set_class(small, "-too-small")
-        if small:
+        classes = self._size_classes(width, height)
+        self.screen_stack[0].update_classes(classes)  # one restyle for both, none when they hold already
+        if classes["-too-small"]:
             self.screen_stack[0].query_one("#too-small", TooSmall).update(too_small_message(width, height))
 
     # ----- sources ------------------------------------------------------------------------------------

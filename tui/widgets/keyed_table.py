@@ -21,6 +21,7 @@ from textual.widgets._data_table import RowKey
 
 from tui.safetext import cell, clean
 from tui.tablediff import Row, RowFilter, diff_rows, sort_rows, sort_value
+from tui.widgets.cell_render import one_line
 from tui.widgets.column_fit import ColumnRule, fit_widths, rules_for
 from tui.widgets.lazy_rows import LazyRows, cell_width
 
@@ -194,6 +195,34 @@ class KeyedTable(DataTable):
         if self._restyled:
             self._check_restyle()
         return super().render_lines(crop)
+
+    def _render_cell(self, row_index: int, column_index: int, base_style: Style, width: int,
+                     cursor: bool = False, hover: bool = False) -> Any:
+        """A body cell of one line of plain text is rendered straight to its segments (cell_render.one_line,
+        ~10x faster: a sort or a filter over a big table re-renders every visible cell); any other cell, the
+        header and the fixed ones as DataTable renders them. Cached under DataTable's own key."""
+        if row_index < self.fixed_rows or column_index < self.fixed_columns:  # the header, row labels, fixed
+            return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
+        row_key = self._row_locations.get_key(row_index)
+        cache_key = (row_key, self._column_locations.get_key(column_index), base_style, cursor, hover,
+                     self._show_hover_cursor, self._update_count, self._pseudo_class_state)
+        cache = self._cell_render_cache
+        lines = cache.get(cache_key)
+        if lines is not None:
+            return lines
+        row = self.rows.get(row_key) if row_key is not None else None
+        if row is not None and row.height == 1:
+            cells = self._get_row_renderables(row_index).cells
+            if column_index < len(cells):
+                component, post = self._get_styles_to_render_cell(
+                    False, False, False, hover, cursor, self.show_cursor, self._show_hover_cursor,
+                    self.cursor_foreground_priority == "css", self.cursor_background_priority == "css")
+                pre = base_style + Style.from_meta({"row": row_index, "column": column_index}) + component
+                lines = one_line(cells[column_index], width, self.cell_padding, pre, post, self.app.console)
+                if lines is not None:
+                    cache[cache_key] = lines
+                    return lines
+        return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
 
     def on_mount(self) -> None:
         for label in self._column_labels:

@@ -184,6 +184,15 @@ PRIVATE: tuple[Private, ...] = (
     *(Private(_TABLE, cache, "KeyedTable.__init__", "render caches bounded to a few screens' worth (memory of a "
               "day-long run)", _instance(_table, cache, None, _CACHE))
       for cache in ("_cell_render_cache", "_row_render_cache", "_row_renderable_cache", "_line_cache")),
+    Private(_TABLE, "_render_cell", "KeyedTable._render_cell", "a one-line plain cell rendered straight to its "
+            "segments (cell_render), cached under DataTable's own key; any other cell goes to DataTable's",
+            _method(_TABLE, "_render_cell", ("self", "row_index", "column_index", "base_style", "width", "cursor",
+                                             "hover"))),
+    Private(_TABLE, "_get_row_renderables", "KeyedTable._render_cell", "a row's cells as DataTable renders "
+            "them (its label and cells)", _method(_TABLE, "_get_row_renderables", ("self", "row_index"))),
+    *(Private(_TABLE, name, "KeyedTable._render_cell", "part of DataTable's key for a rendered cell",
+              _instance(_table, name)) for name in ("_column_locations", "_show_hover_cursor",
+                                                    "_pseudo_class_state")),
     Private(_TABLE, "_styles_cache", "KeyedTable.notify_style_update", "cleared on a restyle, as DataTable does",
             _instance(_table, "_styles_cache", None, ("clear",))),
     Private(_TABLE, "_get_styles_to_render_cell", "KeyedTable.notify_style_update", "an lru_cache not keyed by "
