@@ -36,6 +36,11 @@ def diff_rows(current: dict[str, tuple[Any, ...]], current_order: Sequence[str],
     wanted_set = set(wanted_keys)
     if len(wanted_set) != len(wanted_keys):
         raise ValueError("duplicate row keys")
+    if len(current_order) == len(wanted_keys) and all(current.get(key) is cells for key, cells in wanted):
+        # the rows shown, with the very same cells (a sort, or a poll where nothing changed): at most the order
+        if wanted_keys != current_order:
+            diff.order = wanted_keys
+        return diff
     diff.remove = [key for key in current_order if key not in wanted_set]
     for key, cells in wanted:
         old = current.get(key)

@@ -19,6 +19,17 @@ def test_add_remove_update_and_order() -> None:
     assert diff.order == ["c", "a", "d"]
 
 
+def test_same_cells_in_another_order_is_a_reorder_only() -> None:
+    a, b, c = ("1", "x"), ("2", "y"), ("3", "z")
+    current = {"a": a, "b": b, "c": c}
+    diff = diff_rows(current, ["a", "b", "c"], [("c", c), ("a", a), ("b", b)])
+    assert diff.order == ["c", "a", "b"] and not (diff.add or diff.remove or diff.update)
+    assert diff_rows(current, ["a", "b", "c"], [("a", a), ("b", b), ("c", c)]).empty
+    # as many rows, one of them another: not a reorder
+    diff = diff_rows(current, ["a", "b", "c"], [("c", c), ("a", a), ("d", b)])
+    assert diff.remove == ["b"] and diff.add == [("d", b)] and diff.order == ["c", "a", "d"]
+
+
 def test_append_only_needs_no_reorder() -> None:
     diff = diff_rows({"a": ("1",)}, ["a"], [("a", ("1",)), ("b", ("2",))])
     assert diff.order is None and diff.add == [("b", ("2",))]

@@ -449,27 +449,34 @@ class KeyedTable(DataTable):
         for key, cells in added:
             self._shown[key] = cells
         count = len(self.rows)
+        keys = [key for key, _ in wanted]
         if kept is not None:
             self.rows, self._row_locations, ordered = kept.rows, kept.locations, kept.ordered
         else:
             meta = self._row_meta
-            # the same rows in another order (a sort): DataTable's rows stay, only their order is written (as in
-            # DataTable.sort)
-            ordered = [meta.get(key) for key, _ in wanted] if not added and len(wanted) == count else [None]
-            if None in ordered:
+            written: list[TableRow] | None = None
+            if not added and len(keys) == count:
+                # the same rows in another order (a sort): DataTable's rows stay, only their order is written (as
+                # in DataTable.sort)
+                try:
+                    written = [meta[key] for key in keys]
+                except KeyError:
+                    written = None
+            if written is None:
                 rows: dict[RowKey, TableRow] = {}
-                for key, _ in wanted:
+                for key in keys:
                     row = meta.get(key)
                     if row is None:
                         row = meta[key] = TableRow(RowKey(key), 1)
                     rows[row.key] = row
                 prune(meta, self._all_rows, self._previous_rows)
                 self.rows = rows
-                ordered = list(rows.values())
-            self._row_locations = TwoWayDict({row.key: i for i, row in enumerate(ordered)})
+                written = list(rows.values())
+            ordered = written
+            self._row_locations = row_locations(keys, ordered)
             kept = self._keep(wanted, ordered)
         self._current = kept
-        self._order = [key for key, _ in wanted]
+        self._order = keys
         # DataTable's row order (ordered_rows) and line index (_y_offsets) read from this
         self._ordered = (self._row_locations, ordered)
         self._update_count += 1
@@ -519,6 +526,17 @@ class KeyedTable(DataTable):
                     self.update_cell(key, column, shown_cell(value))
 
         self.set_timer(self.FLASH_SECONDS, restore)
+
+
+def row_locations(keys: list[str], ordered: list[TableRow]) -> TwoWayDict[RowKey, int]:
+    """DataTable's row locations (row key -> index, index -> row key) for the rows `ordered`, keyed `keys`.
+    Looked up by key, the map holds the keys' strings: a RowKey hashes and compares as its string, so
+    DataTable's lookups with a RowKey find them, and the map is made without hashing 10,000 RowKeys in Python
+    (a third of a sort's own time at 10,000 rows). By index it gives DataTable's RowKeys, as ever."""
+    locations: TwoWayDict[RowKey, int] = TwoWayDict({})
+    locations._forward = dict(zip(keys, range(len(keys)), strict=True))  # type: ignore[arg-type]
+    locations._reverse = dict(enumerate([row.key for row in ordered]))
+    return locations
 
 
 def row_text(cells: tuple[Any, ...]) -> str:

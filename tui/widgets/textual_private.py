@@ -156,6 +156,10 @@ PRIVATE: tuple[Private, ...] = (
     # KeyedTable (tui/widgets/keyed_table.py)
     Private("textual._two_way_dict", "TwoWayDict", "KeyedTable.sync", "the row order is written as DataTable.sort "
             "writes it", _attribute("textual._two_way_dict", "TwoWayDict", type)),
+    *(Private("textual._two_way_dict:TwoWayDict", name, "keyed_table.row_locations", "the two maps of DataTable's "
+              "row locations, written directly (the forward one keyed by the rows' key strings)",
+              _instance(lambda: __import__("textual._two_way_dict", fromlist=["TwoWayDict"]).TwoWayDict({}), name,
+                        dict)) for name in ("_forward", "_reverse")),
     Private("textual.widgets._data_table", "RowKey", "KeyedTable", "keys of _row_locations",
             _attribute("textual.widgets._data_table", "RowKey", type)),
     Private(_TABLE, "_row_locations", "KeyedTable._write_rows", "the row order, written in one pass",
