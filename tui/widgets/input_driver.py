@@ -11,9 +11,10 @@ The escape key: a terminal without the kitty keyboard protocol sends it as a lon
 sequence (an arrow, shift+tab, a mouse event) begins with, and Textual waits 100 ms (`ESCDELAY`) for the rest
 of a sequence before taking it for the key: a tenth of a second on every esc, which the dashboard uses to
 clear a filter and to go back. A terminal writes a sequence in one go, so its bytes arrive in the same read:
-an ESC that ends what was read is the key unless more comes within ESCAPE_KEY_S (as tmux's escape-time, 10 ms
-by default since 3.5, or neovim's ttimeoutlen, 50 ms). With ESCDELAY set in the environment, Textual's own
-wait of that many milliseconds applies instead.
+an ESC that ends what was read is the key unless more comes within ESCAPE_KEY_S, tmux's escape-time (10 ms by
+default since 3.5). Inside tmux, where the dashboard lives, tmux has already waited that long and passes on
+whole sequences; a terminal that splits one (a slow serial line) wants ESCDELAY: with ESCDELAY set in the
+environment, Textual's own wait of that many milliseconds applies instead.
 
 Everything else is Textual's LinuxDriver (8.2.x): `input_loop` below is its `run_input_thread` with the
 timeout and the pipe changed. `quiet_driver_class()` returns None on a Textual whose driver is not shaped
@@ -36,7 +37,7 @@ from textual._xterm_parser import XTermParser
 from textual.drivers.linux_driver import LinuxDriver
 
 PARSER_TICK_S = 0.1  # Textual's own wait while an escape sequence is pending
-ESCAPE_KEY_S = 0.025  # a lone ESC at the end of a read is the escape key once this passed with nothing more
+ESCAPE_KEY_S = 0.010  # a lone ESC at the end of a read is the escape key once this passed with nothing more
 
 
 def escape_key_wait() -> float | None:
