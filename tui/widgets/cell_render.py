@@ -5,7 +5,7 @@ DataTable renders every cell through Rich's general machinery: `Styled(Padding(c
 lines. For a one-line Text without spans that fits its column (most cells of a big table: names, states,
 hosts, ids), the result is always the same few segments: the left padding, the text in its style, the filler
 to the column's width, the right padding, each with the row's style before and the component's style after.
-`one_line` makes those segments directly (what a terminal shows is the same; tests/unit/test_cell_render.py
+`one_line` makes those segments directly (what a terminal shows is the same; tests/ui/test_cell_render.py
 compares it with DataTable's rendering over many cells); anything else (spans, wider than the column, tabs,
 another justification) returns None and takes DataTable's way.
 """
