@@ -226,6 +226,8 @@ class StacktopApp(App[None]):
         self._frame_at = 0.0  # monotonic time of the last frame
         self._key_at = 0.0  # monotonic time of the last key received
         self._key_done_at = 0.0  # ... and of the refresh after the last key went through
+        if recorder is not None:
+            recorder.journal.hold = self.keys_coming  # no snapshot encoded beside a key's work
         self._gc_put_off_at: float | None = None  # when the collection after a poll was first put off
 
     @property
@@ -377,6 +379,10 @@ class StacktopApp(App[None]):
         to repaint (for at most KEY_FIRST_S)."""
         key_at = self._key_at
         return key_at > max(self._frame_at, self._key_done_at) and time.monotonic() - key_at < KEY_FIRST_S
+
+    def keys_coming(self) -> bool:
+        """A key in the last GC_KEY_QUIET_S, or one still waiting for its frame (read from any thread)."""
+        return time.monotonic() - self._key_at < GC_KEY_QUIET_S or self.key_pending()
 
     async def keys_first(self) -> None:
         """Renders of observations wait here while a key is pending: the key's frame goes out first. Each

@@ -25,7 +25,8 @@ import json
 import logging
 import queue
 import threading
-from collections.abc import Iterable, Mapping
+import time
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -38,6 +39,9 @@ from tui.safetext import clean
 
 SCHEMA_VERSION = 2  # 2: snapshot events
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
+# a snapshot's encoding (a diff over 10,000 rows) waits while the engineer types (Journal.hold), at most so long
+HOLD_MAX_S = 2.0
+HOLD_STEP_S = 0.02
 DEFAULT_KEEP = 5
 DEFAULT_MAX_TOTAL_BYTES = 1024 * 1024 * 1024
 JOURNAL_GLOB = "stacktop-*.jsonl*"  # every session's journal in a directory (and its rotated files)
@@ -154,6 +158,10 @@ class Journal:
         self.max_total_bytes = max_total_bytes
         self._queue: queue.Queue[str | Observation | tuple[str, Observation] | None] = queue.Queue()
         self._snapshots: Any = None  # tui.journal_codec.SnapshotEncoder, made by the writer thread
+        # True while keys are being typed (the app's): the writer thread then puts off encoding a snapshot, which
+        # would hold the interpreter in turns with the key's own work (at most HOLD_MAX_S)
+        self.hold: Callable[[], bool] | None = None
+        self._closing = threading.Event()
         self._file = self.path.open("a", encoding="utf-8")
         self._thread = threading.Thread(target=self._write_loop, name="stacktop-journal", daemon=True)
         self._thread.start()
@@ -202,6 +210,8 @@ class Journal:
             line = self._queue.get()
             if line is None:
                 break
+            if isinstance(line, tuple | Observation):
+                self._wait_for_quiet()
             if isinstance(line, tuple):
                 line = self._snapshot_line(line[1], line[0])
                 if line is None:
@@ -214,6 +224,14 @@ class Journal:
             self._file.flush()
             if self._file.tell() >= self.max_bytes:
                 self._rotate()
+
+    def _wait_for_quiet(self) -> None:
+        hold = self.hold
+        if hold is None:
+            return
+        until = time.monotonic() + HOLD_MAX_S
+        while time.monotonic() < until and not self._closing.is_set() and hold():
+            self._closing.wait(HOLD_STEP_S)
 
     def _rotate(self) -> None:
         import gzip  # here, as in load_journal: the dashboard opens its journal before its first frame
@@ -264,6 +282,7 @@ class Journal:
 
     def close(self) -> None:
         """Write everything queued, then close."""
+        self._closing.set()
         if self._thread.is_alive():
             self._queue.put(None)
             self._thread.join(timeout=10)

@@ -60,3 +60,17 @@ async def test_keys_that_never_stop_put_it_off_at_most_so_long(monkeypatch: Any)
             await until_pilot(pilot, lambda: calls, "the collection, put off no longer than GC_PUT_OFF_MAX_S")
         finally:
             keys.stop()
+
+
+async def test_the_journal_holds_its_snapshots_while_keys_come(tmp_path: Any) -> None:
+    from tui.recorder import Journal, Recorder
+
+    recorder = Recorder(Journal(tmp_path))
+    app = StacktopApp(Config(), collectors=[], recorder=recorder)
+    async with app.run_test():
+        hold = recorder.journal.hold
+        assert hold is not None
+        app._key_at = time.monotonic()
+        assert hold(), "a key just came"
+        app._key_at = app._key_done_at = app._frame_at = time.monotonic() - 10
+        assert not hold(), "no key for 10 s"

@@ -33,7 +33,7 @@ def demo() -> Iterator[Demo]:
 
 def footer_says(app: StacktopApp, key: str) -> str | None:
     for item in app.screen.query(FooterKey):
-        if item.key == key:
+        if item.display and item.key == key:
             return str(item.description)
     return None
 

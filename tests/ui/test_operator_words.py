@@ -24,7 +24,7 @@ async def until(pilot: Any, predicate: Any, what: str, timeout: float = 30.0) ->
 def footer_keys(app: StacktopApp) -> dict[str, str]:
     from textual.widgets._footer import FooterKey
 
-    return {key.key: key.description for key in app.screen.query(FooterKey)}
+    return {key.key: key.description for key in app.screen.query(FooterKey) if key.display}
 
 
 async def test_pause_says_resume_in_the_footer_and_read_time_in_the_borders(utc: None) -> None:

@@ -252,11 +252,12 @@ async def test_tab_does_not_rebuild_the_footer() -> None:
 
 
 def footer_keys(app: StacktopApp) -> list[tuple[str, str, str, bool]]:
-    """What the footer shows, key by key: (key, what it says, action, disabled), the palette's key apart."""
+    """What the footer shows, key by key: (key, what it says, action, disabled), the palette's key and the
+    hidden spare keys apart."""
     from textual.widgets._footer import FooterKey
 
     return [(k.key, str(k.description), k.action, k._disabled) for k in app.screen.query(FooterKey)
-            if not k.has_class("-command-palette")]
+            if k.display and not k.has_class("-command-palette")]
 
 
 def composed_keys(app: StacktopApp) -> list[tuple[str, str, str, bool]]:
@@ -271,7 +272,8 @@ def composed_keys(app: StacktopApp) -> list[tuple[str, str, str, bool]]:
 async def test_the_footer_follows_sort_filter_and_esc_in_place() -> None:
     """`s` renames the table's sort key, `/` takes the table's keys away, esc brings them back: the footer
     shows what Textual's Footer would compose each time, written into the FooterKeys it has (the sort key is
-    the very same widget: no re-mount and restyle of every key)."""
+    the very same widget: no re-mount and restyle of every key; the keys `/` takes away are hidden, and esc
+    shows them again)."""
     from textual.widgets._footer import FooterKey
 
     collectors = [ScriptedCollector(name, [1], interval=60.0) for name in ("services", "instances", "rabbitmq")]
@@ -295,6 +297,7 @@ async def test_the_footer_follows_sort_filter_and_esc_in_place() -> None:
         await pilot.pause()
         assert footer_keys(app) == composed_keys(app)
         assert ("s", "sort: binary ▲") in [(k, d) for k, d, _, _ in footer_keys(app)], footer_keys(app)
+        assert list(app.screen.query(FooterKey)) == before, "/ and esc hid and showed keys: none mounted"
         for keys in (("slash", "escape"), ("slash", "escape", "slash"), ("s", "slash", "escape", "tab")):
             await pilot.press(*keys)  # a key the footer is removing is not written into
             await pilot.pause()

@@ -17,11 +17,12 @@ class StableFooter(Footer):
     """Textual's Footer recomposes on every change of the keys it shows: its keys are removed, made again,
     mounted and restyled (each one twice), and the screen laid out again: ~20 ms of CPU, most of what `s` (the
     sort's name in its key) or esc cost. This one writes the new keys into the FooterKeys it has, in order,
-    removes those left over and mounts only the missing ones; it recomposes only for what it cannot write in
-    place (binding groups, a footer still empty). Changes that come before an asked-for recompose ran are left
-    to it (its compose reads the screen's bindings then). At start-up the keys change twice before the first
-    recompose (the app's, then the focused table's): two recomposes of ~40 ms each ran in the middle of the
-    first triage, the first one for nothing."""
+    hides those left over (kept for the next key that needs them: `/` takes the table's keys away, esc brings
+    them back, and neither mounts a widget) and mounts only keys it never had; it recomposes only for what it
+    cannot write in place (binding groups, a footer still empty). Changes that come before an asked-for
+    recompose ran are left to it (its compose reads the screen's bindings then). At start-up the keys change
+    twice before the first recompose (the app's, then the focused table's): two recomposes of ~40 ms each ran
+    in the middle of the first triage, the first one for nothing."""
 
     _shown_keys: tuple[tuple[str, str, bool], ...] | None = None
     _recompose_pending = False
@@ -68,6 +69,8 @@ class StableFooter(Footer):
             return False  # the footer is empty, or the palette's key is to come or to go: compose it all
         wanted = list(by_action.values())
         for key, (binding, enabled, tooltip) in zip(keys, wanted, strict=False):
+            if not key.display:
+                key.display = True  # a spare key shown again
             display = self.app.get_key_display(binding)
             resized = (display, binding.description) != (key.key_display, key.description)
             restyle = key._disabled != (not enabled)
@@ -84,7 +87,7 @@ class StableFooter(Footer):
             if resized or restyle:
                 key.refresh(layout=resized)
         for key in keys[len(wanted) :]:
-            key.remove()
+            key.display = False  # a spare, for the next key that needs one
         extra = []
         for binding, enabled, tooltip in wanted[len(keys) :]:
             # compact as Footer.compose data-binds it, set here: data_bind needs the footer's own context, and
