@@ -3,10 +3,12 @@ unpaged `GET /api/queues/<vhost>` (every field: what a naive poller or the web U
 
 A scratch vhost (`stacktop-bench-<hex>`) with N queues (bench_rabbitmq.setup: OpenStack-like names, one in 100
 holding a message, none consumed); once the management API has statistics for all of them, rounds alternate:
-one RabbitMQCollector.collect() as the dashboard runs it (vhosts = [the scratch vhost]; over light_max_queues
-queues every poll is a full listing), one light poll forced on the same queues (what the light polls would
-cost at this scale), and the baseline GET with its JSON decoded. Client CPU is this process's (every thread);
-the broker's CPU is read from /proc when it runs on this machine. The vhost is deleted at the end.
+one RabbitMQCollector.collect() as the dashboard runs it (vhosts = [the scratch vhost]; every 4th poll a full
+listing, the light polls between asking statistics queue by queue over light_max_queues queues), one light poll
+asking them in name-filtered pages instead (what that would cost at this scale), and the baseline GET with its
+JSON decoded. The dashboard's polls are reported together (median) and by kind (full, light). Client CPU is
+this process's (every thread); the broker's CPU is read from /proc when it runs on this machine. The vhost is
+deleted at the end.
 
 The broker: $STACKTOP_RABBITMQ_MGMT_URL (default the test bed's, http://127.0.0.1:15672),
 $STACKTOP_RABBITMQ_USER / _PASSWORD (guest), AMQP at $STACKTOP_RABBITMQ_AMQP_HOST (127.0.0.1) and
@@ -68,6 +70,7 @@ def bench_rabbitmq_scale(queues: int, rounds: int) -> list[Result]:
         pid = None  # not on this machine: no broker CPU
     vhost = f"stacktop-bench-{secrets.token_hex(4)}"
     ours: dict[str, list[float]] = {"wall": [], "cpu": [], "bytes": [], "broker": []}
+    by_mode: dict[str, list[float]] = {}  # the dashboard's polls' wall times, by kind (full, light)
     light: dict[str, list[float]] = {"wall": [], "cpu": [], "bytes": [], "broker": []}
     base: dict[str, list[float]] = {"wall": [], "cpu": [], "bytes": [], "broker": []}
     seen: dict[str, object] = {}
@@ -91,7 +94,7 @@ def bench_rabbitmq_scale(queues: int, rounds: int) -> list[Result]:
         log(f"rabbitmq_scale: {queues:,} queues declared in {declared:.0f} s, statistics after {waited:.0f} s more")
         loop = asyncio.new_event_loop()
         poller = RabbitMQCollector(MGMT, USER, PASSWORD, vhosts=[vhost], timeout=300)
-        # every poll after the first light, whatever the queue count: what the switch-off saves
+        # every poll after the first light, statistics by name in pages whatever the queue count
         light_poller = RabbitMQCollector(MGMT, USER, PASSWORD, vhosts=[vhost], timeout=300,
                                          full_every=10**9, light_max_queues=10**9)
         http = httpx.Client(base_url=MGMT, auth=(USER, PASSWORD), timeout=300)
@@ -100,8 +103,11 @@ def bench_rabbitmq_scale(queues: int, rounds: int) -> list[Result]:
         def poll(collector: RabbitMQCollector, key: str):  # type: ignore[no-untyped-def]
             def run() -> int:
                 snap = loop.run_until_complete(collector.collect())
-                seen[key] = (len(snap.queues), dict(snap.fetch.get("queues", {})), snap.light_polls_off)
+                seen[key] = (len(snap.queues), dict(snap.fetch.get("queues", {})), snap.detail_by_queue)
                 mode = f"{key} {snap.fetch.get('queues', {}).get('mode')}"
+                if key == "ours":
+                    by_mode.setdefault(str(snap.fetch.get("queues", {}).get("mode")), []).append(
+                        float(snap.fetch.get("seconds", 0.0)))
                 modes[mode] = modes.get(mode, 0) + 1
                 return int(snap.fetch["bytes"])
             return run
@@ -132,7 +138,7 @@ def bench_rabbitmq_scale(queues: int, rounds: int) -> list[Result]:
         with httpx.Client(base_url=MGMT, auth=(USER, PASSWORD), timeout=300) as http:
             http.delete(f"/api/vhosts/{quote(vhost, safe='')}")
 
-    listed, _info, off = seen["ours"]  # type: ignore[misc]
+    listed, _info, by_queue = seen["ours"]  # type: ignore[misc]
     light_info = seen["light"][1]  # type: ignore[index]
     where = (f"RabbitMQ {version} at {MGMT}, {queues:,} queues in one vhost ({queues // 100} holding a message, "
              f"none consumed); {rounds} rounds, medians")
@@ -144,9 +150,12 @@ def bench_rabbitmq_scale(queues: int, rounds: int) -> list[Result]:
         return f"{(median(series['bytes']) or 0) / 1024:,.0f} KiB"
 
     kinds = ", ".join(f"{k} {v}" for k, v in sorted(modes.items()) if k.startswith("ours"))
-    common = (f"{where}. stacktop's polls ({kinds.replace('ours ', '')}) list {listed:,} queues (light polls off "
-              f"over {LIGHT_MAX_QUEUES:,}: {'yes' if off else 'no'}), {kib(ours)} received, broker CPU "
-              f"{broker(ours)}; a light poll forced at this scale: {median(light['wall']):.2f} s wall, "
+    kinds_s = "; ".join(f"{mode} {median(v):.2f} s ({', '.join(f'{x:.2f}' for x in v)})"
+                        for mode, v in sorted(by_mode.items()))
+    common = (f"{where}. stacktop's polls ({kinds.replace('ours ', '')}) list {listed:,} queues (statistics queue "
+              f"by queue over {LIGHT_MAX_QUEUES:,}: {'yes' if by_queue else 'no'}), {kib(ours)} received, broker "
+              f"CPU {broker(ours)}; by kind, the poll's own seconds: {kinds_s}; a light poll asking statistics "
+              f"by name in pages instead: {median(light['wall']):.2f} s wall, "
               f"{median(light['cpu']):.2f} s client CPU, {kib(light)}, broker CPU {broker(light)} ("
               f"{light_info.get('detail_queues')} queues asked statistics by name); plain GET: "
               f"{seen['plain']:,} rows, {kib(base)}, broker CPU {broker(base)}")

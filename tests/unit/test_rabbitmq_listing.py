@@ -1,5 +1,6 @@
 """How the RabbitMQ collector lists queues: the query of each listing (rabbitmq_params), and, against the
-simulator, unpaged full listings and the light polls switched off over light_max_queues queues."""
+simulator, unpaged full listings and, over light_max_queues queues, light polls asking statistics queue by
+queue."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ from tui.collectors.rabbitmq import RabbitMQCollector
 from tui.collectors.rabbitmq_params import light_listing, name_regexes, stats_by_name, stats_listing
 from tui.collectors.rabbitmq_payload import LIGHT_QUEUE_COLUMNS, QUEUE_COLUMNS, parse_queue
 from tui.sim import start_demo
-from tui.widgets.rabbitmq_pane import status_line
 
 START = 1_790_000_000.0
 
@@ -74,21 +74,26 @@ def _collector(demo, **kw) -> RabbitMQCollector:  # type: ignore[no-untyped-def]
     return RabbitMQCollector(rq.management_url, rq.user, rq.password.value or "", timeout=10, **kw)
 
 
-async def test_over_light_max_queues_every_poll_is_a_full_unpaged_listing(demo):
+async def test_over_light_max_queues_light_polls_ask_statistics_queue_by_queue(demo):
     c = _collector(demo, full_every=4, light_max_queues=10)
+    reference = _collector(demo, full_every=1)
     try:
-        modes = []
-        for _ in range(3):
-            snap = await c.collect()
-            modes.append(snap.fetch["queues"]["mode"])
-            assert snap.fetch["queue_pages"] == 1  # one unpaged listing
-            assert snap.light_polls_off == 10
-            assert len(snap.queues) > 10
+        snaps = [await c.collect() for _ in range(3)]
+        full = await reference.collect()
     finally:
         await c.aclose()
-    assert modes == ["full", "full", "full"]
-    assert "light polls off (over 10 queues)" in status_line(snap)
-    assert "light polls off" not in status_line(snap, brief=True)
+        await reference.aclose()
+    assert [s.fetch["queues"]["mode"] for s in snaps] == ["full", "light", "light"]
+    light = snaps[1]
+    info = light.fetch["queues"]
+    assert info["detail_by"] == "queue" and light.detail_by_queue == 10
+    assert info["detail_queues"] > 1 and info["detail_found"] == info["detail_queues"]
+    assert light.fetch["queue_pages"] == 1 + info["detail_queues"], "one listing, then one GET per queue"
+    assert len(light.queues) > 10
+    def seen(snap):  # type: ignore[no-untyped-def]
+        return {(q.vhost, q.name): (q.messages, q.consumers, q.idle_since) for q in snap.queues}
+
+    assert seen(light) == seen(full), "the light poll's queues read as a full listing's"
 
 
 async def test_under_light_max_queues_the_polls_between_full_ones_are_light(demo):
@@ -98,8 +103,8 @@ async def test_under_light_max_queues_the_polls_between_full_ones_are_light(demo
         for _ in range(3):
             snap = await c.collect()
             modes.append(snap.fetch["queues"]["mode"])
-            assert snap.light_polls_off is None
+            assert snap.detail_by_queue is None
     finally:
         await c.aclose()
     assert modes == ["full", "light", "light"]
-    assert "light polls off" not in status_line(snap)
+    assert snap.fetch["queues"]["detail_by"] == "name"

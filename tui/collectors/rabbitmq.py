@@ -10,9 +10,9 @@ and sorts every queue again for each page). The broker pays per queue row *with 
 `full_every`-th poll lists every queue with statistics; the *light* polls between list every queue without
 statistics and ask statistics by name only for the queues that need them (holding messages, new, or empty and
 last seen with no consumer). A queue filling with nobody consuming is thus judged on fresh numbers every poll.
-Over LIGHT_MAX_QUEUES queues the light polls are off (RabbitSnapshot.light_polls_off): each name-filtered
-request then costs the broker a listing of every queue, and the full listing is the cheaper poll. Keys the
-broker leaves out stay None: unknown, not zero.
+Up to LIGHT_MAX_QUEUES queues those statistics come in name-filtered pages; over it each such page would cost the
+broker a listing of every queue, so they come one queue at a time (`GET /api/queues/<vhost>/<name>`, a lookup of
+that queue alone; RabbitSnapshot.detail_by_queue). Keys the broker leaves out stay None: unknown, not zero.
 
 History kept here so the rules stay pure (tui.rules.queues): since when and for how many polls each queue has
 held messages with no consumer (QueueInfo.stuck_since / stuck_polls). With [rabbitmq] amqp_url, a queue about
@@ -68,7 +68,8 @@ from tui.tlserror import ca_file_problem, describe_verify, verify_reason
 
 PAGE_SIZE = 500  # the name-filtered statistics requests of a light poll (the broker filters only when paged)
 FULL_EVERY = 4  # every 4th poll lists every queue with statistics; the others are light (module docstring)
-LIGHT_MAX_QUEUES = 5000  # more queues than this in the last listing: every poll is a full listing
+LIGHT_MAX_QUEUES = 5000  # more queues than this in the last listing: light polls ask statistics queue by queue
+DETAIL_PARALLEL = 8  # of those GETs at a time
 MAX_DETAIL = 300  # more queues than this hold messages in a light poll: list them all with statistics
 MAX_EMPTY_WATCH = 50  # empty queues last seen with no consumer, re-checked on light polls (beyond: next full)
 MAX_LIVE_CHECKS = 200
@@ -407,13 +408,16 @@ class RabbitMQCollector(BaseCollector):
         listed = await asyncio.gather(*(self._unpaged_rows(path, stats_listing(self.trim_columns)) for path in paths))
         return [row for rows, _ in listed for row in rows], len(paths)
 
-    def _light_off(self) -> bool:
-        """Whether the last listing held more queues than light polls pay for (module docstring)."""
+    def _by_queue(self) -> bool:
+        """Whether the last listing held more queues than name-filtered pages pay for (module docstring)."""
         return len(self._parsed) > self.light_max_queues
 
     async def _detail_rows(self, keys: list[tuple[str, str]]) -> tuple[list[dict[str, Any]], int, bool]:
-        """Rows with statistics for just these queues (per vhost, paged `name` regexes: rabbitmq_params), the
-        requests made, and whether the broker answered the same bytes as to the last light poll's requests."""
+        """Rows with statistics for just these queues (per vhost, paged `name` regexes: rabbitmq_params; over
+        light_max_queues queues one GET per queue), the requests made, and whether the broker answered the same
+        bytes as to the last light poll's requests."""
+        if self._by_queue():
+            return await self._rows_by_queue(keys)
         rows: list[dict[str, Any]] = []
         requests = 0
         all_same = True
@@ -431,14 +435,30 @@ class RabbitMQCollector(BaseCollector):
                 all_same = all_same and same
         return rows, requests, all_same
 
+    async def _rows_by_queue(self, keys: list[tuple[str, str]]) -> tuple[list[dict[str, Any]], int, bool]:
+        """_detail_rows one queue at a time, DETAIL_PARALLEL GETs at once; a queue deleted since the listing
+        answers 404 and is left out. The last answer of each is kept (for the same-bytes check) while the
+        queue is asked."""
+        gate = asyncio.Semaphore(DETAIL_PARALLEL)
+        params = stats_listing(self.trim_columns)
+
+        async def one(vhost: str, name: str) -> tuple[dict[str, Any] | None, bool]:
+            async with gate:
+                status, data, same = await self._request(f"/api/queues/{quote(vhost, safe='')}/{quote(name, safe='')}",
+                                                         params, (200, 404), ("queue", vhost, name))
+            return (data if status == 200 and isinstance(data, dict) else None), same and status == 200
+
+        answers = await asyncio.gather(*(one(vhost, name) for vhost, name in keys))
+        asked = {("queue", vhost, name) for vhost, name in keys}
+        for key in [k for k in self._bodies if k[0] == "queue" and k not in asked]:
+            del self._bodies[key]
+        return [row for row, _ in answers if row is not None], len(keys), all(same for _, same in answers)
+
     async def _fetch_queues(self) -> tuple[list[QueueInfo], int, dict[str, Any]]:
-        light_off = self._light_off()
-        full = (self.full_every <= 1 or self.oneshot or not self._stats or light_off
+        full = (self.full_every <= 1 or self.oneshot or not self._stats
                 or self._polls % self.full_every == 0)
         self._polls += 1
         info: dict[str, Any] = {"mode": "full"}
-        if light_off:
-            self._bodies.clear()  # the light listings' last answers: not asked again while the light polls are off
         # a poll that fails half-way (its light listing stored, its statistics not read) must not leave the
         # judgement of an older listing standing: set again only by a poll that completes
         last, self._light = self._light, None
@@ -466,10 +486,12 @@ class RabbitMQCollector(BaseCollector):
                     # (2,000 rows decoded, merged and compared for nothing, every light poll of a quiet broker)
                     self._light = standing
                     return standing.queues, pages, {"mode": "light", "detail_queues": len(wanted),
-                                                    "detail_found": standing.found, "unchanged": True}
+                                                    "detail_found": standing.found, "unchanged": True,
+                                                    "detail_by": "queue" if self._by_queue() else "name"}
                 stats_used = self._stats
                 rows, found_n = await asyncio.to_thread(self._merge, rows, detail, wanted)
-                info = {"mode": "light", "detail_queues": len(wanted), "detail_found": found_n}
+                info = {"mode": "light", "detail_queues": len(wanted), "detail_found": found_n,
+                        "detail_by": "queue" if self._by_queue() else "name"}
                 queues = await self._parse_rows(rows)
                 self._light = _LightPoll(stats_used, wanted, queues, found_n)
                 return queues, pages, info
@@ -569,7 +591,7 @@ class RabbitMQCollector(BaseCollector):
             if isinstance(overview.get("rabbitmq_version"), str) else None,
             node=overview.get("node") if isinstance(overview.get("node"), str) else None,
             object_totals=dict(totals) if isinstance(totals, dict) else {},
-            light_polls_off=self.light_max_queues if self._light_off() else None,
+            detail_by_queue=self.light_max_queues if self._by_queue() else None,
             fetch={"requests": self._requests - requests0, "bytes": self._bytes - bytes0, "queue_pages": pages,
                    "seconds": round(time.monotonic() - start, 4), "columns_trimmed": self.trim_columns,
                    "queues": queue_info},

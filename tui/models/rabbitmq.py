@@ -125,8 +125,8 @@ class RabbitSnapshot:
     filter (empty = all). alarms_checked says the live alarm check answered (local-alarms or cluster_status);
     confirmation says how suspects were confirmed in this poll: "amqp", "history", "second-sample" or None, and
     confirm_error why an AMQP confirmation could not be done (the poll itself still succeeded).
-    light_polls_off is set (to the collector's light_max_queues) when the listing held more queues than that:
-    the light polls are off and every poll lists every queue with statistics (tui.collectors.rabbitmq).
+    detail_by_queue is set (to the collector's light_max_queues) when the listing held more queues than that:
+    the light polls ask the statistics they need one queue at a time (tui.collectors.rabbitmq).
     """
 
     endpoint: str
@@ -143,7 +143,7 @@ class RabbitSnapshot:
     object_totals: Mapping[str, Any] = field(default_factory=dict)
     confirmation: str | None = None
     confirm_error: str | None = None
-    light_polls_off: int | None = None
+    detail_by_queue: int | None = None
     fetch: Mapping[str, Any] = field(default_factory=dict)
 
     def queue(self, name: str, vhost: str | None = None) -> QueueInfo | None:

@@ -169,9 +169,8 @@ def _node_part(n: NodeInfo, *, brief: bool = False) -> str:
 
 
 def status_line(snapshot: RabbitSnapshot, *, brief: bool = False) -> str:
-    """Console markup: nodes (running, alarms, partitions, fd use), live alarms, queue counts, light polls off (at
-    this many queues every poll lists every queue with statistics). brief (a narrow pane): what is wrong with a
-    node only, the healthy ones counted ("+2 running"), no version, fewer words."""
+    """Console markup: nodes (running, alarms, partitions, fd use), live alarms, queue counts. brief (a narrow
+    pane): what is wrong with a node only, the healthy ones counted ("+2 running"), no version, fewer words."""
     if brief:
         healthy = [n for n in snapshot.nodes if _node_healthy(n)]
         parts = [_node_part(n, brief=True) for n in snapshot.nodes if not _node_healthy(n)]
@@ -196,8 +195,6 @@ def status_line(snapshot: RabbitSnapshot, *, brief: bool = False) -> str:
     if idle:
         queues += f", [bold]{idle} with {'no consumer' if brief else 'messages and no consumer'}[/b]"
     parts.append(queues)
-    if snapshot.light_polls_off is not None and not brief:
-        parts.append(f"light polls off (over {snapshot.light_polls_off:,} queues)")
     if snapshot.rabbitmq_version and not brief:
         parts.append(f"v{escape(snapshot.rabbitmq_version)}")
     if snapshot.confirm_error:

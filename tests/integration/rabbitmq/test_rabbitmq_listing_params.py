@@ -1,6 +1,6 @@
 """The queue listings the RabbitMQ collector asks (tui.collectors.rabbitmq_params) against the real RabbitMQ 3.10:
-each answers in the shape and with the fields the parser needs, and the light polls switch off over
-light_max_queues queues. One vhost per test."""
+each answers in the shape and with the fields the parser needs, and over light_max_queues queues the light
+polls ask statistics queue by queue. One vhost per test."""
 
 from __future__ import annotations
 
@@ -83,20 +83,30 @@ async def test_statistics_by_name_must_be_paged_the_broker_ignores_name_unpaged(
     assert sorted(r["name"] for r in unpaged) == sorted(NAMES)  # every queue: hence the paged request
 
 
-async def test_over_light_max_queues_every_poll_is_one_unpaged_full_listing(vb, amqp):
+async def test_over_light_max_queues_light_polls_ask_statistics_queue_by_queue(vb, amqp):
     amqp.declare(*NAMES)
+    amqp.publish("compute.compute-02", 3)
     c = RabbitMQCollector(vb.mgmt_url, vb.user, vb.password, vhosts=[vb.vhost], interval=1, timeout=10,
                           full_every=10**6, light_max_queues=3)
     under = RabbitMQCollector(vb.mgmt_url, vb.user, vb.password, vhosts=[vb.vhost], interval=1, timeout=10,
                               full_every=10**6)  # the first poll full, then light once statistics know every queue
+
+    def held(snap) -> bool:  # type: ignore[no-untyped-def]
+        q = snap.queue("compute.compute-02")
+        return snap.fetch["queues"]["mode"] == "light" and q is not None and (q.messages, q.consumers) == (3, 0)
+
     try:
-        await poll_until(under.collect, lambda s: s.fetch["queues"]["mode"] == "light", what="a light poll")
-        last = await under.collect()
-        snaps = [await c.collect() for _ in range(3)]
+        last = await poll_until(under.collect, held, what="a light poll (by name) with compute-02's 3 messages")
+        snap = await poll_until(c.collect, held, what="a light poll (by queue) with compute-02's 3 messages")
+        # a queue deleted since the listing answers 404: left out, the others read
+        rows, requests, _ = await c._rows_by_queue([(vb.vhost, "compute.compute-02"), (vb.vhost, "no-such-queue")])
     finally:
         await c.aclose()
         await under.aclose()
-    assert last.fetch["queues"]["mode"] == "light" and last.light_polls_off is None
-    assert [s.fetch["queues"]["mode"] for s in snaps] == ["full", "full", "full"]
-    assert all(s.light_polls_off == 3 and s.fetch["queue_pages"] == 1 and len(s.queues) == len(NAMES)
-               for s in snaps)
+    assert last.fetch["queues"]["detail_by"] == "name" and last.detail_by_queue is None
+    info = snap.fetch["queues"]
+    assert info["detail_by"] == "queue" and snap.detail_by_queue == 3
+    assert snap.fetch["queue_pages"] == 1 + info["detail_queues"], "one listing, then one GET per queue"
+    assert {q.name for q in snap.queues} == set(NAMES)
+    assert requests == 2 and [r["name"] for r in rows] == ["compute.compute-02"]
+    assert set(rows[0]) <= set(QUEUE_COLUMNS) and (rows[0]["messages"], rows[0]["consumers"]) == (3, 0)

@@ -98,12 +98,19 @@ async def test_name_filter_only_when_paged_on_rabbitmq_4(vb):
 
 
 async def test_collector_over_light_max_queues_on_rabbitmq_4(vb):
+    """Light polls ask each queue's statistics with its own GET: quorum, stream and classic queues answer it."""
     c = RabbitMQCollector(vb.mgmt_url, vb.user, vb.password, vhosts=[vb.vhost], interval=1, timeout=10,
-                          light_max_queues=2)
+                          full_every=10**6, light_max_queues=2)
     try:
         snaps = [await c.collect() for _ in range(2)]
+        rows, requests, _ = await c._rows_by_queue([(vb.vhost, name) for name in NAMES])
     finally:
         await c.aclose()
-    assert [s.fetch["queues"]["mode"] for s in snaps] == ["full", "full"]
-    assert all(s.light_polls_off == 2 and s.fetch["queue_pages"] == 1 for s in snaps)
-    assert {q.name for q in snaps[-1].queues} == set(NAMES)
+    assert [s.fetch["queues"]["mode"] for s in snaps] == ["full", "light"]
+    light = snaps[-1]
+    assert light.fetch["queues"]["detail_by"] == "queue" and light.detail_by_queue == 2
+    assert {q.name for q in light.queues} == set(NAMES)
+    quorum = light.queue(QUORUM)
+    assert quorum is not None and (quorum.messages, quorum.consumers) == (2, 0)
+    assert requests == 3 and sorted(r["name"] for r in rows) == sorted(NAMES)
+    assert all(set(r) <= set(QUEUE_COLUMNS) and "consumers" in r for r in rows), rows
