@@ -49,22 +49,25 @@ def test_a_snapshot_waits_while_keys_come_and_events_do_not(tmp_path: Path, monk
         journal.close()
 
 
-def test_keys_that_never_stop_put_it_off_at_most_hold_max_s(tmp_path: Path, monkeypatch: Any) -> None:
-    monkeypatch.setattr(recorder_module, "HOLD_MAX_S", 0.1)
+def typing_for_ever(tmp_path: Path, monkeypatch: Any, hold_max_s: float) -> Journal:
+    """A journal whose keys never stop, a snapshot queued."""
+    monkeypatch.setattr(recorder_module, "HOLD_MAX_S", hold_max_s)
     journal = Journal(tmp_path, name="j.jsonl")
     journal.hold = lambda: True
+    journal.write_snapshot(obs(100, Snap({"svc:a": {"state": "up"}})))
+    return journal
+
+
+def test_keys_that_never_stop_put_it_off_at_most_hold_max_s(tmp_path: Path, monkeypatch: Any) -> None:
+    journal = typing_for_ever(tmp_path, monkeypatch, 0.1)
     try:
-        journal.write_snapshot(obs(100, Snap({"svc:a": {"state": "up"}})))
         until("the snapshot after HOLD_MAX_S", lambda: snapshots(tmp_path / "j.jsonl"))
     finally:
         journal.close()
 
 
 def test_close_writes_a_held_snapshot_without_waiting_for_the_keys(tmp_path: Path, monkeypatch: Any) -> None:
-    monkeypatch.setattr(recorder_module, "HOLD_MAX_S", 3600.0)
-    journal = Journal(tmp_path, name="j.jsonl")
-    journal.hold = lambda: True
-    journal.write_snapshot(obs(100, Snap({"svc:a": {"state": "up"}})))
+    journal = typing_for_ever(tmp_path, monkeypatch, 3600.0)
     journal.close()  # joins the writer thread for at most 10 s: the hold must give way at once
     assert not journal._thread.is_alive()
     assert len(snapshots(tmp_path / "j.jsonl")) == 1
