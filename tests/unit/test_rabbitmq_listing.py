@@ -9,7 +9,7 @@ import re
 import pytest
 
 from tui.collectors.rabbitmq import RabbitMQCollector
-from tui.collectors.rabbitmq_params import light_listing, name_regexes, stats_by_name, stats_listing
+from tui.collectors.rabbitmq_params import light_listing, name_regexes, queue_path, stats_by_name, stats_listing
 from tui.collectors.rabbitmq_payload import LIGHT_QUEUE_COLUMNS, QUEUE_COLUMNS, parse_queue
 from tui.sim import start_demo
 
@@ -38,6 +38,12 @@ def test_light_listing_is_unpaged_without_statistics():
 def test_stats_by_name_is_paged_because_the_broker_filters_only_pages():
     params = stats_by_name("^(?:a)$", 2, 500)
     assert params == {**stats_listing(), "name": "^(?:a)$", "use_regex": "true", "page": 2, "page_size": 500}
+
+
+def test_queue_path_quotes_every_name_and_refuses_dot_segments():
+    assert queue_path("/", "reply_a/b?c#d%e") == "/api/queues/%2F/reply_a%2Fb%3Fc%23d%25e"
+    assert queue_path("/", "a..b") == "/api/queues/%2F/a..b"
+    assert [queue_path(v, n) for v, n in (("/", "."), ("/", ".."), (".", "q"), ("..", "q"))] == [None] * 4
 
 
 def test_name_regexes_match_exactly_the_names_within_the_budget():

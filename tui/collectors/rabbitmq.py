@@ -49,7 +49,7 @@ from tui import deadline
 from tui.collectors.base import BaseCollector, BuildContext, Collector
 from tui.collectors.rabbitmq_amqp import AmqpError, LiveQueue, passive_check
 from tui.collectors.rabbitmq_history import HISTORY_PARAMS, HistoryVerdict, judge_history
-from tui.collectors.rabbitmq_params import light_listing, name_regexes, stats_by_name, stats_listing
+from tui.collectors.rabbitmq_params import light_listing, name_regexes, queue_path, stats_by_name, stats_listing
 from tui.collectors.rabbitmq_payload import (
     NODE_COLUMNS,
     OVERVIEW_COLUMNS,
@@ -437,22 +437,22 @@ class RabbitMQCollector(BaseCollector):
 
     async def _rows_by_queue(self, keys: list[tuple[str, str]]) -> tuple[list[dict[str, Any]], int, bool]:
         """_detail_rows one queue at a time, DETAIL_PARALLEL GETs at once; a queue deleted since the listing
-        answers 404 and is left out. The last answer of each is kept (for the same-bytes check) while the
-        queue is asked."""
+        answers 404 and is left out, as is a queue its own GET cannot address (queue_path). The last answer of
+        each is kept (for the same-bytes check) while the queue is asked."""
         gate = asyncio.Semaphore(DETAIL_PARALLEL)
         params = stats_listing(self.trim_columns)
+        paths = {(vhost, name): path for vhost, name in keys if (path := queue_path(vhost, name)) is not None}
 
-        async def one(vhost: str, name: str) -> tuple[dict[str, Any] | None, bool]:
+        async def one(vhost: str, name: str, path: str) -> tuple[dict[str, Any] | None, bool]:
             async with gate:
-                status, data, same = await self._request(f"/api/queues/{quote(vhost, safe='')}/{quote(name, safe='')}",
-                                                         params, (200, 404), ("queue", vhost, name))
+                status, data, same = await self._request(path, params, (200, 404), ("queue", vhost, name))
             return (data if status == 200 and isinstance(data, dict) else None), same and status == 200
 
-        answers = await asyncio.gather(*(one(vhost, name) for vhost, name in keys))
-        asked = {("queue", vhost, name) for vhost, name in keys}
+        answers = await asyncio.gather(*(one(vhost, name, path) for (vhost, name), path in paths.items()))
+        asked = {("queue", vhost, name) for vhost, name in paths}
         for key in [k for k in self._bodies if k[0] == "queue" and k not in asked]:
             del self._bodies[key]
-        return [row for row, _ in answers if row is not None], len(keys), all(same for _, same in answers)
+        return [row for row, _ in answers if row is not None], len(paths), all(same for _, same in answers)
 
     async def _fetch_queues(self) -> tuple[list[QueueInfo], int, dict[str, Any]]:
         full = (self.full_every <= 1 or self.oneshot or not self._stats
@@ -642,7 +642,9 @@ class RabbitMQCollector(BaseCollector):
 
     async def _queue_history(self, queue: QueueInfo, gate: asyncio.Semaphore) -> HistoryVerdict:
         """One suspect's verdict from one GET of its sample history (an error reads as a history not told)."""
-        path = f"/api/queues/{quote(queue.vhost, safe='')}/{quote(queue.name, safe='')}"
+        path = queue_path(queue.vhost, queue.name)
+        if path is None:
+            return HistoryVerdict("short", reason="a queue name the management API cannot address")
         async with gate:
             try:
                 status, data = await self._get(path, HISTORY_PARAMS, ok=(200, 404))
@@ -672,7 +674,9 @@ class RabbitMQCollector(BaseCollector):
 
     async def _newest_sample(self, queue: QueueInfo) -> Any:
         """The timestamp of the newest statistics sample of a queue's length (None: not told)."""
-        path = f"/api/queues/{quote(queue.vhost, safe='')}/{quote(queue.name, safe='')}"
+        path = queue_path(queue.vhost, queue.name)
+        if path is None:
+            return None
         try:
             _, data = await self._get(path, {"lengths_age": 15, "lengths_incr": 5, "columns": "messages_details"})
         except SourceError:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from urllib.parse import quote
 
 from tui.collectors.rabbitmq_payload import LIGHT_QUEUE_COLUMNS, QUEUE_COLUMNS
 
@@ -51,3 +52,12 @@ def stats_by_name(regex: str, page: int, page_size: int, trim_columns: bool = Tr
     """One page of the queues whose name matches `regex`, with statistics (paged: unpaged, `name` is ignored)."""
     return {**stats_listing(trim_columns), "name": regex, "use_regex": "true", "page": page,
             "page_size": page_size}
+
+
+def queue_path(vhost: str, name: str) -> str | None:
+    """`/api/queues/<vhost>/<name>`, one queue's own GET; None for a queue the API cannot address: a vhost or
+    name of `.` or `..` is taken as a dot segment (even percent-encoded) and the GET becomes a listing of
+    every queue."""
+    if vhost in (".", "..") or name in (".", ".."):
+        return None
+    return f"/api/queues/{quote(vhost, safe='')}/{quote(name, safe='')}"

@@ -37,7 +37,10 @@ async def test_stats_listing_unpaged_has_every_field_the_parser_reads(vb, amqp):
     amqp.declare(*NAMES)
     amqp.publish("compute.compute-02", 3)
     amqp.consume("conductor")
-    rows = await poll_until(lambda: _listed(vb, stats_listing()), _with_stats, what="statistics for every queue")
+    rows = await poll_until(lambda: _listed(vb, stats_listing()),
+                            lambda rows: _with_stats(rows) and next(
+                                r for r in rows if r["name"] == "compute.compute-02")["messages"] == 3,
+                            what="statistics for every queue, compute-02's 3 messages counted")
     assert isinstance(rows, list)  # unpaged: a list, not a page object
     for row in rows:
         assert set(row) <= set(QUEUE_COLUMNS), row  # trimmed to the columns asked
@@ -98,8 +101,11 @@ async def test_over_light_max_queues_light_polls_ask_statistics_queue_by_queue(v
     try:
         last = await poll_until(under.collect, held, what="a light poll (by name) with compute-02's 3 messages")
         snap = await poll_until(c.collect, held, what="a light poll (by queue) with compute-02's 3 messages")
-        # a queue deleted since the listing answers 404: left out, the others read
-        rows, requests, _ = await c._rows_by_queue([(vb.vhost, "compute.compute-02"), (vb.vhost, "no-such-queue")])
+        # a queue deleted since the listing answers 404: left out, the others read; a queue named `..` is not
+        # asked (its GET would be a listing of every queue)
+        amqp.declare("..")
+        rows, requests, _ = await c._rows_by_queue([(vb.vhost, "compute.compute-02"), (vb.vhost, "no-such-queue"),
+                                                    (vb.vhost, "..")])
     finally:
         await c.aclose()
         await under.aclose()
