@@ -319,6 +319,52 @@ async def test_the_footer_follows_sort_filter_and_esc_in_place() -> None:
         assert app.focused is table and footer_keys(app) == composed_keys(app)
 
 
+async def test_the_sort_key_keeps_its_widest_so_sorting_lays_nothing_out(monkeypatch: Any) -> None:
+    """`s` through every column and back: once the sort key has said its longest `sort: ...`, it keeps that
+    width; the keys after it stay where they are, every new label shows, and no press asks the footer for a
+    layout (a layout of the footer redraws the whole screen, twice). The rendered key shows its text exactly."""
+    from textual.widgets._footer import FooterKey
+
+    collectors = [ScriptedCollector(name, [1], interval=60.0) for name in ("services", "instances", "rabbitmq")]
+    app = StacktopApp(Config(), collectors=collectors)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await wait_started(pilot, app)
+        await _settled_footer(pilot, app)
+        table = app.panes[app.active_index].table
+        assert table is not None and app.focused is table
+        presses = len(table.columns) + 1  # every column, then the default order again
+        for _ in range(presses):
+            await pilot.press("s")
+            await pilot.pause()
+        keys = [k for k in app.screen.query(FooterKey) if k.display and not k.has_class("-command-palette")]
+        sort_key = next(k for k in keys if k.key == "s")
+        after = keys[keys.index(sort_key) + 1]
+        where = after.region
+        widths = set()
+        layouts: list[Any] = []
+        refresh = FooterKey.refresh
+
+        def spy(self: FooterKey, *args: Any, layout: bool = False, **kwargs: Any) -> Any:
+            if layout:
+                layouts.append(self)
+            return refresh(self, *args, layout=layout, **kwargs)
+
+        monkeypatch.setattr(FooterKey, "refresh", spy)
+        for _ in range(presses):
+            await pilot.press("s")
+            await pilot.pause()
+            await pilot.pause()
+            assert sort_key.description == table.sort_label
+            assert str(sort_key.render()).strip() == f"s {table.sort_label}", "the label as it is, no more"
+            assert after.region == where, table.sort_label
+            widths.add(len(table.sort_label))
+        assert layouts == [], "nothing in the footer was laid out again"
+        assert len(widths) > 1, "labels of several widths were shown"
+        await pilot.press("tab")  # another table's keys: laid out for them, as ever
+        await pilot.pause()
+        assert footer_keys(app) == composed_keys(app)
+
+
 @pytest.mark.parametrize(("size", "overlaid"), [((160, 48), True), ((80, 24), False)])
 async def test_the_filter_line_floats_over_the_panes_unless_one_pane_is_shown(size: tuple[int, int],
                                                                              overlaid: bool) -> None:

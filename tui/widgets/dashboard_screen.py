@@ -5,7 +5,9 @@ Both reach into Textual internals, listed and checked in tui.widgets.textual_pri
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from textual.binding import Binding
+from textual.css.scalar import Scalar
 from textual.reactive import Reactive
 from textual.screen import Screen
 from textual.widget import Widget
@@ -73,6 +75,8 @@ class StableFooter(Footer):
                 key.display = True  # a spare key shown again
             display = self.app.get_key_display(binding)
             resized = (display, binding.description) != (key.key_display, key.description)
+            if resized:
+                resized = self._keep_width(key, binding.action, display, binding.description)
             restyle = key._disabled != (not enabled)
             key.key, key.key_display, key.description, key.action = (
                 binding.key,
@@ -107,6 +111,26 @@ class StableFooter(Footer):
             self.mount(*extra, after=keys[-1])
         return True
 
+    @staticmethod
+    def _keep_width(key: FooterKey, action: str, display: str, description: str) -> bool:
+        """A key that says something new for the same action (`s`: `sort: default`, `sort: name ▲`, ...) keeps
+        the widest it has been: the keys after it stay where they are and, when the new text fits, nothing is
+        laid out again (a layout of the footer redraws the whole screen, twice). Another action in its place
+        starts from its own width. True when the key must be laid out again (it grew or changed action)."""
+        kept = key.styles.get_rule("min_width")
+        if key.action != action:
+            if kept is not None:
+                key.styles.set_rule("min_width", None)
+            return True
+        width = _key_width(key, display, description)
+        widest = kept.value if isinstance(kept, Scalar) else _key_width(key, key.key_display, key.description)
+        if width <= widest:
+            # as wide as it is laid out now: the rule changes no size, so it needs no layout of its own
+            key.styles.set_rule("min_width", Scalar.from_number(widest))
+            return False
+        key.styles.set_rule("min_width", Scalar.from_number(width))
+        return True
+
     def _watch_compact(self, compact: bool) -> None:
         for key in self.query_children(FooterKey):
             key.compact = compact
@@ -114,6 +138,16 @@ class StableFooter(Footer):
     async def recompose(self) -> None:
         self._recompose_pending = False
         await super().recompose()
+
+
+def _key_width(key: FooterKey, display: str, description: str) -> int:
+    """The cells FooterKey.render takes for this key and description (its padding as its CSS sets it)."""
+    key_padding = key.get_component_styles("footer-key--key").padding
+    width = key_padding.left + cell_len(display) + key_padding.right
+    if description:
+        padding = key.get_component_styles("footer-key--description").padding
+        width += padding.left + cell_len(description) + padding.right
+    return width
 
 
 class DashboardScreen(Screen[None]):

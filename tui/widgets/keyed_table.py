@@ -147,6 +147,8 @@ class KeyedTable(DataTable):
         self._restyled = False
         self._written: dict[tuple[Any, ...], Written] = {}  # (sort column, reverse) -> the unfiltered view
         self._current: Written | None = None  # the kept view on screen (its widths are kept with it)
+        self._cell_styles: dict[tuple[Any, ...], Style] = {}  # _cell_style
+        self._last_row_cells: tuple[Any, Any] = (None, ())  # _row_cells: ((update, row index), cells)
 
     @property
     def ordered_rows(self) -> list[TableRow]:
@@ -214,17 +216,39 @@ class KeyedTable(DataTable):
             return lines
         row = self.rows.get(row_key) if row_key is not None else None
         if row is not None and row.height == 1:
-            cells = self._get_row_renderables(row_index).cells
+            cells = self._row_cells(row_index)
             if column_index < len(cells):
                 component, post = self._get_styles_to_render_cell(
                     False, False, False, hover, cursor, self.show_cursor, self._show_hover_cursor,
                     self.cursor_foreground_priority == "css", self.cursor_background_priority == "css")
-                pre = base_style + Style.from_meta({"row": row_index, "column": column_index}) + component
+                pre = self._cell_style(base_style, row_index, column_index, component)
                 lines = one_line(cells[column_index], width, self.cell_padding, pre, post, self.app.console)
                 if lines is not None:
                     cache[cache_key] = lines
                     return lines
         return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
+
+    def _row_cells(self, row_index: int) -> Any:
+        """The row's cells as DataTable renders them: fetched once per row and update, not once per cell."""
+        key = (self._update_count, row_index)
+        last = self._last_row_cells
+        if last[0] != key:
+            last = self._last_row_cells = (key, self._get_row_renderables(row_index).cells)
+        return last[1]
+
+    def _cell_style(self, base_style: Style, row_index: int, column_index: int, component: Style) -> Style:
+        """The style a cell's segments start with: the row's style, the cell's place (its meta, which mouse
+        clicks read) and the component's style. The places in view are the same from one render to the next
+        (the top rows after a sort or a filter are rows 0..n again), so the combinations are kept, a few
+        screens' worth."""
+        key = (base_style, row_index, column_index, component)
+        styles = self._cell_styles
+        style = styles.get(key)
+        if style is None:
+            if len(styles) >= 4096:
+                styles.clear()
+            style = styles[key] = base_style + Style.from_meta({"row": row_index, "column": column_index}) + component
+        return style
 
     def on_mount(self) -> None:
         for label in self._column_labels:
