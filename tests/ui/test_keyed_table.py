@@ -87,14 +87,15 @@ def shown_line(table: KeyedTable, row: int) -> str:
 async def test_column_widths_follow_the_rows_and_the_size() -> None:
     """A long queue name widens its column and the name shrinks back when that row goes (widths are not
     frozen at the widest row ever seen); when the table is narrow the name is cut with "…" so the numbers stay
-    on screen; when it widens again nothing is cut."""
+    on screen; when it widens again nothing is cut. Where there is room, every header keeps room for the sort
+    mark (` ▲`); where there is not, the cells come first."""
     app = FitApp()
     long = "versioned_notifications.info.with.a.very.long.suffix"
     async with app.run_test(size=(60, 10)) as pilot:
         table = app.query_one(KeyedTable)
         table.sync([("a", ("compute.c1", "3", "0"))])
         await pilot.pause()
-        assert table.fitted == [10, 8, 9]
+        assert table.fitted == [10, 10, 11]
         table.sync([("a", ("compute.c1", "3", "0")), ("b", (long, "12", "1"))])
         await pilot.pause()
         assert table.fitted[1:] == [8, 9] and sum(table.fitted) + 6 == 60, "the name is cut to fit"
@@ -102,11 +103,11 @@ async def test_column_widths_follow_the_rows_and_the_size() -> None:
         assert "…" in line and "12" in line and line.rstrip().endswith("1"), line
         table.sync([("a", ("compute.c1", "3", "0"))])
         await pilot.pause()
-        assert table.fitted == [10, 8, 9], "the long row went: the column shrinks back"
+        assert table.fitted == [10, 10, 11], "the long row went: the column shrinks back"
         table.sync([("a", ("compute.c1", "3", "0")), ("b", (long, "12", "1"))])
         await pilot.resize_terminal(120, 10)
         await pilot.pause()
-        assert table.fitted == [len(long), 8, 9], "room again: nothing cut"
+        assert table.fitted == [len(long), 10, 11], "room again: nothing cut"
         assert long in shown_line(table, 2)
 
 
@@ -119,9 +120,12 @@ async def test_sort_column_is_marked_in_its_header() -> None:
         def headers() -> list[str]:
             return [str(c.label) for c in table.columns.values()]
 
+        await pilot.pause()
+        widths = list(table.fitted)
         table.set_sort("state")
         await pilot.pause()
         assert headers() == ["name", "state ▲"] and table.shown_keys == ["a", "b"]
+        assert table.fitted == widths, "the header had room for the mark: no column moved"
         assert "state ▲" in shown_line(table, 0)
         table.set_sort("state", reverse=True)
         assert headers() == ["name", "state ▼"]

@@ -74,9 +74,8 @@ class StableFooter(Footer):
             if not key.display:
                 key.display = True  # a spare key shown again
             display = self.app.get_key_display(binding)
-            resized = (display, binding.description) != (key.key_display, key.description)
-            if resized:
-                resized = self._keep_width(key, binding.action, display, binding.description)
+            rewritten = (display, binding.description) != (key.key_display, key.description)
+            resized = rewritten and self._keep_width(key, binding.action, display, binding.description)
             restyle = key._disabled != (not enabled)
             key.key, key.key_display, key.description, key.action = (
                 binding.key,
@@ -88,7 +87,7 @@ class StableFooter(Footer):
             key.tooltip = tooltip or None
             if restyle:
                 key.set_class(not enabled, "-disabled")
-            if resized or restyle:
+            if rewritten or restyle:
                 key.refresh(layout=resized)
         for key in keys[len(wanted) :]:
             key.display = False  # a spare, for the next key that needs one

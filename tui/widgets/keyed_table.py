@@ -28,6 +28,7 @@ from tui.widgets.lazy_rows import LazyRows, cell_width
 
 _COMPONENTS = tuple(sorted(DataTable.COMPONENT_CLASSES))
 SORT_MARK = {False: " ▲", True: " ▼"}  # after the label of the column the table is sorted by
+MARK_WIDTH = 2  # the cells SORT_MARK takes, kept in every column's header (a sort moves no column)
 
 
 def shown_cell(value: Any) -> Any:
@@ -82,7 +83,8 @@ class KeyedTable(DataTable):
 
     Column widths follow tui.widgets.column_fit, recomputed when the table is resized and when its rows change:
     natural widths where they fit, else the columns `fit` marks shrinkable are cut with "…". The column the
-    table is sorted by is marked in its header (▲ / ▼).
+    table is sorted by is marked in its header (▲ / ▼); where the table has room, every header keeps room for
+    the mark, so a sort moves no column.
 
     Re-ordering writes the row order the way DataTable.sort does (textual is pinned to 8.2.x for this; the
     private DataTable items used are listed and checked in tui.widgets.textual_private).
@@ -274,7 +276,7 @@ class KeyedTable(DataTable):
     def _natural(self) -> list[int]:
         """Each column's widest cell over the shown rows and its header (a row's widths are measured again
         only when its cells change: the filter and `a` bring the same rows back; the columns' widest are
-        worked out again only when rows came, went or changed: not for a sort, nor for a new sort mark)."""
+        worked out again only when rows came, went or changed: not for a sort)."""
         widest = self._widest
         if widest is None:
             measured = self._measured
@@ -299,7 +301,14 @@ class KeyedTable(DataTable):
         """Give each column its width for the table's size and rows (natural where it fits, see column_fit)."""
         if not self.columns or self.size.width <= 0:
             return
-        widths = fit_widths(self._natural(), self._rules, self._available(), 2 * self.cell_padding)
+        natural, available, padding = self._natural(), self._available(), 2 * self.cell_padding
+        # where there is room, every header keeps room for the sort mark: a sort moves no column (nor lays the
+        # screen out again); where there is not, the cells' width comes first
+        roomy = [max(n, len(label) + MARK_WIDTH) for n, label in zip(natural, self._column_labels, strict=True)]
+        if sum(roomy) + padding * len(roomy) <= available:
+            widths = roomy
+        else:
+            widths = fit_widths(natural, self._rules, available, padding)
         if widths == self.fitted:
             return
         self.fitted = widths
@@ -313,7 +322,6 @@ class KeyedTable(DataTable):
         """The header marks the sort column (▲ ascending, ▼ descending)."""
         for index, column in enumerate(self.ordered_columns):
             column.label = Text(self._header_label(index))
-        self.fitted = []  # the label's width counts
         self.refit()
         self._update_count += 1
         self.refresh()
