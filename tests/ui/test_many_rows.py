@@ -351,3 +351,38 @@ async def test_the_row_order_and_lines_are_read_from_the_order_written(monkeypat
         assert ordered == own and [row.key for row in ordered] == table.shown_keys
         assert list(lines) == [(row.key, 0) for row in own] and table._total_row_height == N
         assert table.virtual_size.height == N + table.header_height
+
+
+async def test_sort_values_are_made_between_keys_not_at_the_first_sort(monkeypatch: Any) -> None:
+    """10,000 rows given: the table works out every column's sort values a few milliseconds at a time, so a
+    sort by any column then makes none while the engineer waits; a changed row is worked out again, and
+    nothing is worked out while a key waits for its frame."""
+    import tui.widgets.keyed_table as keyed
+
+    app = TableApp()
+    async with app.run_test(size=(160, 30)) as pilot:
+        table = app.query_one(KeyedTable)
+        waiting = [True]
+        monkeypatch.setattr(app, "key_pending", lambda: waiting[0], raising=False)
+        rows = table_rows()
+        table.sync(rows)
+        await pilot.pause(0.3)
+        assert table.warm_steps == 0, "a key waits: nothing worked out"
+        waiting[0] = False
+        await until_pilot(pilot, lambda: table._warm_state is not None and table._warm_state[1] == 3,
+                          "every column's sort values")
+        assert table.warm_steps > 1, "in several steps"
+        made: list[Any] = []
+        real = keyed.sort_value
+        monkeypatch.setattr(keyed, "sort_value", lambda cell: made.append(cell) or real(cell))
+        for column in ("name", "status", "host"):
+            table.set_sort(column)
+        assert made == [], "no sort value made at the sort"
+        assert [str(table.get_row(k)[1]) for k in table.shown_keys] == sorted(
+            (cells[1] for _, cells in rows), key=str.casefold)
+        changed = list(rows)
+        changed[7] = ("id-00007", ("web-00007", "compute-000-a", Text("ACTIVE", style="green")))
+        table.sync(changed)
+        await until_pilot(pilot, lambda: table._warm_state is not None and table._warm_state[0] is changed
+                          and table._warm_state[1] == 3, "the changed row worked out again")
+        assert sorted(map(str, made)) == sorted(["web-00007", "compute-000-a", "ACTIVE"])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import time
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -95,6 +96,11 @@ class KeyedTable(DataTable):
     """
 
     FLASH_SECONDS = 1.5
+    # a table of this many rows works out every column's sort values between keys (_warm_step), so that the
+    # first sort by a column does not make 10,000 of them while the engineer waits
+    WARM_FROM = 2_000
+    WARM_STEP_S = 0.003  # one step holds the event loop about this long
+    WARM_PAUSE_S = 0.01  # between two steps
     KEEP_VIEWS = 3  # unfiltered views kept written (Written): ~2 MB each at 10,000 rows
     # (the row locations written by _write_rows, their rows in order); read from DataTable's __init__ on
     _ordered: tuple[Any, list[TableRow]] = (None, ())  # type: ignore[assignment]
@@ -150,6 +156,9 @@ class KeyedTable(DataTable):
         self._written: dict[tuple[Any, ...], Written] = {}  # (sort column, reverse) -> the unfiltered view
         self._current: Written | None = None  # the kept view on screen (its widths are kept with it)
         self._cell_styles: dict[tuple[Any, ...], Style] = {}  # _cell_style
+        self._warm_timer: Any = None  # the next _warm_step, when one is due
+        self._warm_state: tuple[list[Row], int, int] | None = None  # (rows, column, row index) warmed up to
+        self.warm_steps = 0  # steps taken (tests, the curious)
         self._last_row_cells: tuple[Any, Any] = (None, ())  # _row_cells: ((update, row index), cells)
 
     @property
@@ -347,6 +356,7 @@ class KeyedTable(DataTable):
         self._all_rows = []
         self._previous_rows = []
         self._widest = None
+        self._warm_state = None
 
     # ----- sort ---------------------------------------------------------------------------------------
     @property
@@ -407,6 +417,7 @@ class KeyedTable(DataTable):
             if self.sort_column is not None or self.sort_reverse:
                 wanted = self._sorted(wanted)
         self.matched = len(wanted)
+        self._warm_later()
         self._count(len(wanted), len(self._all_rows))
         diff = diff_rows(self._shown, self._order, wanted)
         self._current = kept  # the kept view shown, if any (_write_rows keeps a new one)
@@ -459,6 +470,45 @@ class KeyedTable(DataTable):
             values.append(kept[1])
         prune(cache, self._all_rows, self._previous_rows)
         return sort_rows(rows, column, reverse=self.sort_reverse, values=values)
+
+    def _warm_later(self) -> None:
+        if self._warm_timer is None and len(self._all_rows) >= self.WARM_FROM:
+            state = self._warm_state
+            if state is None or state[0] is not self._all_rows or state[1] < len(self._column_labels):
+                self._warm_timer = self.set_timer(self.WARM_PAUSE_S, self._warm_step)
+
+    def _warm_step(self) -> None:
+        """Work out the sort values of the given rows (every column, the cache _sorted reads), a few
+        milliseconds at a time, never while a key waits for its frame. Rows whose cells did not change since
+        their value was made cost a lookup; a new list of rows (a poll) starts again from the first column."""
+        self._warm_timer = None
+        rows = self._all_rows
+        if len(rows) < self.WARM_FROM:
+            return
+        key_pending = getattr(self.app, "key_pending", None)
+        if callable(key_pending) and key_pending():
+            self._warm_later()
+            return
+        self.warm_steps += 1
+        state = self._warm_state
+        column, index = (state[1], state[2]) if state is not None and state[0] is rows else (0, 0)
+        columns, count = len(self._column_labels), len(rows)
+        deadline = time.perf_counter() + self.WARM_STEP_S
+        while column < columns:
+            cache = self._sort_values.setdefault(column, {})
+            get = cache.get
+            while index < count:
+                for key, cells in rows[index:index + 256]:
+                    kept = get(key)
+                    if kept is None or kept[0] is not cells:
+                        cache[key] = (cells, sort_value(cells[column] if column < len(cells) else ""))
+                index += 256
+                if time.perf_counter() > deadline:
+                    self._warm_state = (rows, column, index)
+                    self._warm_later()
+                    return
+            column, index = column + 1, 0
+        self._warm_state = (rows, columns, 0)
 
     def _filtered(self, rows: list[Row]) -> list[Row]:
         """The rows the filter lets through, searched in text kept per row (made again when its cells change)."""
