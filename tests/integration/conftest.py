@@ -207,7 +207,7 @@ def tls_testbed(openstack_cloud: OpenStackCloud, rabbitmq_broker: Broker) -> Tls
     is installed, ~3 s when up)."""
     testcloud(START_VERB, "tls")
     bed = tls_profile.tls_testbed()
-    for f in (bed.ca, bed.other_ca, bed.clouds_yaml, bed.galera_password_file):
+    for f in (bed.ca, bed.other_ca, bed.clouds_yaml, bed.galera_password_file, bed.rabbitmq_password_file):
         if not f.is_file():
             pytest.fail(f"scripts/testcloud up tls succeeded but wrote no {f}", pytrace=False)
     return bed

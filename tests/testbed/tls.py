@@ -53,13 +53,17 @@ class TlsTestbed:
     def galera_password_file(self) -> Path:
         return self.folder / "galera.password"
 
+    @property
+    def rabbitmq_password_file(self) -> Path:
+        """The broker's guest password, written by `scripts/testcloud up|reset rabbitmq` beside the profiles."""
+        return self.folder.parent / "rabbitmq.password"
+
     def config(self, path: Path, *, clouds_file: Path | None = None, openstack_cacert: Path | None = None,
                mgmt_url: str = MGMT_URL, rabbitmq_cacert: Path | None = None,
                galera_cacert: Path | None = None, galera_node: str = GALERA_NODE,
                galera_insecure: bool = False) -> Path:
         """Write a stacktop config reading every source over TLS (the test CA unless told otherwise) to path.
         galera_insecure: [galera] insecure = true instead of a cacert."""
-        home = paths.testcloud_home()
         lines = [
             "[openstack]", f'cloud = "{CLOUD}"', f'clouds_file = "{clouds_file or self.clouds_yaml}"',
             "interval = 5", "timeout = 20",
@@ -68,7 +72,7 @@ class TlsTestbed:
             lines.append(f'cacert = "{openstack_cacert}"')
         lines += [
             "", "[rabbitmq]", f'management_url = "{mgmt_url}"', f'cacert = "{rabbitmq_cacert or self.ca}"',
-            'user = "guest"', f'password_file = "{home / "rabbitmq.password"}"', 'vhosts = ["openstack"]',
+            'user = "guest"', f'password_file = "{self.rabbitmq_password_file}"', 'vhosts = ["openstack"]',
             "", "[galera]", f'nodes = ["{galera_node}"]', f'user = "{GALERA_USER}"',
             f'password_file = "{self.galera_password_file}"',
             "insecure = true" if galera_insecure else f'cacert = "{galera_cacert or self.ca}"',
