@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
 from textual.app import App, ComposeResult
 
 from tui.widgets.keyed_table import KeyedTable
@@ -131,3 +134,34 @@ async def test_sort_column_is_marked_in_its_header() -> None:
         assert headers() == ["name", "state ▼"]
         table.set_sort(None)
         assert headers() == ["name", "state"], "the pane's own order: no mark"
+
+
+@pytest.mark.parametrize(("width", "moves"), [(34, True), (60, False)])
+async def test_a_sort_changes_no_scrollable_width_so_nothing_is_laid_out_again(width: int, moves: bool) -> None:
+    """Whether the headers have room for the sort mark (at 60: nothing moves) or not (at 34: the widths move),
+    the table is as wide as its room (its last column takes the spare width, blank either way): a sort that
+    widens a column changes no scrollable size, which would lay the whole screen out again."""
+    app = FitApp()
+    async with app.run_test(size=(width, 10)) as pilot:
+        table = app.query_one(KeyedTable)
+        table.sync([("a", ("compute.c1", "3", "0")), ("b", ("compute.c2", "12", "1"))])
+        await pilot.pause()
+        before = table.virtual_size
+        layouts: list[bool] = []
+        refresh = table.refresh
+
+        def spy(*args: Any, layout: bool = False, **kwargs: Any) -> Any:
+            layouts.append(layout)
+            return refresh(*args, layout=layout, **kwargs)
+
+        table.refresh = spy  # type: ignore[method-assign]
+        moved = False
+        for column in ("messages", "consumers", None):
+            fitted = list(table.fitted)
+            table.set_sort(column)
+            await pilot.pause()
+            moved = moved or table.fitted != fitted
+            assert table.virtual_size == before, column
+            assert "12" in shown_line(table, 1) + shown_line(table, 2)
+        assert True not in layouts
+        assert moved == moves, "the columns move only where the headers have no room"

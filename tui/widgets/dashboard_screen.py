@@ -5,6 +5,8 @@ Both reach into Textual internals, listed and checked in tui.widgets.textual_pri
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.cells import cell_len
 from textual.binding import Binding
 from textual.css.scalar import Scalar
@@ -28,6 +30,10 @@ class StableFooter(Footer):
 
     _shown_keys: tuple[tuple[str, str, bool], ...] | None = None
     _recompose_pending = False
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._widest: dict[str, int] = {}  # action -> the widest its key has been (_keep_width)
 
     def bindings_changed(self, screen: Screen[object]) -> None:
         shown = tuple(
@@ -110,25 +116,23 @@ class StableFooter(Footer):
             self.mount(*extra, after=keys[-1])
         return True
 
-    @staticmethod
-    def _keep_width(key: FooterKey, action: str, display: str, description: str) -> bool:
-        """A key that says something new for the same action (`s`: `sort: default`, `sort: name ▲`, ...) keeps
-        the widest it has been: the keys after it stay where they are and, when the new text fits, nothing is
-        laid out again (a layout of the footer redraws the whole screen, twice). Another action in its place
-        starts from its own width. True when the key must be laid out again (it grew or changed action)."""
-        kept = key.styles.get_rule("min_width")
-        if key.action != action:
-            if kept is not None:
-                key.styles.set_rule("min_width", None)
-            return True
+    def _keep_width(self, key: FooterKey, action: str, display: str, description: str) -> bool:
+        """A key keeps the widest it has been for its action (`s`: `sort: default`, `sort: name ▲`, ...),
+        remembered across the changes that move keys to other places (`/` and esc): the keys after it stay
+        where they are and, when the new text fits, nothing is laid out again (a layout of the footer redraws
+        the whole screen, twice). True when the key must be laid out again (it grew, or took another action's
+        place)."""
         width = _key_width(key, display, description)
-        widest = kept.value if isinstance(kept, Scalar) else _key_width(key, key.key_display, key.description)
-        if width <= widest:
-            # as wide as it is laid out now: the rule changes no size, so it needs no layout of its own
-            key.styles.set_rule("min_width", Scalar.from_number(widest))
-            return False
-        key.styles.set_rule("min_width", Scalar.from_number(width))
-        return True
+        widest = max(width, self._widest.get(action, 0))
+        same = key.action == action
+        if same:
+            kept = key.styles.get_rule("min_width")
+            now = kept.value if isinstance(kept, Scalar) else _key_width(key, key.key_display, key.description)
+            widest = max(widest, int(now))
+        self._widest[action] = widest
+        # the rule alone asks for no layout: where the key is as wide already, none is needed
+        key.styles.set_rule("min_width", Scalar.from_number(widest))
+        return not (same and widest <= now)
 
     def _watch_compact(self, compact: bool) -> None:
         for key in self.query_children(FooterKey):

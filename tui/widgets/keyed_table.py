@@ -134,6 +134,7 @@ class KeyedTable(DataTable):
         self._column_labels = list(columns)
         self._rules = rules_for(self._column_labels, fit or {})
         self.fitted: list[int] = []  # the widths the columns were given last (tests, the curious)
+        self._filled_to = 0  # the room the last column was widened to fill (refit)
         self._shown: dict[str, tuple[Any, ...]] = {}  # key -> cells as the pane gave them, in no order
         self._order: list[str] = []  # the shown keys, top to bottom
         self._data = LazyRows(self._shown, (), make=shown_cell)  # DataTable reads a row's cells through this
@@ -318,10 +319,15 @@ class KeyedTable(DataTable):
             widths = roomy
         else:
             widths = fit_widths(natural, self._rules, available, padding)
-        if widths == self.fitted:
+        if widths == self.fitted and available == self._filled_to:
             return
-        self.fitted = widths
-        for column, width in zip(self.ordered_columns, widths, strict=False):
+        self.fitted, self._filled_to = widths, available
+        # the last column takes the table's spare width (blank either way): the table is as wide as its room
+        # whatever the columns' widths, so a new width (a sort mark, a longer name) changes no scrollable size
+        # and lays nothing out again
+        spare = available - (sum(widths) + padding * len(widths))
+        given = [*widths[:-1], widths[-1] + spare] if widths and spare > 0 else widths
+        for column, width in zip(self.ordered_columns, given, strict=False):
             column.auto_width, column.width = False, width
         self._update_count += 1  # rendered cells are cached without their width
         self._require_update_dimensions = True  # the virtual width (sideways scrolling) follows on idle
