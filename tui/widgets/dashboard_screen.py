@@ -95,6 +95,10 @@ class StableFooter(Footer):
                 key.set_class(not enabled, "-disabled")
             if rewritten or restyle:
                 key.refresh(layout=resized)
+                if not resized and key.region:
+                    # the key repaints in the key's own frame: its own refresh reaches the screen only once
+                    # the FooterKey's message loop runs, a frame later (the table's new rows went first)
+                    screen.refresh(key.region)
         for key in keys[len(wanted) :]:
             key.display = False  # a spare, for the next key that needs one
         extra = []
