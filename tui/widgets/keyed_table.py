@@ -29,7 +29,7 @@ from tui.widgets.lazy_rows import LazyRows, cell_width
 
 _COMPONENTS = tuple(sorted(DataTable.COMPONENT_CLASSES))
 SORT_MARK = {False: " ▲", True: " ▼"}  # after the label of the column the table is sorted by
-MARK_WIDTH = 2  # the cells SORT_MARK takes, kept in every column's header (a sort moves no column)
+MARK_WIDTH = 2  # the cells SORT_MARK takes, kept in every header where the table has room (refit)
 
 
 def shown_cell(value: Any) -> Any:
