@@ -211,8 +211,8 @@ async def test_keys_over_ten_thousand_instances_land_where_they_were_typed() -> 
 
 
 async def test_a_big_snapshots_rows_are_made_in_a_thread_and_shown_as_the_loop_would(monkeypatch: Any) -> None:
-    """A new poll of 10,000 servers: its rows (both views, once `a` showed the other) are made off the UI
-    thread, the pane shows exactly instance_rows' rows, and `a` afterwards makes no row on the loop."""
+    """A new poll of 10,000 servers: its rows (both views) are made off the UI thread, the pane shows exactly
+    instance_rows' rows, and `a` afterwards makes no row on the loop."""
     import threading
     import time
 
@@ -369,7 +369,7 @@ async def test_sort_values_are_made_between_keys_not_at_the_first_sort(monkeypat
         await pilot.pause(0.3)
         assert table.warm_steps == 0, "a key waits: nothing worked out"
         waiting[0] = False
-        await until_pilot(pilot, lambda: table._warm_state is not None and table._warm_state[1] == 3,
+        await until_pilot(pilot, lambda: table.warmed_for is not None and table.warmed_for[0] is rows,
                           "every column's sort values")
         assert table.warm_steps > 1, "in several steps"
         made: list[Any] = []
@@ -383,6 +383,48 @@ async def test_sort_values_are_made_between_keys_not_at_the_first_sort(monkeypat
         changed = list(rows)
         changed[7] = ("id-00007", ("web-00007", "compute-000-a", Text("ACTIVE", style="green")))
         table.sync(changed)
-        await until_pilot(pilot, lambda: table._warm_state is not None and table._warm_state[0] is changed
-                          and table._warm_state[1] == 3, "the changed row worked out again")
+        await until_pilot(pilot, lambda: table.warmed_for is not None and table.warmed_for[0] is changed,
+                          "the changed row worked out again")
         assert sorted(map(str, made)) == sorted(["web-00007", "compute-000-a", "ACTIVE"])
+
+
+async def test_the_first_a_and_the_first_letter_typed_find_their_work_done_between_keys(monkeypatch: Any) -> None:
+    """10,000 servers, the attention view shown: between keys the table measures every server's row (the
+    other view, which `a` shows) and makes its row records and the text the filter searches, so the first
+    `a` measures no cell and makes no row record, and the first letter typed in the filter makes no row's
+    text."""
+    import tui.widgets.keyed_table as keyed
+
+    app = StacktopApp(Config(), collectors=[FixedInstances()])
+    async with app.run_test(size=(160, 48)) as pilot:
+        pane = app.query_one(InstancesPane)
+        await until_pilot(pilot, lambda: pane.table is not None and pane.table.row_count == 1, "the attention view")
+        table = pane.table
+        assert table is not None
+        await until_pilot(pilot, lambda: table.warmed_for is not None and len(table.warmed_for) == 2
+                          and len(table.warmed_for[1]) == N, "every server's row measured between keys")
+        measured: list[Any] = []
+        records: list[Any] = []
+        texts: list[Any] = []
+        real_width, real_row, real_text = keyed.cell_width, keyed.TableRow, keyed.row_text
+        monkeypatch.setattr(keyed, "cell_width", lambda value: measured.append(value) or real_width(value))
+        monkeypatch.setattr(keyed, "TableRow", lambda *a: records.append(a) or real_row(*a))
+        monkeypatch.setattr(keyed, "row_text", lambda cells: texts.append(cells) or real_text(cells))
+        app.show_source("instances")
+        attention = {id(cell) for _, cells in table._all_rows for cell in cells}
+        few = {id(cells) for _, cells in table._all_rows}
+        attention_keys = {key for key, _ in table._all_rows}
+        await pilot.press("a")
+        await until_pilot(pilot, lambda: table.row_count == N, "`a`: every server")
+        # (a row worth attention has other cells in each view: it is measured in this one now)
+        assert len(measured) <= len(attention) * 2, "the first `a` measured no other row"
+        assert records == [], "and made no row record"
+        name = next(iter(table.columns.values()))
+        assert name.width >= max(len(s.name) for s in snapshot().servers), "the widths of every server's row"
+        await pilot.press("slash", "w")
+        await until_pilot(pilot, lambda: table.row_filter.active and table.row_count < N, "the filter typed")
+        # (a row in both views has other cells in each: its text in this one is made now, as its width was)
+        both = few | {id(cells) for key, cells in table._all_rows if key in attention_keys}
+        assert all(id(cells) in both for cells in texts), "the first letter found every other row's text made"
+        assert len(texts) <= len(attention_keys)
+        assert table.shown_keys == [key for key, cells in table._all_rows if "w" in keyed.row_text(cells)]

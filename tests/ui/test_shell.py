@@ -378,6 +378,42 @@ async def test_the_sort_key_keeps_its_widest_so_sorting_lays_nothing_out(monkeyp
         assert footer_keys(app) == composed_keys(app)
 
 
+async def test_the_sort_key_takes_its_widest_name_at_the_first_sort(monkeypatch: Any) -> None:
+    """The table tells the footer every name its `s` key may give: the first `s` takes the widest's width
+    (a layout), and the presses after it, through every column and back, lay nothing out."""
+    from textual.widgets._footer import FooterKey
+
+    collectors = [ScriptedCollector(name, [1], interval=60.0) for name in ("services", "instances", "rabbitmq")]
+    app = StacktopApp(Config(), collectors=collectors)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await wait_started(pilot, app)
+        await _settled_footer(pilot, app)
+        table = app.panes[app.active_index].table
+        assert table is not None and app.focused is table
+        widest = max(len(name) for name in table.footer_descriptions("cycle_sort"))
+        assert widest > len(table.sort_label) and len(table.footer_descriptions("cycle_sort")) == 2 * (
+            len(table.columns) + 1)
+        layouts: list[str] = []
+        refresh = FooterKey.refresh
+
+        def spy(self: FooterKey, *args: Any, layout: bool = False, **kwargs: Any) -> Any:
+            if layout:
+                layouts.append(str(self.description))
+            return refresh(self, *args, layout=layout, **kwargs)
+
+        monkeypatch.setattr(FooterKey, "refresh", spy)
+        labels = []
+        for _ in range(len(table.columns) + 1):
+            await pilot.press("s")
+            await pilot.pause()
+            await pilot.pause()
+            labels.append(table.sort_label)
+            drawn = bottom_line(app)
+            assert re.search(f" s {re.escape(table.sort_label)} +tab Next pane ", drawn), ("as drawn", drawn)
+        assert set(layouts) <= {labels[0]}, f"only the first `s` laid the footer out: {layouts}"
+        assert len({len(label) for label in labels}) > 1, "labels of several widths were shown"
+
+
 @pytest.mark.parametrize(("size", "overlaid"), [((160, 48), True), ((80, 24), False)])
 async def test_the_filter_line_floats_over_the_panes_unless_one_pane_is_shown(size: tuple[int, int],
                                                                              overlaid: bool) -> None:

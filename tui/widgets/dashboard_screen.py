@@ -5,6 +5,7 @@ Both reach into Textual internals, listed and checked in tui.widgets.textual_pri
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from rich.cells import cell_len
@@ -57,12 +58,12 @@ class StableFooter(Footer):
         """The keys Footer.compose would show, written into the FooterKeys shown (the command palette's key
         stays as it is); False when that cannot be done (a group of keys, the footer not composed yet)."""
         active = screen.active_bindings
-        by_action: dict[str, tuple[Binding, bool, str]] = {}
-        for _, binding, enabled, tooltip in active.values():
+        by_action: dict[str, tuple[Binding, bool, str, object]] = {}
+        for node, binding, enabled, tooltip in active.values():
             if binding.show:
                 if binding.group is not None:
                     return False  # grouped keys are composed as a KeyGroup and a label
-                by_action.setdefault(binding.action, (binding, enabled, tooltip))
+                by_action.setdefault(binding.action, (binding, enabled, tooltip, node))
         keys: list[FooterKey] = []
         children = [child for child in self.children if not child._pruning]  # not those being removed
         for child in children:
@@ -76,12 +77,13 @@ class StableFooter(Footer):
         if not keys or palette != (len(keys) < len(children)):
             return False  # the footer is empty, or the palette's key is to come or to go: compose it all
         wanted = list(by_action.values())
-        for key, (binding, enabled, tooltip) in zip(keys, wanted, strict=False):
+        for key, (binding, enabled, tooltip, node) in zip(keys, wanted, strict=False):
             if not key.display:
                 key.display = True  # a spare key shown again
             display = self.app.get_key_display(binding)
             rewritten = (display, binding.description) != (key.key_display, key.description)
-            resized = rewritten and self._keep_width(key, binding.action, display, binding.description)
+            resized = rewritten and self._keep_width(key, binding.action, display, binding.description,
+                                                     footer_descriptions(node, binding.action))
             restyle = key._disabled != (not enabled)
             key.key, key.key_display, key.description, key.action = (
                 binding.key,
@@ -102,7 +104,7 @@ class StableFooter(Footer):
         for key in keys[len(wanted) :]:
             key.display = False  # a spare, for the next key that needs one
         extra = []
-        for binding, enabled, tooltip in wanted[len(keys) :]:
+        for binding, enabled, tooltip, _node in wanted[len(keys) :]:
             # compact as Footer.compose data-binds it, set here: data_bind needs the footer's own context, and
             # this runs in whichever node's asked for the bindings' refresh (_watch_compact keeps it in step)
             key = FooterKey(
@@ -120,13 +122,15 @@ class StableFooter(Footer):
             self.mount(*extra, after=keys[-1])
         return True
 
-    def _keep_width(self, key: FooterKey, action: str, display: str, description: str) -> bool:
+    def _keep_width(self, key: FooterKey, action: str, display: str, description: str,
+                    others: Sequence[str] = ()) -> bool:
         """A key keeps the widest it has been for its action (`s`: `sort: default`, `sort: name ▲`, ...),
         remembered across the changes that move keys to other places (`/` and esc): the keys after it stay
         where they are and, when the new text fits, nothing is laid out again (a layout of the footer redraws
-        the whole screen, twice). True when the key must be laid out again (it grew, or took another action's
-        place)."""
-        width = _key_width(key, display, description)
+        the whole screen, twice). others: the descriptions the key may say next (footer_descriptions): the
+        first rewrite takes the widest of them, so the next ones lay nothing out. True when the key must be
+        laid out again (it grew, or took another action's place)."""
+        width = max(_key_width(key, display, text) for text in (description, *others))
         widest = max(width, self._widest.get(action, 0))
         same = key.action == action
         if same:
@@ -145,6 +149,13 @@ class StableFooter(Footer):
     async def recompose(self) -> None:
         self._recompose_pending = False
         await super().recompose()
+
+
+def footer_descriptions(node: object, action: str) -> Sequence[str]:
+    """What the node's key for `action` may say in the footer (`footer_descriptions(action)` of the node that
+    binds it, such as KeyedTable's sort names), or nothing known."""
+    descriptions = getattr(node, "footer_descriptions", None)
+    return descriptions(action) if callable(descriptions) else ()
 
 
 def _key_width(key: FooterKey, display: str, description: str) -> int:

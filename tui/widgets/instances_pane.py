@@ -179,9 +179,10 @@ class InstancesPane(SourcePane):
     async def on_observed(self, message: Observed) -> None:
         """A big snapshot's rows (10,000 servers: sorting and cells, 100-200 ms on a busy host) are made in a
         thread before SourcePane.on_observed (Textual calls it next) shows them: the loop meanwhile answers
-        the keys, where it would otherwise make a key typed then wait for the whole pass. Every view in use
-        is made (the one on screen, and the other once `a` showed it), so `a` after a poll finds its rows.
-        What the pane then shows is exactly what instance_rows gives on the loop."""
+        the keys, where it would otherwise make a key typed then wait for the whole pass. Both views are made
+        (the one on screen and the other), so `a` finds its rows made, and the table measures the other
+        view's between keys (KeyedTable.expect). What the pane then shows is exactly what instance_rows
+        gives on the loop."""
         from tui.models.instances import InstancesSnapshot
 
         obs = message.observation
@@ -192,7 +193,7 @@ class InstancesPane(SourcePane):
         await keys_first(self)
         if superseded(self, obs):
             return
-        views = {self.show_all, *self._rows}
+        views = (False, True)  # both: `a` finds its rows made, and the table has them measured (expect)
         memo = dict(self._quiet_cells)  # the thread's own: the loop may make rows of the last snapshot meanwhile
 
         def make() -> dict[bool, list[tuple[str, tuple[Any, ...]]]]:
@@ -223,7 +224,13 @@ class InstancesPane(SourcePane):
         rows = self.rows_of(snapshot, obs)
         if self.table is not None:
             self.table.sync(rows)
+            self.table.expect(*self._other_view(snapshot, obs))
         self._status(snapshot, obs, len(rows))
+
+    def _other_view(self, snapshot: InstancesSnapshot, obs: Observation) -> list[list[tuple[str, tuple[Any, ...]]]]:
+        """The rows `a` would show, when made already (in on_observed's thread, for a big snapshot)."""
+        kept = self._rows.get(not self.show_all)
+        return [kept[2]] if kept is not None and kept[0] is snapshot and kept[1] is obs.findings else []
 
     def _status(self, snapshot: InstancesSnapshot, obs: Observation, shown: int) -> None:
         table = self.table

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -101,6 +101,7 @@ class KeyedTable(DataTable):
     WARM_FROM = 2_000
     WARM_STEP_S = 0.003  # one step holds the event loop about this long
     WARM_PAUSE_S = 0.01  # between two steps
+    WARM_CHUNK = 256  # rows worked on between two looks at the clock
     KEEP_VIEWS = 3  # unfiltered views kept written (Written): ~2 MB each at 10,000 rows
     # (the row locations written by _write_rows, their rows in order); read from DataTable's __init__ on
     _ordered: tuple[Any, list[TableRow]] = (None, ())  # type: ignore[assignment]
@@ -158,7 +159,10 @@ class KeyedTable(DataTable):
         self._current: Written | None = None  # the kept view on screen (its widths are kept with it)
         self._cell_styles: dict[tuple[Any, ...], Style] = {}  # _cell_style
         self._warm_timer: Any = None  # the next _warm_step, when one is due
-        self._warm_state: tuple[list[Row], int, int] | None = None  # (rows, column, row index) warmed up to
+        self._warm_job: tuple[tuple[list[Row], ...], Iterator[None]] | None = None  # (its rows, the work left)
+        self.warmed_for: tuple[list[Row], ...] | None = None  # (given rows, *expected) whose work is done
+        self._expected: tuple[list[Row], ...] = ()  # rows the pane may give next (expect)
+        self._widest_of: dict[int, tuple[list[Row], list[int]]] = {}  # id(expected) -> (it, its columns' widest)
         self.warm_steps = 0  # steps taken (tests, the curious)
         self._last_row_cells: tuple[Any, Any] = (None, ())  # _row_cells: ((update, row index), cells)
 
@@ -288,6 +292,12 @@ class KeyedTable(DataTable):
         only when its cells change: the filter and `a` bring the same rows back; the columns' widest are
         worked out again only when rows came, went or changed: not for a sort)."""
         widest = self._widest
+        if widest is None and not self.row_filter.active:
+            expected = self._widest_of.get(id(self._all_rows))
+            if expected is not None and expected[0] is self._all_rows and len(self._order) == len(self._all_rows):
+                widest = self._widest = expected[1]  # measured between keys (expect)
+                if self._current is not None:
+                    self._current.widest = widest
         if widest is None:
             measured = self._measured
             shown = self._shown
@@ -298,7 +308,7 @@ class KeyedTable(DataTable):
                 if kept is None or kept[0] is not cells:
                     kept = measured[key] = (cells, tuple(cell_width(c) for c in cells))
                 widths.append(kept[1])
-            prune(measured, self._all_rows, self._previous_rows)
+            self._prune(measured)
             widest = self._widest = [max(column) for column in zip(*widths, strict=False)]
             if self._current is not None:  # the shown rows are a kept view's: its widths are these
                 self._current.widest = widest
@@ -362,16 +372,27 @@ class KeyedTable(DataTable):
         self._all_rows = []
         self._previous_rows = []
         self._widest = None
-        self._warm_state = None
+        self._warm_job = self.warmed_for = None
+        self._expected = ()
+        self._widest_of = {}
 
     # ----- sort ---------------------------------------------------------------------------------------
     @property
     def sort_label(self) -> str:
         """What the footer says: `sort: state ▲`, `sort: default` (the pane's worst-first order)."""
-        name = "default" if self.sort_column is None else self._column_labels[self.sort_column]
-        if self.sort_reverse:
-            return f"sort: {name} ▼" if self.sort_column is not None else f"sort: {name}, reversed"
-        return f"sort: {name} ▲" if self.sort_column is not None else f"sort: {name}"
+        return self._sort_label(self.sort_column, self.sort_reverse)
+
+    def _sort_label(self, column: int | None, reverse: bool) -> str:
+        if column is None:
+            return "sort: default, reversed" if reverse else "sort: default"
+        return f"sort: {self._column_labels[column]}{SORT_MARK[reverse]}"
+
+    def footer_descriptions(self, action: str) -> list[str]:
+        """Every name the footer's `s` key may give (StableFooter keeps the widest's width from the first)."""
+        if action != "cycle_sort":
+            return []
+        columns = [None, *range(len(self._column_labels))]
+        return [self._sort_label(column, reverse) for column in columns for reverse in (False, True)]
 
     def set_sort(self, column: int | str | None, *, reverse: bool = False) -> None:
         if isinstance(column, str):
@@ -474,47 +495,97 @@ class KeyedTable(DataTable):
             if kept is None or kept[0] is not cells:
                 kept = cache[key] = (cells, sort_value(cells[column] if column < len(cells) else ""))
             values.append(kept[1])
-        prune(cache, self._all_rows, self._previous_rows)
+        self._prune(cache)
         return sort_rows(rows, column, reverse=self.sort_reverse, values=values)
 
+    def expect(self, *views: list[Row]) -> None:
+        """Rows the pane may give next (the instances pane's other view, which `a` shows): between keys their
+        widths are measured and their row records made, so the key that shows them finds that work done."""
+        if not same_views(self._expected, views):
+            self._expected = views
+            self._widest_of = {id(v): w for v in views if (w := self._widest_of.get(id(v))) and w[0] is v}
+            self._warm_later()
+
+    def _prune(self, cache: dict[str, Any]) -> None:
+        prune(cache, self._all_rows, self._previous_rows, *self._expected)
+
+    def _warm_target(self) -> tuple[list[Row], tuple[list[Row], ...]]:
+        return self._all_rows, self._expected
+
     def _warm_later(self) -> None:
-        if self._warm_timer is None and len(self._all_rows) >= self.WARM_FROM:
-            state = self._warm_state
-            if state is None or state[0] is not self._all_rows or state[1] < len(self._column_labels):
-                self._warm_timer = self.set_timer(self.WARM_PAUSE_S, self._warm_step)
+        if self._warm_timer is not None:
+            return
+        rows, expected = self._warm_target()
+        if len(rows) < self.WARM_FROM and all(len(view) < self.WARM_FROM for view in expected):
+            return
+        if not same_views(self.warmed_for, (rows, *expected)):
+            self._warm_timer = self.set_timer(self.WARM_PAUSE_S, self._warm_step)
 
     def _warm_step(self) -> None:
-        """Work out the sort values of the given rows (every column, the cache _sorted reads), a few
-        milliseconds at a time, never while a key waits for its frame. Rows whose cells did not change since
-        their value was made cost a lookup; a new list of rows (a poll) starts again from the first column."""
+        """Work, a few milliseconds at a time and never while a key waits for its frame, on what the next keys
+        would otherwise do while the engineer waits: every column's sort values of the given rows (the first
+        sort by a column), the text the filter searches in each (the first letter typed) and the rows the pane
+        may give next (`a`). Rows whose cells did not change since cost a lookup; new rows (a poll) start the
+        work again from the beginning."""
         self._warm_timer = None
-        rows = self._all_rows
-        if len(rows) < self.WARM_FROM:
+        rows, expected = self._warm_target()
+        if len(rows) < self.WARM_FROM and all(len(view) < self.WARM_FROM for view in expected):
             return
         key_pending = getattr(self.app, "key_pending", None)
         if callable(key_pending) and key_pending():
             self._warm_later()
             return
+        target = (rows, *expected)
+        if self._warm_job is None or not same_views(self._warm_job[0], target):
+            self._warm_job = (target, self._warm_work(rows, expected))
         self.warm_steps += 1
-        state = self._warm_state
-        column, index = (state[1], state[2]) if state is not None and state[0] is rows else (0, 0)
-        columns, count = len(self._column_labels), len(rows)
+        job = self._warm_job[1]
         deadline = time.perf_counter() + self.WARM_STEP_S
-        while column < columns:
+        for _ in job:
+            if time.perf_counter() > deadline:
+                self._warm_later()
+                return
+        self._warm_job = None
+        self.warmed_for = target
+
+    def _warm_work(self, rows: list[Row], expected: tuple[list[Row], ...]) -> Iterator[None]:
+        """_warm_step's work, yielding every WARM_CHUNK rows."""
+        chunk = self.WARM_CHUNK
+        for column in range(len(self._column_labels)):
             cache = self._sort_values.setdefault(column, {})
             get = cache.get
-            while index < count:
-                for key, cells in rows[index:index + 256]:
+            for start in range(0, len(rows), chunk):
+                for key, cells in rows[start:start + chunk]:
                     kept = get(key)
                     if kept is None or kept[0] is not cells:
                         cache[key] = (cells, sort_value(cells[column] if column < len(cells) else ""))
-                index += 256
-                if time.perf_counter() > deadline:
-                    self._warm_state = (rows, column, index)
-                    self._warm_later()
-                    return
-            column, index = column + 1, 0
-        self._warm_state = (rows, columns, 0)
+                yield
+        # a row given now and in a view expected, with other cells there (the instances pane's rows worth
+        # attention): what is kept for it is the given row's, the other is made when that view is shown
+        given = dict(rows) if expected else {}
+        for view in (rows, *expected):
+            plain = self._plain
+            for start in range(0, len(view), chunk):
+                for key, cells in view[start:start + chunk]:
+                    kept = plain.get(key)
+                    if (kept is None or kept[0] is not cells) and given.get(key, cells) is cells:
+                        plain[key] = (cells, row_text(cells))
+                yield
+        for view in expected:
+            measured, meta = self._measured, self._row_meta
+            widths: list[tuple[int, ...]] = []
+            for start in range(0, len(view), chunk):
+                for key, cells in view[start:start + chunk]:
+                    kept = measured.get(key)
+                    if kept is None or kept[0] is not cells:
+                        kept = (cells, tuple(cell_width(c) for c in cells))
+                        if given.get(key, cells) is cells:
+                            measured[key] = kept
+                    widths.append(kept[1])
+                    if key not in meta:
+                        meta[key] = TableRow(RowKey(key), 1)
+                yield
+            self._widest_of[id(view)] = (view, [max(column) for column in zip(*widths, strict=False)])
 
     def _filtered(self, rows: list[Row]) -> list[Row]:
         """The rows the filter lets through, searched in text kept per row (made again when its cells change)."""
@@ -528,7 +599,7 @@ class KeyedTable(DataTable):
             if kept is None or kept[0] is not cells:
                 kept = cache[key] = (cells, row_text(cells))
             texts.append(kept[1])
-        prune(cache, rows, self._previous_rows)
+        self._prune(cache)
         return row_filter.select(rows, texts)
 
     def _write_rows(self, wanted: list[Row], added: Sequence[Row], kept: Written | None = None) -> None:
@@ -557,7 +628,7 @@ class KeyedTable(DataTable):
                     if row is None:
                         row = meta[key] = TableRow(RowKey(key), 1)
                     rows[row.key] = row
-                prune(meta, self._all_rows, self._previous_rows)
+                self._prune(meta)
                 self.rows = rows
                 written = list(rows.values())
             ordered = written
@@ -632,12 +703,18 @@ def row_text(cells: tuple[Any, ...]) -> str:
     return " ".join([c if type(c) is str else getattr(c, "plain", None) or str(c) for c in cells])
 
 
-def prune(cache: dict[str, Any], rows: Sequence[Row], previous: Sequence[Row] = ()) -> None:
-    """Drop what is kept for rows no longer given: kept for every given row (the filter brings them back) and
-    for the rows given before these (`a` back brings the other view's rows: 10,000 of them measured again,
-    their sort values and row records made again, cost ~50 ms a press)."""
-    if len(cache) > 2 * (len(rows) + len(previous)) + 64:
-        live = {key for key, _ in rows}
-        live.update(key for key, _ in previous)
+def prune(cache: dict[str, Any], *views: Sequence[Row]) -> None:
+    """Drop what is kept for rows no longer given: kept for every given row (the filter brings them back), for
+    the rows given before these and for the rows expected next (`a` and back bring the other view's rows:
+    10,000 of them measured again, their sort values and row records made again, cost ~50 ms a press)."""
+    if len(cache) > 2 * sum(len(view) for view in views) + 64:
+        live: set[str] = set()
+        for view in views:
+            live.update(key for key, _ in view)
         for key in [k for k in cache if k not in live]:
             del cache[key]
+
+
+def same_views(a: Sequence[list[Row]] | None, b: Sequence[list[Row]]) -> bool:
+    """The same row lists (the same objects), in the same order."""
+    return a is not None and len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))
