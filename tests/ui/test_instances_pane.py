@@ -181,6 +181,53 @@ def test_rows_order_marks_and_status_line() -> None:
     assert "6 servers" in line and "2 stuck" in line and "1 ERROR" in line and "nova-compute down on c2" in line
 
 
+def test_rows_made_with_the_memo_are_the_rows_made_without_it() -> None:
+    """instance_rows with its memo (kept from one snapshot to the next: cells by server, places in the last
+    rows) gives exactly the rows it gives without one, as servers change, come, go, age and get findings; an
+    unchanged server keeps its very cells, in both views."""
+    import random
+    from datetime import UTC, timedelta
+
+    from tui.models.instances import Fault, Server
+    from tui.rules.stuck import instance_findings
+    from tui.widgets.instances_pane import RowMemo, instance_rows
+
+    rng = random.Random(7)
+    start = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+
+    def server(i: int, now: datetime) -> Server:
+        status, task = rng.choice([("ACTIVE", None)] * 6 + [("SHUTOFF", None), ("ERROR", None),
+                                                              ("BUILD", "spawning"), ("ACTIVE", "rebooting")])
+        since = now - timedelta(seconds=rng.randrange(0, 3000)) if task else None
+        return Server(id=f"{i:08x}-0000", name=rng.choice(["web", "db", "api"]) + f"-{rng.randrange(50):02d}",
+                      status=status, task_state=task, task_since=since,
+                      task_since_basis="updated_at" if since else None, project_id="p" * 32,
+                      host=f"c{i % 7}", fault=Fault(500, "No valid host") if status == "ERROR" else None)
+
+    memo = RowMemo()
+    servers = [server(i, start) for i in range(400)]
+    for poll in range(6):
+        now = start + timedelta(seconds=70 * poll)
+        if poll:
+            for _ in range(25):  # changed servers (a new state of the same server), one gone, one new
+                at = rng.randrange(len(servers))
+                servers[at] = server(int(servers[at].id[:8], 16), now)
+            servers.pop(rng.randrange(len(servers)))
+            servers.insert(rng.randrange(len(servers)), server(10_000 + poll, now))
+        rng.shuffle(servers)  # the listing's order is no promise
+        snap = InstancesSnapshot(taken_at=now, servers=tuple(servers))
+        findings = instance_findings(snap, now, {"spawning": 600.0, "default": 1800.0})
+        for show_all in (False, True):
+            before = dict(memo)
+            rows = instance_rows(snap, findings, show_all=show_all, memo=memo)
+            assert rows == instance_rows(snap, findings, show_all=show_all), (poll, show_all)
+            kept = [key for key, cells in rows if key in before and before[key][1] is cells]
+            assert show_all is False or poll == 0 or len(kept) > len(rows) // 2, "unchanged servers keep their cells"
+        attention = dict(instance_rows(snap, findings, memo=memo))
+        every = dict(instance_rows(snap, findings, show_all=True, memo=memo))
+        assert all(every[key] is cells for key, cells in attention.items()), "both views share a server's cells"
+
+
 async def test_instance_screen_says_since_when_and_on_what_basis(demo: Demo) -> None:
     """Question 2 gives the task_state's age with its start and basis: the dashboard's own observation when it
     saw this state, else nova's updated_at (refresh paused: the state changed since the last poll)."""

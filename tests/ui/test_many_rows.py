@@ -428,3 +428,43 @@ async def test_the_first_a_and_the_first_letter_typed_find_their_work_done_betwe
         assert all(id(cells) in both for cells in texts), "the first letter found every other row's text made"
         assert len(texts) <= len(attention_keys)
         assert table.shown_keys == [key for key, cells in table._all_rows if "w" in keyed.row_text(cells)]
+
+
+async def test_another_row_count_lays_nothing_out_while_the_scrollbars_stay(monkeypatch: Any) -> None:
+    """`a` and the filter change the row count, so the table's scrollable height: where the scrollbars stay as
+    they are, the scrollbar and the scroll bounds follow the new height and the screen is not laid out again;
+    where a scrollbar comes or goes, it is."""
+    from textual.screen import Screen
+
+    app = TableApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        table = app.query_one(KeyedTable)
+        rows = table_rows()
+        table.sync(rows)
+        await pilot.pause()
+        await pilot.pause()
+        assert table.show_vertical_scrollbar and not table.show_horizontal_scrollbar
+        layouts: list[bool] = []
+        real = Screen._refresh_layout
+
+        def spy(self: Screen[Any], size: Any = None, scroll: bool = False) -> None:
+            layouts.append(scroll)
+            real(self, size, scroll)
+
+        monkeypatch.setattr(Screen, "_refresh_layout", spy)
+        table.move_cursor(row=N - 1, animate=False)
+        await pilot.pause()
+        await pilot.pause()
+        table.sync(rows[:5_000])
+        await pilot.pause()
+        await pilot.pause()
+        assert table.virtual_size.height == 5_000 + table.header_height
+        assert table.vertical_scrollbar.window_virtual_size == table.virtual_size.height
+        assert table.scroll_y <= table.max_scroll_y < 5_000, "the scroll position within the new height"
+        assert False not in layouts, "no layout of the screen"
+        table.sync(rows[:3])
+        await pilot.pause()
+        await pilot.pause()
+        assert False in layouts, "the scrollbar went: laid out"
+        assert not table.show_vertical_scrollbar and table.virtual_size.height == 3 + table.header_height
+        assert table.scroll_y == 0

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable
 from datetime import datetime
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
@@ -69,15 +70,34 @@ def _sort_key(server: Server, severity: dict[str, str], now: datetime) -> tuple[
     return (rank, -age, server.name, server.id)
 
 
+Rows = list[tuple[str, tuple[Any, ...]]]
+
+
+class RowMemo(dict[str, tuple[Any, ...]]):
+    """What instance_rows keeps from one snapshot to the next, by server id: (server, cells, what the cells
+    were made for, sort key), made again when the server (the collector keeps an unchanged one as the same
+    object), its finding or its age label changed; and `place`, each server's place in the last rows made per
+    view: the next snapshot's servers put in that order first, the sort by key finds them nearly sorted (about
+    one comparison a server, not 14 at 10,000)."""
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.place: dict[bool, dict[str, int]] = {}
+
+    def copy(self) -> RowMemo:
+        kept = RowMemo(self)
+        kept.place = dict(self.place)
+        return kept
+
+
 def instance_rows(snapshot: InstancesSnapshot, findings: Iterable[Finding] = (), *, show_all: bool = False,
-                  memo: dict[str, tuple[Server, tuple[Any, ...]]] | None = None) -> list[tuple[str, tuple[Any, ...]]]:
+                  memo: RowMemo | None = None) -> Rows:
     """(server id, cells): stuck first (critical, then warning), then ERROR, then in a task_state (longest
     first), then the rest by name. Without show_all only servers worth attention.
 
     Cells without a style are plain (safe) strings: the table makes Rich cells only for the rows it draws,
-    and `a` lists every server (10,000 and more). memo: the cells of quiet servers by id, kept by the caller
-    from one snapshot to the next (the collector keeps a server unchanged as the same object): the table then
-    sees the same cells and skips them."""
+    and `a` lists every server (10,000 and more). memo (RowMemo), kept by the caller from one snapshot to the
+    next: the table then sees the same cells and skips them, and both views of a server share its cells."""
     from tui.rules.stuck import worth_attention
 
     severity: dict[str, str] = {}
@@ -93,32 +113,50 @@ def instance_rows(snapshot: InstancesSnapshot, findings: Iterable[Finding] = (),
         outside = stuck_ids - {s.id for s in servers}
         if outside:
             servers += [s for s in snapshot.servers if s.id in outside and worth_attention(s, stuck_ids)]
-    servers.sort(key=lambda s: _sort_key(s, severity, now))
-    rows = []
+    made: list[tuple[tuple[Any, ...], str, tuple[Any, ...]]] = []  # (sort key, server id, cells)
     for s in servers:
         sev = severity.get(s.id)
-        # the mark also makes the cell differ (Rich Text equality ignores the style, so would the table diff)
-        mark = {"critical": "!! ", "warning": "! "}.get(sev or "", "")
         status_style = STATUS_STYLE.get(s.status, "")
+        kept = memo.get(s.id) if memo is not None else None
         if sev or status_style or s.phase or s.status == "ERROR":
-            name = safe_text(mark + (s.name or "(no name)"), style=SEVERITY_STYLE[sev] if sev else "")
-            status = safe_text(s.status, style=status_style)
-            task = safe_text(s.task_state or "", style=SEVERITY_STYLE[sev] if sev else "")
-            rows.append((s.id, (name, status, task, in_state_label(s, now), s.host or "", owner_label(s),
-                                s.short_id, s.project_id[:8])))
-        else:  # nothing to colour and nothing in progress: most of a big cloud
-            kept = memo.get(s.id) if memo is not None else None
-            if kept is None or kept[0] is not s:
-                kept = (s, (clean(s.name or "(no name)"), clean(s.status), "", "", s.host or "", "", s.id[:8],
-                            s.project_id[:8]))
+            # the same server, finding and age label: the same cells (the age ticks once a minute)
+            ticks = (sev, in_state_label(s, now))
+            if kept is None or kept[0] is not s or kept[2] != ticks:
+                # the mark also makes the cell differ (Rich Text equality ignores the style, so would the diff)
+                mark = {"critical": "!! ", "warning": "! "}.get(sev or "", "")
+                name = safe_text(mark + (s.name or "(no name)"), style=SEVERITY_STYLE[sev] if sev else "")
+                status = safe_text(s.status, style=status_style)
+                task = safe_text(s.task_state or "", style=SEVERITY_STYLE[sev] if sev else "")
+                kept = (s, (name, status, task, ticks[1], s.host or "", owner_label(s), s.short_id,
+                            s.project_id[:8]), ticks, None)
                 if memo is not None:
                     memo[s.id] = kept
-            rows.append((s.id, kept[1]))
-    if memo is not None and len(memo) > 2 * len(snapshot.servers) + 64:  # servers gone
-        live = {s.id for s in snapshot.servers}
-        for sid in [k for k in memo if k not in live]:
-            del memo[sid]
+            made.append((_sort_key(s, severity, now), s.id, kept[1]))
+        else:  # nothing to colour and nothing in progress: most of a big cloud
+            if kept is None or kept[0] is not s or kept[2] is not None:
+                kept = (s, (clean(s.name or "(no name)"), clean(s.status), "", "", s.host or "", "", s.id[:8],
+                            s.project_id[:8]), None, _sort_key(s, severity, now))
+                if memo is not None:
+                    memo[s.id] = kept
+            made.append((kept[3], s.id, kept[1]))
+    place = memo.place.get(show_all) if memo is not None else None
+    if place:
+        last = len(place)
+        made.sort(key=lambda m: place.get(m[1], last))
+    made.sort(key=itemgetter(0))
+    rows = [(sid, cells) for _, sid, cells in made]
+    if memo is not None:
+        memo.place[show_all] = {sid: i for i, (sid, _) in enumerate(rows)}
+        if len(memo) > 2 * len(snapshot.servers) + 64:  # servers gone
+            live = {s.id for s in snapshot.servers}
+            for sid in [k for k in memo if k not in live]:
+                del memo[sid]
     return rows
+
+
+def same_rows(a: Rows, b: Rows) -> bool:
+    """The same rows: the same keys in the same order, each with the very same cells."""
+    return len(a) == len(b) and all(x[1] is y[1] and x[0] == y[0] for x, y in zip(a, b, strict=True))
 
 
 def status_line(snapshot: InstancesSnapshot, findings: Iterable[Finding], *, show_all: bool, shown: int,
@@ -170,7 +208,7 @@ class InstancesPane(SourcePane):
         super().__init__(**kwargs)
         self.show_all = False
         self._rows: dict[bool, tuple[Any, Any, list[tuple[str, tuple[Any, ...]]]]] = {}  # show_all -> rows
-        self._quiet_cells: dict[str, tuple[Any, tuple[Any, ...]]] = {}  # instance_rows' memo
+        self._quiet_cells = RowMemo()  # instance_rows' memo
 
     def compose_body(self) -> ComposeResult:
         if self.configured:
@@ -194,10 +232,15 @@ class InstancesPane(SourcePane):
         if superseded(self, obs):
             return
         views = (False, True)  # both: `a` finds its rows made, and the table has them measured (expect)
-        memo = dict(self._quiet_cells)  # the thread's own: the loop may make rows of the last snapshot meanwhile
+        memo = self._quiet_cells.copy()  # the thread's own: the loop may make rows of the last snapshot meanwhile
+
+        before = {view: kept[2] for view, kept in self._rows.items()}
 
         def make() -> dict[bool, list[tuple[str, tuple[Any, ...]]]]:
-            return {view: instance_rows(snapshot, obs.findings, show_all=view, memo=memo) for view in views}
+            made = {view: instance_rows(snapshot, obs.findings, show_all=view, memo=memo) for view in views}
+            # rows that did not change are given as the same list: the table then has nothing to do with them
+            return {view: before[view] if view in before and same_rows(before[view], rows) else rows
+                    for view, rows in made.items()}
 
         made = await asyncio.to_thread(make)
         self._quiet_cells = memo

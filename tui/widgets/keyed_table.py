@@ -5,9 +5,9 @@ from __future__ import annotations
 import contextlib
 import time
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 from rich.style import Style
 from rich.text import Text
@@ -105,6 +105,7 @@ class KeyedTable(DataTable):
     KEEP_VIEWS = 3  # unfiltered views kept written (Written): ~2 MB each at 10,000 rows
     # (the row locations written by _write_rows, their rows in order); read from DataTable's __init__ on
     _ordered: tuple[Any, list[TableRow]] = (None, ())  # type: ignore[assignment]
+    _sizing = False  # in _update_dimensions (refresh)
 
     # k9s-like: `s` picks the next sort column (after the last one: back to the pane's own order, worst first),
     # `S` reverses. The footer shows the current sort of the focused table in the `s` key's description.
@@ -165,6 +166,7 @@ class KeyedTable(DataTable):
         self._widest_of: dict[int, tuple[list[Row], list[int]]] = {}  # id(expected) -> (it, its columns' widest)
         self.warm_steps = 0  # steps taken (tests, the curious)
         self._last_row_cells: tuple[Any, Any] = (None, ())  # _row_cells: ((update, row index), cells)
+        self._synced: tuple[Any, ...] | None = None  # (the rows, the filter, the sort) of the last sync
 
     @property
     def ordered_rows(self) -> list[TableRow]:
@@ -209,6 +211,39 @@ class KeyedTable(DataTable):
             seen.clear()
             self._clear_caches()  # DataTable's own: every render cache
         seen[state] = signature
+
+    def _update_dimensions(self, new_rows: Iterable[RowKey]) -> None:
+        """DataTable's idle pass, which sets the scrollable size (a reactive that lays the screen out): where
+        only the height changed (another row count: `a`, the filter) and the scrollbars stay as they are, the
+        table's scrollbar and scroll bounds are updated and the table repainted, and the screen is not laid
+        out again (a layout of the screen redraws all of it: 20-30 ms at 160x48 on a 2-core host)."""
+        self._sizing = True
+        try:
+            super()._update_dimensions(new_rows)
+        finally:
+            self._sizing = False
+
+    def refresh(self, *regions: Region, repaint: bool = True, layout: bool = False,
+                recompose: bool = False) -> Self:
+        if layout and self._sizing and not recompose and self._scrollbars_stay():
+            self._scroll_update(self.virtual_size)
+            layout = False
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
+
+    def _scrollbars_stay(self) -> bool:
+        """The scrollbars shown are the ones the table's scrollable size wants (Widget._refresh_scrollbars's
+        rule for `auto` overflow), and the table has been laid out."""
+        styles = self.styles
+        width, height = self.container_size
+        if not width or not height or styles.overflow_x != "auto" or styles.overflow_y != "auto":
+            return False
+        virtual = self.virtual_size
+        vertical, horizontal = virtual.height > height, virtual.width > width
+        if vertical and not horizontal:
+            horizontal = virtual.width > width - styles.scrollbar_size_vertical
+        if horizontal and not vertical:
+            vertical = virtual.height > height - styles.scrollbar_size_horizontal
+        return (vertical, horizontal) == (self.show_vertical_scrollbar, self.show_horizontal_scrollbar)
 
     def render_lines(self, crop: Region) -> list[Strip]:
         if self._restyled:
@@ -372,7 +407,7 @@ class KeyedTable(DataTable):
         self._all_rows = []
         self._previous_rows = []
         self._widest = None
-        self._warm_job = self.warmed_for = None
+        self._warm_job = self.warmed_for = self._synced = None
         self._expected = ()
         self._widest_of = {}
 
@@ -432,6 +467,9 @@ class KeyedTable(DataTable):
         The rows stay plain data: a row's Rich cells are made when it is drawn or read (LazyRows), rows that
         come and go (the filter, `a`) are written into DataTable in one pass, and the filter searches text
         kept per row. So a key over 10,000 rows costs a few passes over plain data, not 10,000 renders."""
+        synced = self._synced
+        if synced is not None and synced[0] is rows and synced[1:] == self._view_state():
+            return False  # the same list again (the pane's rows did not change), the same filter and sort
         if rows is not self._all_rows:
             self._previous_rows = self._all_rows
         self._all_rows = rows if isinstance(rows, list) else list(rows)
@@ -444,6 +482,7 @@ class KeyedTable(DataTable):
             if self.sort_column is not None or self.sort_reverse:
                 wanted = self._sorted(wanted)
         self.matched = len(wanted)
+        self._synced = (self._all_rows, *self._view_state())
         self._warm_later()
         self._count(len(wanted), len(self._all_rows))
         diff = diff_rows(self._shown, self._order, wanted)
@@ -481,6 +520,9 @@ class KeyedTable(DataTable):
                 self.move_cursor(row=0, animate=False)
                 self.scroll_to(y=0, animate=False)  # the top rows in view, not only the cursor's
         return True
+
+    def _view_state(self) -> tuple[Any, ...]:
+        return self.row_filter, self.sort_column, self.sort_reverse
 
     def _sorted(self, rows: list[Row]) -> list[Row]:
         """sort_rows with each row's sort value kept (made again when its cells change)."""
@@ -642,8 +684,8 @@ class KeyedTable(DataTable):
         self._require_update_dimensions = True  # DataTable's idle pass: the scrollable size of every row
         self.cursor_coordinate = self.cursor_coordinate  # back inside the rows when they got fewer
         self.check_idle()
-        # as many rows (a sort, a filter letting as many through): the same scrollable size, no layout
-        self.refresh(layout=len(ordered) != count)
+        # another row count changes the scrollable height, which DataTable's idle pass sets (_update_dimensions)
+        self.refresh()
 
     def _keep(self, wanted: list[Row], ordered: list[TableRow]) -> Written | None:
         """Keep the view just written when it is unfiltered (at most one per sort order, of the rows given now
