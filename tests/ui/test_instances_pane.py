@@ -226,6 +226,13 @@ def test_rows_made_with_the_memo_are_the_rows_made_without_it() -> None:
         attention = dict(instance_rows(snap, findings, memo=memo))
         every = dict(instance_rows(snap, findings, show_all=True, memo=memo))
         assert all(every[key] is cells for key, cells in attention.items()), "both views share a server's cells"
+    last = instance_rows(snap, findings, show_all=True, memo=memo)
+    again = InstancesSnapshot(taken_at=snap.taken_at, servers=tuple(servers))  # a poll where nothing changed
+    assert instance_rows(again, findings, show_all=True, memo=memo) is last, "the same rows: the same list"
+    servers[0] = server(int(servers[0].id[:8], 16), snap.taken_at)
+    changed = InstancesSnapshot(taken_at=snap.taken_at, servers=tuple(servers))
+    rows = instance_rows(changed, findings, show_all=True, memo=memo)
+    assert rows is not last and rows == instance_rows(changed, findings, show_all=True)
 
 
 async def test_instance_screen_says_since_when_and_on_what_basis(demo: Demo) -> None:

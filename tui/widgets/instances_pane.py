@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable
 from datetime import datetime
-from operator import itemgetter
+from operator import is_, itemgetter
 from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
@@ -78,15 +78,19 @@ class RowMemo(dict[str, tuple[Any, ...]]):
     were made for, sort key), made again when the server (the collector keeps an unchanged one as the same
     object), its finding or its age label changed; and `place`, each server's place in the last rows made per
     view: the next snapshot's servers put in that order first, the sort by key finds them nearly sorted (about
-    one comparison a server, not 14 at 10,000)."""
+    one comparison a server, not 14 at 10,000); `last`, what the last rows of each view were made of: the
+    very same servers, findings and age labels give those rows again, the same list (a poll where nothing
+    changed costs a pass over the servers, and nothing downstream)."""
 
     def __init__(self, *args: Any) -> None:
         super().__init__(*args)
         self.place: dict[bool, dict[str, int]] = {}
+        # per view: the servers, findings and age labels the last rows were made of, and those rows
+        self.last: dict[bool, tuple[list[Server], dict[str, str], list[tuple[Server, str]], Rows]] = {}
 
     def copy(self) -> RowMemo:
         kept = RowMemo(self)
-        kept.place = dict(self.place)
+        kept.place, kept.last = dict(self.place), dict(self.last)
         return kept
 
 
@@ -113,7 +117,12 @@ def instance_rows(snapshot: InstancesSnapshot, findings: Iterable[Finding] = (),
         outside = stuck_ids - {s.id for s in servers}
         if outside:
             servers += [s for s in snapshot.servers if s.id in outside and worth_attention(s, stuck_ids)]
+    last = memo.last.get(show_all) if memo is not None else None
+    if (last is not None and len(last[0]) == len(servers) and all(map(is_, servers, last[0]))
+            and last[1] == severity and all(in_state_label(s, now) == label for s, label in last[2])):
+        return last[3]
     made: list[tuple[tuple[Any, ...], str, tuple[Any, ...]]] = []  # (sort key, server id, cells)
+    labelled: list[tuple[Server, str]] = []  # the servers whose cells show an age, with it
     for s in servers:
         sev = severity.get(s.id)
         status_style = STATUS_STYLE.get(s.status, "")
@@ -132,6 +141,7 @@ def instance_rows(snapshot: InstancesSnapshot, findings: Iterable[Finding] = (),
                 if memo is not None:
                     memo[s.id] = kept
             made.append((_sort_key(s, severity, now), s.id, kept[1]))
+            labelled.append((s, ticks[1]))
         else:  # nothing to colour and nothing in progress: most of a big cloud
             if kept is None or kept[0] is not s or kept[2] is not None:
                 kept = (s, (clean(s.name or "(no name)"), clean(s.status), "", "", s.host or "", "", s.id[:8],
@@ -147,6 +157,7 @@ def instance_rows(snapshot: InstancesSnapshot, findings: Iterable[Finding] = (),
     rows = [(sid, cells) for _, sid, cells in made]
     if memo is not None:
         memo.place[show_all] = {sid: i for i, (sid, _) in enumerate(rows)}
+        memo.last[show_all] = (servers, severity, labelled, rows)
         if len(memo) > 2 * len(snapshot.servers) + 64:  # servers gone
             live = {s.id for s in snapshot.servers}
             for sid in [k for k in memo if k not in live]:
@@ -156,7 +167,7 @@ def instance_rows(snapshot: InstancesSnapshot, findings: Iterable[Finding] = (),
 
 def same_rows(a: Rows, b: Rows) -> bool:
     """The same rows: the same keys in the same order, each with the very same cells."""
-    return len(a) == len(b) and all(x[1] is y[1] and x[0] == y[0] for x, y in zip(a, b, strict=True))
+    return a is b or (len(a) == len(b) and all(x[1] is y[1] and x[0] == y[0] for x, y in zip(a, b, strict=True)))
 
 
 def status_line(snapshot: InstancesSnapshot, findings: Iterable[Finding], *, show_all: bool, shown: int,
