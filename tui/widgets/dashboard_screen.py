@@ -128,11 +128,13 @@ class StableFooter(Footer):
         remembered across the changes that move keys to other places (`/` and esc): the keys after it stay
         where they are and, when the new text fits, nothing is laid out again (a layout of the footer redraws
         the whole screen, twice). others: the descriptions the key may say next (footer_descriptions): the
-        first rewrite takes the widest of them, so the next ones lay nothing out. True when the key must be
+        first rename in place takes the widest of them, so the next ones lay nothing out. True when the key must be
         laid out again (it grew, or took another action's place)."""
-        width = max(_key_width(key, display, text) for text in (description, *others))
-        widest = max(width, self._widest.get(action, 0))
         same = key.action == action
+        # a key renamed in place (a sort) takes the widest it may say; one given a new action is drawn as
+        # Footer.compose would draw it
+        width = max(_key_width(key, display, text) for text in (description, *(others if same else ())))
+        widest = max(width, self._widest.get(action, 0))
         if same:
             kept = key.styles.get_rule("min_width")
             now = kept.value if isinstance(kept, Scalar) else _key_width(key, key.key_display, key.description)
