@@ -183,6 +183,12 @@ PRIVATE: tuple[Private, ...] = (
     Private(_TABLE, "_require_update_dimensions", "KeyedTable._write_rows, refit", "DataTable's idle pass then "
             "works out the scrollable size (the virtual width too, after the column widths change)",
             _instance(_table, "_require_update_dimensions", bool)),
+    Private(_TABLE, "_update_dimensions", "KeyedTable._update_dimensions", "DataTable's idle pass that sets the "
+            "scrollable size: a new height alone lays nothing out while the scrollbars stay",
+            _method(_TABLE, "_update_dimensions", ("self", "new_rows"))),
+    Private("textual.widget:Widget", "_scroll_update", "KeyedTable.refresh", "the scrollbars' sizes and the "
+            "scroll position's bounds after a new scrollable height (what a layout would do for the table)",
+            _method("textual.widget:Widget", "_scroll_update", ("self", "virtual_size"))),
     Private(_TABLE, "_clear_caches", "KeyedTable._check_restyle", "drop every render cache when more than the "
             "focus changed", _method(_TABLE, "_clear_caches", ("self",))),
     *(Private(_TABLE, cache, "KeyedTable.__init__", "render caches bounded to a few screens' worth (memory of a "
