@@ -183,15 +183,20 @@ class FixedInstances(BaseCollector):
         return self.snapshot
 
 
+async def attention_view(pilot: Any, app: StacktopApp) -> tuple[InstancesPane, KeyedTable]:
+    """The instances pane once it shows its attention view (one server) of FixedInstances' 10,000."""
+    pane = app.query_one(InstancesPane)
+    await until_pilot(pilot, lambda: pane.table is not None and pane.table.row_count == 1, "the attention view")
+    assert pane.table is not None
+    return pane, pane.table
+
+
 async def test_keys_over_ten_thousand_instances_land_where_they_were_typed() -> None:
     app = StacktopApp(Config(), collectors=[FixedInstances()])
     async with app.run_test(size=(160, 48)) as pilot:
-        pane = app.query_one(InstancesPane)
-        await until_pilot(pilot, lambda: pane.table is not None and pane.table.row_count == 1, "the attention view")
+        pane, table = await attention_view(pilot, app)
         app.show_source("instances")
         await pilot.press("a")
-        table = pane.table
-        assert table is not None
         await until_pilot(pilot, lambda: table.row_count == N, "`a`: every server")
         await until_pilot(pilot, lambda: f"all {N:,}" in pane._message_text, "the count")
         await pilot.press("slash", "w", "e")  # typed at once, after `/`: both letters are the filter's
@@ -230,10 +235,7 @@ async def test_a_big_snapshots_rows_are_made_in_a_thread_and_shown_as_the_loop_w
     monkeypatch.setattr(instances, "instance_rows", recording)
     app = StacktopApp(Config(), collectors=[FixedInstances()])
     async with app.run_test(size=(160, 48)) as pilot:
-        pane = app.query_one(InstancesPane)
-        await until_pilot(pilot, lambda: pane.table is not None and pane.table.row_count == 1, "the attention view")
-        table = pane.table
-        assert table is not None
+        pane, table = await attention_view(pilot, app)
         app.show_source("instances")
         await pilot.press("a")
         await until_pilot(pilot, lambda: table.row_count == N, "`a`: every server")
@@ -397,10 +399,7 @@ async def test_the_first_a_and_the_first_letter_typed_find_their_work_done_betwe
 
     app = StacktopApp(Config(), collectors=[FixedInstances()])
     async with app.run_test(size=(160, 48)) as pilot:
-        pane = app.query_one(InstancesPane)
-        await until_pilot(pilot, lambda: pane.table is not None and pane.table.row_count == 1, "the attention view")
-        table = pane.table
-        assert table is not None
+        _pane, table = await attention_view(pilot, app)
         await until_pilot(pilot, lambda: table.warmed_for is not None and len(table.warmed_for) == 2
                           and len(table.warmed_for[1]) == N, "every server's row measured between keys")
         measured: list[Any] = []

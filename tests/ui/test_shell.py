@@ -324,6 +324,18 @@ def bottom_line(app: StacktopApp) -> str:
     """The screen's last line as the terminal is sent it (what each widget last drew)."""
     return "".join(segment.text for segment in app.screen._compositor.render_strips()[-1])
 
+def three_sources() -> list[ScriptedCollector]:
+    return [ScriptedCollector(name, [1], interval=60.0) for name in ("services", "instances", "rabbitmq")]
+
+
+async def focused_table(pilot: Any, app: StacktopApp) -> Any:
+    """The active pane's table, focused, once start-up and the footer have settled."""
+    await wait_started(pilot, app)
+    await _settled_footer(pilot, app)
+    table = app.panes[app.active_index].table
+    assert table is not None and app.focused is table
+    return table
+
 
 async def test_the_sort_key_keeps_its_widest_so_sorting_lays_nothing_out(monkeypatch: Any) -> None:
     """`s` through every column and back: once the sort key has said its longest `sort: ...`, it keeps that
@@ -332,13 +344,9 @@ async def test_the_sort_key_keeps_its_widest_so_sorting_lays_nothing_out(monkeyp
     twice)."""
     from textual.widgets._footer import FooterKey
 
-    collectors = [ScriptedCollector(name, [1], interval=60.0) for name in ("services", "instances", "rabbitmq")]
-    app = StacktopApp(Config(), collectors=collectors)
+    app = StacktopApp(Config(), collectors=three_sources())
     async with app.run_test(size=(160, 48)) as pilot:
-        await wait_started(pilot, app)
-        await _settled_footer(pilot, app)
-        table = app.panes[app.active_index].table
-        assert table is not None and app.focused is table
+        table = await focused_table(pilot, app)
         presses = len(table.columns) + 1  # every column, then the default order again
         for _ in range(presses):
             await pilot.press("s")
@@ -383,13 +391,9 @@ async def test_the_sort_key_takes_its_widest_name_at_the_first_sort(monkeypatch:
     (a layout), and the presses after it, through every column and back, lay nothing out."""
     from textual.widgets._footer import FooterKey
 
-    collectors = [ScriptedCollector(name, [1], interval=60.0) for name in ("services", "instances", "rabbitmq")]
-    app = StacktopApp(Config(), collectors=collectors)
+    app = StacktopApp(Config(), collectors=three_sources())
     async with app.run_test(size=(160, 48)) as pilot:
-        await wait_started(pilot, app)
-        await _settled_footer(pilot, app)
-        table = app.panes[app.active_index].table
-        assert table is not None and app.focused is table
+        table = await focused_table(pilot, app)
         widest = max(len(name) for name in table.footer_descriptions("cycle_sort"))
         assert widest > len(table.sort_label) and len(table.footer_descriptions("cycle_sort")) == 2 * (
             len(table.columns) + 1)
