@@ -260,6 +260,12 @@ async def test_a_big_snapshots_rows_are_made_in_a_thread_and_shown_as_the_loop_w
         assert table.shown_keys == [key for key, _ in real(polled, (), show_all=True)]
         assert f"all {N:,}" in pane._message_text
 
+        given = table._all_rows
+        again = InstancesSnapshot(taken_at=polled.taken_at, servers=polled.servers)  # nothing changed
+        app.post_message(ObservationMessage(Observation("instances", snapshot=again, ok_at=now, tried_at=now)))
+        await until_pilot(pilot, lambda: pane._rendered_snapshot is again, "the unchanged poll shown")
+        assert table._all_rows is given, "an unchanged poll gives the table the very same rows"
+
 
 async def test_a_sort_keeps_the_row_records_and_the_cursor_reads_the_new_order() -> None:
     """`s` over 10,000 rows writes only their order (DataTable's row records stay, as DataTable.sort keeps

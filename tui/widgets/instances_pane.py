@@ -165,11 +165,6 @@ def instance_rows(snapshot: InstancesSnapshot, findings: Iterable[Finding] = (),
     return rows
 
 
-def same_rows(a: Rows, b: Rows) -> bool:
-    """The same rows: the same keys in the same order, each with the very same cells."""
-    return a is b or (len(a) == len(b) and all(x[1] is y[1] and x[0] == y[0] for x, y in zip(a, b, strict=True)))
-
-
 def status_line(snapshot: InstancesSnapshot, findings: Iterable[Finding], *, show_all: bool, shown: int,
                 matched: int | None = None, brief: bool = False) -> str:
     """matched: with a filter on, how many of the `shown` rows it lets through. brief (a narrow pane): the
@@ -245,13 +240,9 @@ class InstancesPane(SourcePane):
         views = (False, True)  # both: `a` finds its rows made, and the table has them measured (expect)
         memo = self._quiet_cells.copy()  # the thread's own: the loop may make rows of the last snapshot meanwhile
 
-        before = {view: kept[2] for view, kept in self._rows.items()}
-
         def make() -> dict[bool, list[tuple[str, tuple[Any, ...]]]]:
-            made = {view: instance_rows(snapshot, obs.findings, show_all=view, memo=memo) for view in views}
-            # rows that did not change are given as the same list: the table then has nothing to do with them
-            return {view: before[view] if view in before and same_rows(before[view], rows) else rows
-                    for view, rows in made.items()}
+            # a view that did not change is given as the same list (RowMemo.last): the table skips it
+            return {view: instance_rows(snapshot, obs.findings, show_all=view, memo=memo) for view in views}
 
         made = await asyncio.to_thread(make)
         self._quiet_cells = memo
