@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from tui.config import Config
 from tui.models.observation import Observation
+from tui.records import record
 from tui.safetext import escape
 
 if TYPE_CHECKING:  # runners are made once the sources start, after the first paint
@@ -45,7 +46,7 @@ def _silences() -> Silences:
     return Silences()
 
 
-@dataclass(frozen=True)
+@record
 class Badge:
     """A cloud's health in the top bar: its worst finding's level, and whether some source is stale."""
 

@@ -12,10 +12,11 @@ import difflib
 import math
 import os
 import stat
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 from typing import Any
 
+from tui.records import record
 from tui.rules.task_states import DEFAULT_STUCK_SECONDS, KNOWN_TASK_STATES
 
 DEFAULT_PATH = Path("~/.config/stacktop/config.toml")
@@ -31,7 +32,7 @@ class ConfigError(Exception):
         super().__init__(clean(f"{file}: {key}: {problem} - {fix}"))
 
 
-@dataclass(frozen=True)
+@record
 class Secret:
     """A password and where it came from (never printed)."""
 
@@ -44,7 +45,7 @@ class Secret:
     __str__ = __repr__
 
 
-@dataclass(frozen=True)
+@record
 class OpenStackConfig:
     """[openstack]: the clouds.yaml entry the services and instances sources read, and how."""
 
@@ -62,7 +63,7 @@ class OpenStackConfig:
         return bool(self.cloud) and self.audit_interval > 0
 
 
-@dataclass(frozen=True)
+@record
 class RabbitMQConfig:
     """[rabbitmq]: the management API (or the CLI command) the RabbitMQ source reads, and how."""
 
@@ -83,7 +84,7 @@ class RabbitMQConfig:
         return bool(self.management_url or self.cli_command)
 
 
-@dataclass(frozen=True)
+@record
 class GaleraConfig:
     """[galera]: the MariaDB Galera nodes the Galera source reads, and how."""
 
@@ -107,7 +108,7 @@ class GaleraConfig:
         return self.tls or bool(self.cacert) or self.insecure
 
 
-@dataclass(frozen=True)
+@record
 class Thresholds:
     """[thresholds]: when the rules call a service, an agent or a server late or stuck."""
 
@@ -121,7 +122,7 @@ class Thresholds:
         return self.stuck.get(task_state, self.stuck["default"])
 
 
-@dataclass(frozen=True)
+@record
 class LogSource:
     """A log the request trace greps (read-only): a file path (globs allowed) or a command whose output is
     read (`docker logs nova_api`), run without a shell and killed after `timeout` seconds."""
@@ -136,7 +137,7 @@ class LogSource:
         return self.command or self.path or self.service
 
 
-@dataclass(frozen=True)
+@record
 class RecorderConfig:
     """[recorder]: where the journal goes, how big it may grow, and the logs the request trace reads."""
 
@@ -147,21 +148,21 @@ class RecorderConfig:
     max_total_mb: float = 1024.0  # every journal in `dir` together: the oldest files are deleted beyond this
 
 
-@dataclass(frozen=True)
+@record
 class SnapshotConfig:
     """[snapshot]: `stacktop snapshot`'s overall deadline."""
 
     deadline: float = 30.0  # `stacktop snapshot` answers within this, naming the sources still late
 
 
-@dataclass(frozen=True)
+@record
 class UIConfig:
     """[ui]: how often the dashboard polls the clouds not on screen."""
 
     inactive_cloud_interval: float = 60.0  # seconds between polls of each source of a cloud not on screen
 
 
-@dataclass(frozen=True)
+@record
 class CloudConfig:
     """One cloud: its OpenStack cloud, RabbitMQ and Galera. `[[clouds]]` entries, or the top-level sections."""
 
@@ -171,7 +172,7 @@ class CloudConfig:
     galera: GaleraConfig = field(default_factory=GaleraConfig)
 
 
-@dataclass(frozen=True)
+@record
 class Config:
     """openstack / rabbitmq / galera are the active (first) cloud's; `clouds` lists every `[[clouds]]` entry
     (empty for the single-cloud form: then the top-level sections are the one cloud)."""

@@ -27,13 +27,13 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from tui.jsonable import to_jsonable
 from tui.models.observation import Observation
+from tui.records import record
 from tui.redact import redact_userinfo
 from tui.safetext import clean
 
@@ -296,7 +296,7 @@ class JournalError(Exception):
     """A journal that cannot be read at all: str() is the one line shown (`JOURNAL: problem - fix`)."""
 
 
-@dataclass(frozen=True)
+@record
 class JournalContents:
     """The events of a journal that are journal entries, and how many lines were not (skipped)."""
 

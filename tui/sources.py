@@ -9,11 +9,12 @@ No Textual and no client imports here: modules are named, and imported by whoeve
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from tui.records import record
 
-@dataclass(frozen=True)
+
+@record
 class SourceSpec:
     """One source: its collector, its pane, its config section and the `:` commands that focus it."""
 

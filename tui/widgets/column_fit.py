@@ -16,12 +16,13 @@ The table (tui.widgets.keyed_table) recomputes the widths when it is resized and
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+
+from tui.records import record
 
 TEXT, SECONDARY, NAME = 1, 2, 3  # the `give` order: free text gives up width first, names last
 
 
-@dataclass(frozen=True)
+@record
 class ColumnRule:
     """shrink: the column may be cut (with an ellipsis) to leave room for the others; floor: the narrowest it is
     cut to (never narrower than its natural width); give: when, among the shrinkable columns (lower first)."""
