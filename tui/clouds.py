@@ -8,7 +8,6 @@ observations, the others keep polling at `[ui] inactive_cloud_interval` and are 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from tui.config import Config
@@ -25,15 +24,16 @@ LEVEL_STYLE = {"critical": "bold red", "warning": "yellow", "ok": "green", "wait
 DEFAULT_INTERVAL = 10.0
 
 
-@dataclass
 class CloudState:
-    """One cloud of the session: its config (its sections active), its runners and latest observations."""
+    """One cloud of the session: its config (its sections active), its runners and latest observations, and
+    its silences (findings acknowledged for a while, `x`)."""
 
-    name: str
-    config: Config
-    runners: dict[str, CollectorRunner] = field(default_factory=dict)
-    observations: dict[str, Observation] = field(default_factory=dict)
-    silences: Silences = field(default_factory=lambda: _silences())  # findings acknowledged for a while (`x`)
+    def __init__(self, name: str, config: Config) -> None:
+        self.name = name
+        self.config = config
+        self.runners: dict[str, CollectorRunner] = {}
+        self.observations: dict[str, Observation] = {}
+        self.silences: Silences = _silences()
 
     def intervals(self, slow: float | None = None) -> dict[str, float]:
         """Each running source's poll interval (no faster than `slow` for a cloud not on screen)."""

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from tui.models.finding import Finding
+from tui.records import record
 
 
-@dataclass(frozen=True)
+@record
 class Observation:
     """What one source looked like at one attempt.
 

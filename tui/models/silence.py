@@ -9,9 +9,10 @@ the pane's header or raises a toast. Silences belong to one cloud and one sessio
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from tui.models.finding import Finding
+if TYPE_CHECKING:
+    from tui.models.finding import Finding
 
 Key = tuple[str, str]  # (kind, subject): Finding.key
 
@@ -34,11 +35,11 @@ def parse_duration(text: str) -> float:
     return seconds
 
 
-@dataclass
 class Silences:
     """The silences of one cloud: (kind, subject) -> until (epoch seconds). Expired ones drop out when read."""
 
-    until_by_key: dict[Key, float] = field(default_factory=dict)
+    def __init__(self, until_by_key: dict[Key, float] | None = None) -> None:
+        self.until_by_key: dict[Key, float] = {} if until_by_key is None else until_by_key
 
     def add(self, key: Key, until: float) -> None:
         self.until_by_key[key] = until
