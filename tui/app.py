@@ -435,7 +435,6 @@ class StacktopApp(App[None]):
         return found.configured(c), found.interval(c)
 
     def compose(self) -> ComposeResult:
-        yield TooSmall(id="too-small")
         yield TopBar(self._topbar_text(), id="topbar")
         yield TriageRow(id="triage")
         yield Breadcrumb(id="breadcrumb")
@@ -500,9 +499,15 @@ class StacktopApp(App[None]):
 
     def _apply_size(self, width: int, height: int) -> None:
         classes = self._size_classes(width, height)
-        self.screen_stack[0].update_classes(classes)  # one restyle for both, none when they hold already
-        if classes["-too-small"]:
-            self.screen_stack[0].query_one("#too-small", TooSmall).update(too_small_message(width, height))
+        screen = self.screen_stack[0]
+        screen.update_classes(classes)  # one restyle for both, none when they hold already
+        if classes["-too-small"]:  # the notice is mounted the first time it is needed
+            text = too_small_message(width, height)
+            notice = next(iter(screen.query_children("#too-small").results(TooSmall)), None)
+            if notice is None:
+                screen.mount(TooSmall(text, id="too-small"))
+            else:
+                notice.update(text)
 
     # ----- sources ------------------------------------------------------------------------------------
     def _collectors(self, state: cloudset.CloudState) -> list[Collector]:
