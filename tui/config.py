@@ -8,7 +8,6 @@ when the file is not readable by group or others.
 
 from __future__ import annotations
 
-import difflib
 import math
 import os
 import stat
@@ -237,6 +236,8 @@ _LOG_SOURCE_KEYS = {"service", "command", "path", "timeout"}
 
 
 def _suggest(word: str, options: set[str] | list[str]) -> str:
+    import difflib  # only a config with a mistake needs it
+
     match = difflib.get_close_matches(word, sorted(options), n=1, cutoff=0.6)
     return f"did you mean '{match[0]}'?" if match else f"known keys: {', '.join(sorted(options))}"
 
