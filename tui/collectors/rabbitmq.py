@@ -40,10 +40,8 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
-
-import httpx
 
 from tui import deadline
 from tui.collectors.base import BaseCollector, BuildContext, Collector
@@ -60,11 +58,17 @@ from tui.collectors.rabbitmq_payload import (
 )
 from tui.config import Config, RabbitMQConfig, Secret
 from tui.errors import SourceError
+from tui.httpx_import import import_httpx
 from tui.models.finding import Finding
 from tui.models.rabbitmq import Alarm, NodeInfo, QueueInfo, RabbitSnapshot
 from tui.readonly import httpx_request_hook
 from tui.rules.queues import MIN_POLLS, History, apply_history, classify_queue, is_suspect, rabbitmq_findings
 from tui.tlserror import ca_file_problem, describe_verify, verify_reason
+
+if TYPE_CHECKING:
+    import httpx
+else:
+    httpx = import_httpx()  # without its command-line module (tui.httpx_import)
 
 PAGE_SIZE = 500  # the name-filtered statistics requests of a light poll (the broker filters only when paged)
 FULL_EVERY = 4  # every 4th poll lists every queue with statistics; the others are light (module docstring)

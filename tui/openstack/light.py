@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 from tui import deadline
 from tui.deadline import install_httpx
 from tui.errors import SourceError
+from tui.httpx_import import import_httpx
 from tui.openstack.client import OpenStackClient, dropped_connection
 from tui.openstack.cloudsyaml import LightCloud, LightUnsupported
 from tui.openstack.errors import Where, check_list, http_error, not_json, to_source_error
@@ -59,7 +60,7 @@ class Unauthorized(Exception):
 
 def _transport_error(exc: Exception, url: str) -> Exception:
     """An httpx exception -> the keystoneauth-named one, with keystoneauth's text."""
-    import httpx
+    httpx = import_httpx()
 
     if isinstance(exc, httpx.TimeoutException):
         return ConnectTimeout(f"Request to {url} timed out")
@@ -107,7 +108,7 @@ class LightClient(OpenStackClient):
             if client is None:
                 import ssl
 
-                import httpx
+                httpx = import_httpx()
 
                 verify: Any = self.cloud.verify if secure else ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
                 if isinstance(verify, str):
@@ -121,7 +122,7 @@ class LightClient(OpenStackClient):
               timeout: float | None = None) -> Any:
         """One request, its redirects and its body under one overall deadline (the timeout) and the body cap
         (tui.deadline); transport failures raise the keystoneauth-named exceptions."""
-        import httpx
+        httpx = import_httpx()
 
         check_method(method, url)
         kwargs: dict[str, Any] = {"headers": headers}
