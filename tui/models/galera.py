@@ -7,13 +7,13 @@ the collector keeps between polls, so the rules in tui.rules.quorum stay pure.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from tui.records import record
 
 # wsrep_cluster_conf_id of a node outside any Primary component (2**64 - 1, measured on MariaDB 10.11).
 NON_PRIMARY_CONF_ID = 18446744073709551615
 
 
-@dataclass(frozen=True)
+@record
 class GaleraNode:
     """One configured node ("host:port").
 
@@ -80,7 +80,7 @@ class GaleraNode:
         )
 
 
-@dataclass(frozen=True)
+@record
 class GaleraSnapshot:
     """One poll of every configured node, in configured order.
 

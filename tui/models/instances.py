@@ -25,6 +25,8 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import ClassVar, Literal
 
+from tui.records import record
+
 SinceBasis = Literal["observed", "updated_at", "created"]
 
 # A BUILD server with a host but no task_state: conductor recorded the host and cast the build to
@@ -32,7 +34,7 @@ SinceBasis = Literal["observed", "updated_at", "created"]
 BUILD_QUEUED = "build_queued"
 
 
-@dataclass(frozen=True)
+@record
 class Fault:
     """A server's `fault`: only present for ERROR (and DELETED) servers."""
 
@@ -133,7 +135,7 @@ class HostHealth:
         return tuple(a for a in self.agents if a.alive is False)
 
 
-@dataclass(frozen=True)
+@record
 class PollInfo:
     """How this snapshot was read: mode "full" (paginated list), "changes-since", or "attention" (the
     dashboard's first read: only the servers worth attention, by server-side filters; the full list follows
@@ -161,7 +163,7 @@ def attention_of(servers: tuple[Server, ...]) -> tuple[Server, ...]:
     return tuple(s for s in servers if s.task_state or s.status in _ATTENTION_STATUSES)
 
 
-@dataclass(frozen=True)
+@record
 class InstancesSnapshot:
     """All servers known to the index (DELETED ones left it), host health, and how they were read.
 
@@ -229,7 +231,7 @@ class InstancesSnapshot:
 
 
 # ---- the instance screen (read on demand, not every poll) ------------------------------------------------
-@dataclass(frozen=True)
+@record
 class ActionEvent:
     event: str
     start_time: datetime | None = None
@@ -239,7 +241,7 @@ class ActionEvent:
     traceback: str | None = None
 
 
-@dataclass(frozen=True)
+@record
 class InstanceAction:
     action: str
     request_id: str
@@ -249,7 +251,7 @@ class InstanceAction:
     events: tuple[ActionEvent, ...] = ()
 
 
-@dataclass(frozen=True)
+@record
 class PortInfo:
     id: str
     network_id: str = ""
@@ -265,7 +267,7 @@ class PortInfo:
         return self.vif_type == "binding_failed"
 
 
-@dataclass(frozen=True)
+@record
 class VolumeInfo:
     id: str
     name: str = ""
@@ -277,7 +279,7 @@ class VolumeInfo:
     backend_host: str | None = None  # os-vol-host-attr:host (the cinder-volume serving it)
 
 
-@dataclass(frozen=True)
+@record
 class AllocationInfo:
     """Placement's allocations for this server as a consumer, by provider."""
 
@@ -286,7 +288,7 @@ class AllocationInfo:
     resources: Mapping[str, int] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
+@record
 class InstanceDetail:
     """Everything the instance screen shows, read on demand. *_error: why one part could not be read."""
 

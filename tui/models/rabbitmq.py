@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from tui.records import record
+
 
 @dataclass(frozen=True)
 class QueueInfo:
@@ -82,7 +84,7 @@ class QueueInfo:
         return len(set(self.online) & set(self.members)) * 2 > len(self.members)
 
 
-@dataclass(frozen=True)
+@record
 class NodeInfo:
     """One cluster member from /api/nodes (or `cluster_status` for the CLI source).
 
@@ -108,7 +110,7 @@ class NodeInfo:
     being_drained: bool | None = None
 
 
-@dataclass(frozen=True)
+@record
 class Alarm:
     """A resource alarm in effect: resource is "memory" or "disk" (as the broker names it)."""
 
@@ -117,7 +119,7 @@ class Alarm:
     via: str = "local-alarms"
 
 
-@dataclass(frozen=True)
+@record
 class RabbitSnapshot:
     """What one RabbitMQ poll saw.
 

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import ClassVar, Literal
 
+from tui.records import record
+
 Section = Literal["compute", "network", "volume"]
 SECTIONS: tuple[Section, ...] = ("compute", "network", "volume")
 SECTION_TITLES: dict[str, str] = {"compute": "compute services", "network": "network agents",
@@ -55,7 +57,7 @@ class ServiceRow:
         return self.status == "enabled"
 
 
-@dataclass(frozen=True)
+@record
 class SectionRead:
     """One listing. read_at: local UTC clock when the rows were read (None: never read).
 
@@ -74,7 +76,7 @@ class SectionRead:
         return self.error is not None
 
 
-@dataclass(frozen=True)
+@record
 class EndpointCheck:
     """A version GET on one catalog endpoint. ok: it answered below 500 within the timeout.
 
@@ -94,7 +96,7 @@ class EndpointCheck:
     late: bool = False
 
 
-@dataclass(frozen=True)
+@record
 class KeystoneCheck:
     """Keystone itself: can stacktop authenticate / reach the auth URL from clouds.yaml?
 
@@ -110,7 +112,7 @@ class KeystoneCheck:
     late: str | None = None
 
 
-@dataclass(frozen=True)
+@record
 class ServicesSnapshot:
     taken_at: datetime
     keystone: KeystoneCheck

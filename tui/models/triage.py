@@ -11,8 +11,9 @@ on-call engineer, with a level the UI colours:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
+
+from tui.records import record
 
 Level = Literal["ok", "warning", "critical", "unknown"]
 LEVEL_ORDER: dict[str, int] = {"critical": 0, "warning": 1, "unknown": 2, "ok": 3}
@@ -22,7 +23,7 @@ LEVEL_ORDER: dict[str, int] = {"critical": 0, "warning": 1, "unknown": 2, "ok": 
 CELL_NAMES: tuple[str, ...] = ("catalog", "compute", "agents", "volume", "rabbitmq", "galera", "placement")
 
 
-@dataclass(frozen=True)
+@record
 class TriageCell:
     """One answer. name: one of CELL_NAMES; label: what the row prints first ("compute", "RabbitMQ");
     text: the answer ("2/2 up"); source: the collector it rests on; stale: text shows last-good values."""
@@ -39,7 +40,7 @@ class TriageCell:
         return f"{self.label} {self.text}"
 
 
-@dataclass(frozen=True)
+@record
 class TriageSummary:
     """The whole row, cells in CELL_NAMES order."""
 
