@@ -101,3 +101,20 @@ def test_the_first_frame_is_drawn_before_the_tables_commands_and_sources_load() 
     )
     loaded = eval(fresh_python(code).strip().splitlines()[-1])
     assert loaded == [], f"imported before the first frame: {loaded}"
+
+
+def test_the_placement_audit_loads_its_models_with_its_first_run() -> None:
+    """The background audit's first run comes FIRST_DELAY_S after the start: its models and rules (~20 frozen
+    classes) are not built on the first triage's path (the collectors, the triage row's rules)."""
+    code = (
+        "import asyncio, sys\n"
+        "from tui.collectors.placement import PlacementAuditCollector\n"
+        "from tui.collectors.registry import build_collectors\n"
+        "import tui.rules.triage, tui.collectors.services, tui.collectors.instances, tui.collectors.rabbitmq\n"
+        "early = sorted(m for m in ('tui.models.placement', 'tui.rules.allocations') if m in sys.modules)\n"
+        "from tui.rules.allocations import SOURCE\n"
+        "print(repr((early, PlacementAuditCollector.name == SOURCE)))\n"
+    )
+    early, same_name = eval(fresh_python(code).strip().splitlines()[-1])
+    assert early == [], f"imported before the audit's first run: {early}"
+    assert same_name, "the collector's name is the findings' source"

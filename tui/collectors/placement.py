@@ -10,19 +10,21 @@ from __future__ import annotations
 
 import asyncio
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from tui.collectors.base import BaseCollector, BuildContext, Collector
 from tui.config import Config
 from tui.models.finding import Finding
-from tui.models.placement import AuditDigest
-from tui.rules.allocations import SOURCE, audit_findings
+
+if TYPE_CHECKING:
+    from tui.models.placement import AuditDigest
 
 FIRST_DELAY_S = 30.0
 AUDIT_TIMEOUT_S = 300.0  # 500 providers take ~600 GETs: seconds on a healthy cloud, minutes on a sick one
 
 
 class PlacementAuditCollector(BaseCollector):
-    name = SOURCE
+    name = "placement"  # tui.rules.allocations.SOURCE: the audit's models and rules load with its first run
 
     def __init__(self, session: object, interval: float, *, first_delay: float = 0.0,
                  timeout: float = AUDIT_TIMEOUT_S) -> None:
@@ -33,18 +35,21 @@ class PlacementAuditCollector(BaseCollector):
         self._first = True
 
     async def collect(self) -> AuditDigest:
-        from tui.openstack.placement_reads import audit_cloud
-
         if self._first:
             self._first = False
             if self.first_delay:
                 await asyncio.sleep(self.first_delay)
                 self.timeout -= self.first_delay
+        from tui.models.placement import AuditDigest
+        from tui.openstack.placement_reads import audit_cloud
+
         client = await asyncio.to_thread(self.session.client)  # type: ignore[attr-defined]
         # the digest keeps only the providers worth a finding: only theirs need a capacity
         return AuditDigest.of(await audit_cloud(client, every_capacity=False))
 
     def findings(self, snapshot: AuditDigest, now: datetime) -> list[Finding]:
+        from tui.rules.allocations import audit_findings
+
         return audit_findings(snapshot.judged)
 
 

@@ -29,7 +29,6 @@ from tui.models.finding import SEVERITY_ORDER, Finding, Severity
 from tui.models.galera import GaleraSnapshot
 from tui.models.instances import BUILD_QUEUED, InstancesSnapshot
 from tui.models.observation import Observation
-from tui.models.placement import AuditDigest
 from tui.models.rabbitmq import RabbitSnapshot
 from tui.models.services import SectionRead, ServicesSnapshot
 from tui.models.triage import Level, TriageCell, TriageSummary
@@ -332,7 +331,11 @@ def triage_summary(observations: Mapping[str, Observation], now: datetime, thres
 
 def _placement_cell(obs: Observation | None) -> TriageCell | None:
     """The background audit, only when it found allocations to look at (a healthy audit adds no cell)."""
-    if obs is None or obs.error is not None or not isinstance(obs.snapshot, AuditDigest):
+    if obs is None or obs.error is not None:
+        return None
+    from tui.models.placement import AuditDigest  # the audit's models only once an audit came (30 s in at least)
+
+    if not isinstance(obs.snapshot, AuditDigest):
         return None
     stale = [f for f in obs.findings if f.kind == "placement.stale_allocation" and f.severity == "warning"]
     stuck = [f for f in obs.findings if f.kind == "placement.migration_stuck"]
