@@ -63,6 +63,9 @@ KEY_FIRST_S = 0.25  # renders wait at most this long for a pending key's frame (
 # this long, so that it falls between keys, not in front of one; it waits at most GC_PUT_OFF_MAX_S
 GC_KEY_QUIET_S = 0.15
 GC_PUT_OFF_MAX_S = 5.0
+# once the sources start, frames wait (at most this long, and no longer than the first key) until every pane has
+# its source's first read: the first triage is laid out and drawn once, not once per pane as each read comes
+FIRST_TRIAGE_HOLD_S = 1.0
 
 # Plain black and white with bright, distinct severities: for projectors, low-vision users and bad terminals.
 HIGH_CONTRAST = Theme(
@@ -229,6 +232,9 @@ class StacktopApp(App[None]):
         if recorder is not None:
             recorder.journal.hold = self.keys_coming  # no snapshot encoded beside a key's work
         self._gc_put_off_at: float | None = None  # when the collection after a poll was first put off
+        # the first triage's hold (_hold_for_first_triage): the batch held, and the panes still waiting for a read
+        self._triage_hold: contextlib.AbstractContextManager[None] | None = None
+        self._triage_waiting: set[str] = set()
 
     @property
     def command_history(self) -> History:
@@ -364,6 +370,7 @@ class StacktopApp(App[None]):
         posted = super().post_message(message)
         if posted and isinstance(message, events.Key):
             self._key_at = time.monotonic()
+            self._end_triage_hold()  # a key's frame never waits for the first triage
             self.call_later(self._key_handled)  # queued behind the key
         return posted
 
@@ -589,6 +596,48 @@ class StacktopApp(App[None]):
                 self.run_worker(runner.run(), name=collector.name, group=group, exclusive=True,
                                 exit_on_error=False)
         gcpolicy.first_frame()  # the collectors' imports are as long-lived as start-up's: frozen too
+        active = self.clouds[self.active_cloud].runners
+        self._hold_for_first_triage({p.SOURCE for p in self.panes if p.SOURCE in active})
+
+    def _hold_for_first_triage(self, sources: set[str]) -> None:
+        """No frame until each of these sources' first read reached its pane (FIRST_TRIAGE_HOLD_S at most): the
+        reads come within a few hundred ms of each other, and each pane's fill would otherwise lay out and draw
+        the whole screen again (40-50 ms of CPU each on a 2-core host, in the middle of the other reads)."""
+        if not sources or self.paused or self._triage_hold is not None:
+            return
+        self._triage_waiting = set(sources)
+        self._triage_hold = self.batch_update()
+        self._triage_hold.__enter__()
+        self.set_timer(FIRST_TRIAGE_HOLD_S, self._end_triage_hold)
+
+    def _first_read_in(self, source: str) -> None:
+        """A source's first read was posted to its pane: once every pane has one, the hold ends behind the
+        renders already queued (each pane's queue, then the triage row's and the findings pane's)."""
+        waiting = self._triage_waiting
+        if source not in waiting:
+            return
+        waiting.discard(source)
+        if waiting:
+            return
+        behind = [*self.panes, self._triage_row()]
+        left = [len([w for w in behind if w is not None])]
+
+        def caught_up() -> None:
+            left[0] -= 1
+            if left[0] <= 0:
+                self._end_triage_hold()
+
+        for widget in behind:
+            if widget is not None:
+                widget.call_later(caught_up)
+
+    def _end_triage_hold(self) -> None:
+        hold, self._triage_hold = self._triage_hold, None
+        self._triage_waiting = set()
+        if hold is not None:
+            hold.__exit__(None, None, None)
+            if self.screen_stack:
+                self.screen.refresh()
 
     def _publish(self, cloud: str, observation: Observation) -> None:
         self.post_message(ObservationMessage(observation, cloud))
@@ -619,6 +668,8 @@ class StacktopApp(App[None]):
             row.post_message(AllObserved(self.observations))
         for screen in self.screen_stack[1:]:  # drill-down screens follow their sources (tui/screens/live.py)
             screen.post_message(Observed(obs))
+        if self._triage_waiting:
+            self._first_read_in(obs.source)  # behind the renders just posted
 
     def _collect_after_poll(self) -> None:
         """gcpolicy.after_poll where no key waits for it: while keys come (one in the last GC_KEY_QUIET_S, or

@@ -65,6 +65,7 @@ class GalleryApp(StacktopApp):
         super()._start_sources()
         for runner in self.runners.values():
             runner.paused = True  # not app.paused: the top bar stays "live"; Tour.poll refreshes them
+        self._end_triage_hold()  # no first reads to wait for: they come when the tour asks
 
     def on_observation_message(self, message: ObservationMessage) -> None:
         super().on_observation_message(message)
