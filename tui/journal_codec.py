@@ -304,26 +304,35 @@ def diff(old: Any, new: Any) -> dict[str, Any] | None:
     return {"=": new}
 
 
-def apply(old: Any, patch: Mapping[str, Any]) -> Any:
+def apply(old: Any, patch: Mapping[str, Any], new: Any = _ABSENT) -> Any:
+    """old with the patch applied. `new`: the value the patch was made from (diff(old, new)), when the caller
+    has it: a patched dict equal to its counterpart in `new` is that very object, so the writer's rebuilt
+    snapshot shares its dicts with the encoder's memo instead of holding a copy of every row that changed."""
     if "=" in patch:
         return patch["="]
     if "d" in patch:
         base = dict(old) if isinstance(old, dict) else {}
         for k in patch.get("x", ()):
             base.pop(k, None)
+        given = new if type(new) is dict else None
         for k, p in patch["d"].items():
-            base[k] = apply(base.get(k), p)
-        return base
+            base[k] = apply(base.get(k), p, _ABSENT if given is None else given.get(k, _ABSENT))
+        return given if given is not None and base == given else base
     if "L" in patch:
         keys = tuple(patch["L"])
         by_id = {_ident(e, keys): e for e in old or ()}
         ids = _expand_runs(list(by_id), patch["r"]) if "r" in patch else patch.get("o") or list(by_id)
         upd, add = patch.get("u", {}), patch.get("n", {})
+        if type(new) is list and len(new) == len(ids):  # in the order of ids (the patch was made from it)
+            return [add[i] if i in add else apply(by_id[i], upd[i], e) if i in upd else by_id[i]
+                    for i, e in zip(ids, new, strict=True)]
         return [add[i] if i in add else apply(by_id[i], upd[i]) if i in upd else by_id[i] for i in ids]
     if "i" in patch:
         out = list(old or ())
+        same = type(new) is list and len(new) == len(out)
         for index, p in patch["i"].items():
-            out[int(index)] = apply(out[int(index)], p)
+            at = int(index)
+            out[at] = apply(out[at], p, new[at] if same else _ABSENT)
         return out
     raise ValueError(f"not a snapshot patch: {sorted(patch)[:3]}")
 
@@ -384,7 +393,7 @@ class SnapshotEncoder:
         event["delta"] = patch
         if found != last[1]:
             event["findings"] = found
-        self._last[source] = (last[0] if patch is None else apply(last[0], patch), found, last[2] + 1)
+        self._last[source] = (last[0] if patch is None else apply(last[0], patch, body), found, last[2] + 1)
         return event
 
 

@@ -44,6 +44,30 @@ def test_patch_round_trips() -> None:
     assert diff({"a": [1, 2]}, {"a": [1, 2]}) is None
 
 
+def test_patch_applied_with_its_source_shares_the_rows_that_match() -> None:
+    """apply(old, patch, new): the same value as apply(old, patch), with every changed row that ends up equal to
+    its counterpart in `new` being that object (the writer keeps no copy of each changed row); a row whose
+    change was not written (a heartbeat that moved little) stays the reader's."""
+    rng = random.Random(11)
+    old: list[dict[str, Any]] = [{"id": f"s{i}", "state": "up", "age_s": 1.0, "n": i} for i in range(60)]
+    for _ in range(100):
+        new = [e for e in old if rng.random() > 0.03]  # rows that did not change are the same objects
+        for e in rng.sample(new, k=4):
+            i = new.index(e)
+            new[i] = {**e, "state": rng.choice(["up", "down"]), "age_s": e["age_s"] + rng.choice([1.0, 90.0])}
+        new += [{"id": f"x{rng.randrange(10**6)}", "state": "new", "age_s": 0.0}]
+        if rng.random() < 0.2:
+            rng.shuffle(new)
+        doc_old, doc_new = {"rows": old, "at": "1"}, {"rows": new, "at": "2"}
+        patch = diff(doc_old, doc_new)
+        assert patch is not None
+        plain, shared = apply(doc_old, patch), apply(doc_old, patch, doc_new)
+        assert shared == plain
+        for row, source in zip(shared["rows"], new, strict=True):
+            assert row is source or row != source, "a row equal to the new one is the new one"
+        old = shared["rows"]
+
+
 def test_patch_of_one_changed_server_is_small() -> None:
     servers = [{"id": f"{i:08d}", "status": "ACTIVE", "task_state": None} for i in range(5000)]
     changed = [dict(s) for s in servers]
@@ -324,6 +348,20 @@ def test_old_journals_with_every_id_in_order_still_apply() -> None:
     old = [{"id": f"s{i}", "v": i} for i in range(6)]
     patch = {"L": ["id"], "u": {}, "n": {"s9": {"id": "s9", "v": 9}}, "o": ["s9", "s5", "s4", "s3", "s2", "s1", "s0"]}
     assert [e["id"] for e in apply(old, patch)] == ["s9", "s5", "s4", "s3", "s2", "s1", "s0"]
+
+
+def test_the_writers_rebuilt_snapshot_holds_no_copy_of_a_changed_server() -> None:
+    enc = SnapshotEncoder()
+    servers = tuple(Server(id=f"{i:04d}", status="ACTIVE") for i in range(50))
+    assert enc.event("instances", 1.0, InstancesSnapshot(taken_at=T, servers=servers), []) is not None
+    changed = (*servers[:10], Server(id="0010", status="ERROR"), *servers[11:])
+    event = enc.event("instances", 2.0, InstancesSnapshot(taken_at=T, servers=changed), [])
+    assert event is not None and "delta" in event
+    rebuilt = enc._last["instances"][0]["servers"]
+    memo = {id(v[0]): v[1] for v in enc._encoders["instances"]._memo.values()}
+    assert rebuilt[10] == {**rebuilt[9], "id": "0010", "status": "ERROR"}
+    assert all(row is memo[id(server)] for row, server in zip(rebuilt, changed, strict=True)), \
+        "every row of the rebuilt snapshot is the encoder's own JSON of that server"
 
 
 def test_full_snapshot_again_once_patches_outweigh_it() -> None:
