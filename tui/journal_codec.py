@@ -53,7 +53,7 @@ class Encoder:
         self._next: dict[int, tuple[Any, Any]] = {}
         self._ref: datetime | None = None
         # per type: how it is written, and a dataclass's field names and heartbeat fields
-        self._kinds: dict[type, tuple[int, tuple[str, ...], tuple[str, ...]]] = {}
+        self._kinds: dict[type, tuple[int, tuple[str, ...], tuple[str, ...], tuple[Any, ...]]] = {}
 
     def encode(self, value: Any) -> Any:
         self._next = {}
@@ -64,12 +64,13 @@ class Encoder:
         finally:
             self._memo, self._next = self._next, {}
 
-    def _kind(self, tp: type) -> tuple[int, tuple[str, ...], tuple[str, ...]]:
+    def _kind(self, tp: type) -> tuple[int, tuple[str, ...], tuple[str, ...], tuple[Any, ...]]:
         kind = self._kinds.get(tp)
         if kind is not None:
             return kind
         names: tuple[str, ...] = ()
         heartbeats: tuple[str, ...] = ()
+        defaults: tuple[Any, ...] = ()
         if tp in _SCALARS or issubclass(tp, (bool, int, float, str)):
             code = _SCALAR
         elif issubclass(tp, (datetime, date)):
@@ -78,22 +79,27 @@ class Encoder:
             code = _ENUM
         elif dataclasses.is_dataclass(tp) and not issubclass(tp, type):
             code = _DATACLASS
-            names = tuple(f.name for f in dataclasses.fields(tp))
+            fields = dataclasses.fields(tp)
+            names = tuple(f.name for f in fields)
             heartbeats = tuple(getattr(tp, "JOURNAL_HEARTBEATS", ()) or ())
+            defaults = tuple(_default(f) for f in fields)
         elif issubclass(tp, Mapping):
             code = _MAPPING
         elif issubclass(tp, (list, tuple, set, frozenset)):
             code = _SEQUENCE
         else:
             code = _OTHER
-        kind = self._kinds[tp] = (code, names, heartbeats)
+        kind = self._kinds[tp] = (code, names, heartbeats, defaults)
         return kind
 
-    def _heartbeats(self, value: Any, names: tuple[str, ...], heartbeats: tuple[str, ...]) -> dict[str, Any]:
+    def _heartbeats(self, value: Any, names: tuple[str, ...], heartbeats: tuple[str, ...],
+                    defaults: tuple[Any, ...]) -> dict[str, Any]:
         """A dataclass with heartbeat fields: those as their age at the snapshot's taken_at ("@12")."""
         out: dict[str, Any] = {}
-        for name in names:
+        for name, default in zip(names, defaults, strict=True):
             v = getattr(value, name)
+            if v is default or (type(v) is type(default) and v == default):
+                continue  # left out: decode() gives the field its default
             if name in heartbeats and isinstance(v, datetime) and self._ref is not None:
                 try:
                     out[name] = f"@{(self._ref - v).total_seconds()!r}"
@@ -107,18 +113,20 @@ class Encoder:
         tp = type(value)
         if tp in _SCALARS:
             return value
-        code, names, heartbeats = self._kind(tp)
+        code, names, heartbeats, defaults = self._kind(tp)
         if code == _DATACLASS:
             if heartbeats:  # its JSON depends on this snapshot's time: never from the memo
-                return self._heartbeats(value, names, heartbeats)
+                return self._heartbeats(value, names, heartbeats, defaults)
             key = id(value)
             hit = self._memo.get(key) or self._next.get(key)
             if hit is not None and hit[0] is value:
                 self._next[key] = hit
                 return hit[1]
             out = {}
-            for name in names:
+            for name, default in zip(names, defaults, strict=True):
                 v = getattr(value, name)
+                if v is default or (type(v) is type(default) and v == default):
+                    continue  # left out: decode() gives the field its default (a smaller row, held and written)
                 out[name] = v if type(v) in _SCALARS else self._enc(v)
             self._next[key] = (value, out)
             return out
@@ -148,6 +156,19 @@ class Encoder:
         if hasattr(value, "to_dict") and callable(value.to_dict):
             return self._enc(value.to_dict())
         return str(value)
+
+
+def _default(field: dataclasses.Field[Any]) -> Any:
+    """A field's default value (a default_factory's, made once), or _ABSENT when it has none: a value equal to
+    it is left out of the field's JSON."""
+    if field.default is not dataclasses.MISSING:
+        return field.default
+    if field.default_factory is not dataclasses.MISSING:
+        try:
+            return field.default_factory()
+        except Exception:
+            return _ABSENT
+    return _ABSENT
 
 
 def _identity(old: list[Any], new: list[Any]) -> tuple[tuple[str, ...], list[str], list[str]] | None:
