@@ -8,8 +8,9 @@ order. Heartbeats (the fields a model lists in JOURNAL_HEARTBEATS: a service's `
 `heartbeat`) are written as their age at the snapshot's `taken_at` ("@12": 12 s before), and an age that moved
 by less than HEARTBEAT_S is not rewritten: a healthy cloud's heartbeats (ages of a few seconds, poll after poll)
 rewrite no row, a stopped one's every HEARTBEAT_S, and a replayed age is off by less than HEARTBEAT_S
-(absolute() turns ages back into times before decode()). Each event names the snapshot's class so replay can
-rebuild the frozen dataclass (decode()).
+(absolute() turns ages back into times before decode()). A field at its class's default is left out of a row's
+JSON, and decode() gives it back. Each event names the snapshot's class so replay can rebuild the frozen
+dataclass (decode()).
 """
 
 from __future__ import annotations
