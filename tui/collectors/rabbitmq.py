@@ -62,6 +62,7 @@ from tui.httpx_import import import_httpx
 from tui.models.finding import Finding
 from tui.models.rabbitmq import Alarm, NodeInfo, QueueInfo, RabbitSnapshot
 from tui.readonly import httpx_request_hook
+from tui.redirects import httpx_response_hook
 from tui.rules.queues import MIN_POLLS, History, apply_history, classify_queue, is_suspect, rabbitmq_findings
 from tui.tlserror import ca_file_problem, describe_verify, verify_reason
 
@@ -310,7 +311,9 @@ class RabbitMQCollector(BaseCollector):
             self._client = deadline.install_httpx(httpx.Client(
                 base_url=self.base_url, auth=(self.user, self._password), verify=self._verify(),
                 timeout=httpx.Timeout(self.request_timeout), headers={"Accept": "application/json"},
-                event_hooks={"request": [httpx_request_hook]}))  # the read-only guard (tui.readonly)
+                # the read-only guard (tui.readonly); a redirect to another origin or from https to http is
+                # named as refused (tui.redirects; none is followed)
+                event_hooks={"request": [httpx_request_hook], "response": [httpx_response_hook]}))
         return self._client
 
     async def _get(self, path: str, params: dict[str, Any] | None = None, ok: tuple[int, ...] = (200,)) -> Any:
