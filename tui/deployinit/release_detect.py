@@ -90,9 +90,10 @@ def detect_kolla(variables: dict[str, Any], globals_path: Path, explicit: str | 
 _OSA_VERSION = re.compile(r'^\s*export\s+OSA_VERSION="?([0-9][^"\s]*)"?', re.MULTILINE)
 
 
-def detect_osa(explicit: str | None, wrapper: Path = OSA_WRAPPER) -> tuple[OsaRelease, str]:
+def detect_osa(explicit: str | None, wrapper: Path | None = None) -> tuple[OsaRelease, str]:
     """OpenStack-Ansible: every fact stacktop reads is the same from 2024.1 to master, so an unknown version
     gets master's row, said in the note."""
+    wrapper = OSA_WRAPPER if wrapper is None else wrapper
     if explicit is not None:
         return osa_release(explicit.strip()), f"--release {explicit}"
     try:
