@@ -300,3 +300,16 @@ def test_every_fact_has_its_source_in_the_doc_table() -> None:
     assert len(all_sources()) == sum(13 for _ in KOLLA) + sum(6 for _ in OSA)
     for row in KOLLA:
         assert f"| {row.series} |" in doc
+
+
+def test_an_unknown_release_is_needed_only_for_a_default(tmp_path: Path, capsys) -> None:
+    folder = copy("kolla-2025.2", tmp_path)
+    set_globals(folder, rabbitmq_monitoring_user="openstack-monitoring", mariadb_monitor_user="monitor",
+                enable_proxysql="yes")  # everything named: no release needed
+    code, stdout, err = run(capsys, "--kolla", str(folder), "--dry-run")
+    assert code == 0, err
+    assert tomllib.loads(stdout)["galera"]["user"] == "monitor" and "# kolla-ansible" not in stdout
+    set_globals(folder, enable_proxysql="no")  # the password then depends on the release (empty up to 2025.1)
+    code, _, err = run(capsys, "--kolla", str(folder), "--dry-run")
+    assert code == 3 and err.count("\n") == 1
+    assert "openstack_release: " in err and "which MariaDB monitoring account exists" in err

@@ -236,7 +236,7 @@ def _monitor_account(plan: Plan, variables: dict[str, Any], file: Path, ctx: _Re
                      proxysql: bool | None) -> tuple[str, bool]:
     """(the MariaDB account kolla created for monitoring, whether it has a password)."""
     what = "which MariaDB monitoring account exists (mariadb_monitor_user, enable_proxysql)"
-    if proxysql is None:
+    if not proxysql:  # unknown, or off: up to 2025.1 the account then has an empty password
         ctx.need(what)
     if "mariadb_monitor_user" in variables:
         user = text_value(variables, "mariadb_monitor_user", file)
