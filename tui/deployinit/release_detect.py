@@ -3,7 +3,7 @@ deployment tool installed on this host (read from its package metadata; nothing 
 
 kolla-ansible: globals.yml `openstack_release` (commented out in the sample globals.yml: the group_vars default
 is the branch's series), else the kolla-ansible package of this Python or of the `kolla-ansible` command on PATH
-(its virtualenv's `kolla_ansible-X.dist-info`). OpenStack-Ansible: `export OSA_VERSION="X"` in the
+(the `kolla_ansible-X.dist-info` of its virtualenv or prefix). OpenStack-Ansible: `export OSA_VERSION="X"` in the
 /usr/local/bin/openstack-ansible wrapper that scripts/bootstrap-ansible.sh writes."""
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ def installed_kolla_version(env: Mapping[str, str] | None = None) -> tuple[str, 
     if command is None:
         return None
     venv = Path(os.path.realpath(command)).parent.parent
-    for site in sorted(venv.glob("lib/python3*/site-packages")):
+    for site in sorted([*venv.glob("lib/python3*/site-packages"), *venv.glob("lib/python3*/dist-packages")]):
         version = _dist_version(site, "kolla_ansible")
         if version:
             return version, f"{command} (kolla-ansible {version})"
