@@ -26,7 +26,9 @@ class QueueInfo:
     ("running", "down", "minority", ...). Quorum queues and streams name their leader, members and the members online
     (None when not reported: classic queues); node is where a classic queue lives. history_s: how long the
     broker's own sample history showed it holding messages with no consumer and no delivery (a one-shot run's
-    confirmation, tui.collectors.rabbitmq_history; None when not asked).
+    confirmation, tui.collectors.rabbitmq_history; None when not asked). consumer_lost_since: for a service topic
+    queue seen with a consumer before, the first poll that saw it with none (None while it has one, or never had
+    one): tui.rules.consumers.
     """
 
     vhost: str
@@ -51,6 +53,7 @@ class QueueInfo:
     delivery_limit: int | None = None
     dead_letter: bool = False
     history_s: float | None = None
+    consumer_lost_since: datetime | None = None
 
     @property
     def key(self) -> tuple[str, str]:
