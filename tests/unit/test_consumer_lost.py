@@ -124,6 +124,10 @@ def test_a_lost_queue_holding_messages_is_told_once_by_its_backlog_finding() -> 
     ("gone", "fresh", "it lost its queue only"),
     ("gone", "unknown", "gone or cut off from the bus"),
     ("unknown", "late", "its heartbeat stopped"),
+    ("leaving", "late", "restarting?"),
+    ("leaving", "fresh", "a restart?"),
+    ("restarted", "late", "restarting: a new process consumes its queue again"),
+    ("restarted", "down", "has not reported since"),
 ])
 def test_cause_matrix(consumer: str, heartbeat: str, says: str) -> None:
     cause = lost_service_cause(consumer, heartbeat)
@@ -173,7 +177,7 @@ def test_consumer_present_and_heartbeat_late_follows_the_dependency() -> None:
 def test_consumer_gone_heartbeat_fresh_within_grace_is_a_restart_info_at_most() -> None:
     world = observations(compute_02_age=2, compute_02_consumers=0, lost_s=2)
     h = hint(world)
-    assert (h.evidence["consumer"], h.evidence["heartbeat"], h.severity) == ("gone", "fresh", "info")
+    assert (h.evidence["consumer"], h.evidence["heartbeat"], h.severity) == ("leaving", "fresh", "info")
     every = [f for o in world.values() for f in o.findings] + triage_hints(world)
     assert all(f.severity == "info" for f in every), [(f.kind, f.severity) for f in every]
 
@@ -182,3 +186,84 @@ def test_a_healthy_cloud_has_no_such_hint() -> None:
     world = observations(compute_02_age=2, compute_02_consumers=1, lost_s=None)
     assert [h for h in triage_hints(world) if h.kind == "triage.service_lost"] == []
 
+
+
+# ------------------------------------------------------------------------------------------------- restarts
+def test_a_consumer_connection_replaced_between_two_polls_is_a_restart() -> None:
+    key = ("/", "compute.compute-02")
+    history: ConsumerHistory = {}
+    t1, t2 = T0 + timedelta(seconds=5), T0 + timedelta(seconds=10)
+    history, _ = apply_consumer_history(history, [q("compute.compute-02", 1)], T0, {key: frozenset({"c:1"})})
+    history, (same,) = apply_consumer_history(history, [q("compute.compute-02", 1)], t1, {key: frozenset({"c:1"})})
+    _, (new,) = apply_consumer_history(history, [q("compute.compute-02", 1)], t2, {key: frozenset({"c:2"})})
+    assert same.consumer_restarted_at is None and new.consumer_restarted_at == t2
+    assert new.consumer_lost_since is None
+
+
+def test_a_consumer_back_after_none_is_a_restart_and_unlisted_polls_keep_the_connections() -> None:
+    key = ("/", "compute.compute-02")
+    history: ConsumerHistory = {}
+    history, _ = apply_consumer_history(history, [q("compute.compute-02", 1)], T0, {key: frozenset({"c:1"})})
+    history, _ = apply_consumer_history(history, [q("compute.compute-02", 1)], T0 + timedelta(seconds=5), None)
+    assert history[key].conns == frozenset({"c:1"})
+    history, _ = apply_consumer_history(history, [q("compute.compute-02", 0)], T0 + timedelta(seconds=10))
+    _, (back,) = apply_consumer_history(history, [q("compute.compute-02", 1)], T0 + timedelta(seconds=15))
+    assert back.consumer_restarted_at == T0 + timedelta(seconds=15) and back.consumer_lost_since is None
+
+
+def restarted_world(compute_02_age: float, restarted_s_ago: float) -> dict:
+    svc = services(compute_ages={"compute-02": compute_02_age})
+    queues = [q(f"compute.{h}", 1) for h in COMPUTES if h != "compute-02"]
+    queues.append(q("compute.compute-02", 1, consumer_restarted_at=NOW - timedelta(seconds=restarted_s_ago)))
+    rmq = RabbitSnapshot("http://rmq:15672", NOW, queues=tuple(queues))
+    return {"services": obs("services", svc, services_findings(svc, NOW, TH)),
+            "rabbitmq": obs("rabbitmq", rmq, rabbitmq_findings(rmq, NOW, consumer_grace_s=5)),
+            "instances": obs("instances", instances(), [])}
+
+
+def test_a_restart_s_late_heartbeat_is_one_info_instead_of_a_warning() -> None:
+    from tui.snapshot import all_findings
+
+    world = restarted_world(compute_02_age=40, restarted_s_ago=8)
+    h = hint(world)
+    assert (h.severity, h.evidence["consumer"], h.evidence["heartbeat"]) == ("info", "restarted", "late")
+    assert "restarting" in h.summary
+    shown = all_findings(list(world.values()))
+    assert [(f.kind, f.severity) for f in shown if f.evidence.get("host") == "compute-02"] == [
+        ("triage.service_lost", "info")]
+
+
+def test_a_restarted_process_that_never_reports_is_not_absorbed() -> None:
+    world = restarted_world(compute_02_age=70, restarted_s_ago=30)
+    h = next(f for f in triage_hints(world) if f.evidence.get("host") == "compute-02")
+    assert h.severity == "critical"
+
+
+def test_a_restart_long_ago_is_not_an_excuse_for_a_late_heartbeat() -> None:
+    h = hint(restarted_world(compute_02_age=40, restarted_s_ago=600))
+    assert (h.severity, h.evidence["consumer"]) == ("warning", "present")
+
+
+def test_a_consumer_leaving_within_the_grace_with_a_late_heartbeat_is_one_info() -> None:
+    from tui.snapshot import all_findings
+
+    world = observations(compute_02_age=40, compute_02_consumers=0, lost_s=3)
+    h = hint(world)
+    assert (h.evidence["consumer"], h.evidence["heartbeat"], h.severity) == ("leaving", "late", "info")
+    shown = all_findings(list(world.values()))
+    assert all(f.severity == "info" for f in shown if f.evidence.get("host") == "compute-02"), shown
+
+
+def test_past_the_grace_the_same_is_critical() -> None:
+    h = hint(observations(compute_02_age=40, compute_02_consumers=0, lost_s=6))
+    assert (h.evidence["consumer"], h.severity) == ("gone", "critical")
+
+
+def test_a_consumer_missing_from_a_lagging_listing_keeps_its_connection_until_a_new_one_shows() -> None:
+    key = ("/", "compute.compute-02")
+    history: ConsumerHistory = {}
+    ts = [T0 + timedelta(seconds=5 * i) for i in range(3)]
+    history, _ = apply_consumer_history(history, [q("compute.compute-02", 1)], ts[0], {key: frozenset({"c:1"})})
+    history, (lag,) = apply_consumer_history(history, [q("compute.compute-02", 1)], ts[1], {})  # counted, unlisted
+    _, (new,) = apply_consumer_history(history, [q("compute.compute-02", 1)], ts[2], {key: frozenset({"c:2"})})
+    assert lag.consumer_restarted_at is None and new.consumer_restarted_at == ts[2]

@@ -78,6 +78,7 @@ DETAIL_PARALLEL = 8  # of those GETs at a time
 MAX_DETAIL = 300  # more queues than this hold messages in a light poll: list them all with statistics
 MAX_EMPTY_WATCH = 50  # empty queues last seen with no consumer, re-checked on light polls (beyond: next full)
 MAX_LIVE_CHECKS = 200
+MAX_CONSUMER_LISTING = 2000  # consumers on the broker (its overview): up to this many, each poll lists them
 MAX_SERVICE_WATCH = 64  # service topic queues with a consumer whose count every poll reads fresh (beyond: full polls)
 CONFIRM_DELAY_S = 6.0  # the latest second sample of a one-shot run (the broker's statistics tick is 5 s)
 TICK_WATCH_S = 0.5  # how often a one-shot run asks whether the broker's statistics ticked
@@ -647,13 +648,40 @@ class RabbitMQCollector(BaseCollector):
             return dataclasses.replace(snap, confirm_error=str(exc))
         return dataclasses.replace(snap, queues=tuple(apply_live(snap.queues, live)), confirmation="amqp")
 
+    async def _consumer_connections(self, snap: RabbitSnapshot) -> dict[tuple[str, str], frozenset[str]] | None:
+        """The connections consuming each watched service queue (a restart quicker than a poll replaces one), from
+        one consumer listing per vhost, trimmed to three columns; None when the broker has more than
+        MAX_CONSUMER_LISTING consumers (the listing would cost it more than the restart is worth), when nothing
+        is watched yet, or when the listing fails (the poll goes on without it)."""
+        total = snap.object_totals.get("consumers")
+        if not self._consumers or not isinstance(total, int) or total > MAX_CONSUMER_LISTING:
+            return None
+        paths = [f"/api/consumers/{quote(v, safe='')}" for v in self.vhosts] or ["/api/consumers"]
+        params = {"columns": "queue.name,queue.vhost,channel_details.connection_name"}
+        found: dict[tuple[str, str], set[str]] = {}
+        try:
+            for path in paths:
+                _, data = await self._get(path, params)
+                for c in data if isinstance(data, list) else ():
+                    queue, channel = c.get("queue"), c.get("channel_details")
+                    if not isinstance(queue, dict) or not isinstance(channel, dict):
+                        continue
+                    key = (str(queue.get("vhost")), str(queue.get("name")))
+                    if key in self._consumers:
+                        found.setdefault(key, set()).add(str(channel.get("connection_name")))
+        except SourceError:
+            return None
+        return {key: frozenset(conns) for key, conns in found.items()}
+
     async def _judge_consumers(self, snap: RabbitSnapshot) -> RabbitSnapshot:
-        """Service queues that had a consumer and have none now get consumer_lost_since (one-shot runs keep no
-        history: a snapshot cannot tell a lost consumer from a queue never consumed)."""
+        """Service queues that had a consumer and have none now get consumer_lost_since, those whose consumer
+        came back or was replaced consumer_restarted_at (one-shot runs keep no history: a snapshot cannot tell
+        a lost consumer from a queue never consumed)."""
         if self.oneshot:
             return snap
+        conns = await self._consumer_connections(snap)
         self._consumers, queues = await asyncio.to_thread(apply_consumer_history, self._consumers, snap.queues,
-                                                          snap.taken_at)
+                                                          snap.taken_at, conns)
         return dataclasses.replace(snap, queues=tuple(queues))
 
     # -- protocol ---------------------------------------------------------------------------------------

@@ -22,8 +22,9 @@ OVN agents do not use the bus, so no OVN agent is judged here; their liveness is
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import datetime
+from typing import NamedTuple
 
 from tui.models.finding import SEVERITY_ORDER, Finding, Severity
 from tui.models.rabbitmq import QueueInfo
@@ -34,8 +35,20 @@ GROUP_KIND = "rabbitmq.consumers_lost"
 DEFAULT_GRACE_S = 10.0  # nova's default report_interval: a restart consumes again within it
 GROUP_OVER = 3  # more lost queues of one service than this: one finding
 
-# (vhost, name) -> (last seen with a consumer, first seen without one since then, or None)
-ConsumerHistory = dict[tuple[str, str], tuple[datetime, datetime | None]]
+Key = tuple[str, str]
+
+
+class ConsumerState(NamedTuple):
+    """One service queue's consumer history: last seen consumed, first seen without a consumer since then
+    (None while consumed), its consumers' connections when last listed, and its last restart."""
+
+    seen_at: datetime
+    lost_since: datetime | None = None
+    conns: frozenset[str] = frozenset()
+    restarted_at: datetime | None = None
+
+
+ConsumerHistory = dict[Key, ConsumerState]
 
 
 def consumers_now(q: QueueInfo) -> int | None:
@@ -52,11 +65,20 @@ def watched(q: QueueInfo) -> bool:
     return classify_queue(q.name).cls == "service"
 
 
-def apply_consumer_history(history: ConsumerHistory, queues: Iterable[QueueInfo], now: datetime
+def _replaced(before: frozenset[str], now: frozenset[str] | None) -> bool:
+    """A consumer connection gone and a new one in its place: the process restarted between two polls."""
+    return bool(now is not None and before and (before - now) and (now - before))
+
+
+def apply_consumer_history(history: ConsumerHistory, queues: Iterable[QueueInfo], now: datetime,
+                           conns: Mapping[Key, frozenset[str]] | None = None
                            ) -> tuple[ConsumerHistory, list[QueueInfo]]:
-    """Advance the consumer history by one poll; each service queue seen with a consumer before and with none
-    now gets consumer_lost_since. Unknown counts keep the state as it was; a queue gone is forgotten (its
-    service was removed, or the broker lost it: the queue-level rules tell that)."""
+    """Advance the consumer history by one poll. Each service queue seen with a consumer before and with none
+    now gets consumer_lost_since; one whose consumer came back, or whose consumer connection was replaced by
+    another between two polls (`conns`: the connections consuming each queue, when listed this poll; a
+    restart quicker than a poll shows only there), gets consumer_restarted_at. Unknown counts keep the state
+    as it was; a queue gone is forgotten (its service was removed, or the broker lost it: the queue-level
+    rules tell that)."""
     new: ConsumerHistory = {}
     out: list[QueueInfo] = []
     for q in queues:
@@ -67,22 +89,26 @@ def apply_consumer_history(history: ConsumerHistory, queues: Iterable[QueueInfo]
         prev = history.get(key)
         n = consumers_now(q)
         if n is not None and n > 0:
-            new[key] = (now, None)
+            # a queue consumed but not in the consumer listing: the listing lags the count (unknown, not none)
+            listed = None if conns is None else (conns.get(key) or None)
+            restarted = prev.restarted_at if prev is not None else None
+            if prev is not None and (prev.lost_since is not None or _replaced(prev.conns, listed)):
+                restarted = now
+            kept = listed if listed is not None else (prev.conns if prev is not None else frozenset())
+            new[key] = ConsumerState(now, None, kept, restarted)
+            if restarted is not None:
+                q = dataclasses.replace(q, consumer_restarted_at=restarted)
         elif n == 0 and prev is not None:
-            seen_at, lost_since = prev
-            lost_since = lost_since or now
-            new[key] = (seen_at, lost_since)
-            q = _with_lost(q, lost_since)
+            lost_since = prev.lost_since or now
+            new[key] = prev._replace(lost_since=lost_since, conns=frozenset())
+            q = dataclasses.replace(q, consumer_lost_since=lost_since, consumer_restarted_at=prev.restarted_at)
         elif prev is not None:  # unknown this poll: as it was
             new[key] = prev
-            if prev[1] is not None:
-                q = _with_lost(q, prev[1])
+            if prev.lost_since is not None or prev.restarted_at is not None:
+                q = dataclasses.replace(q, consumer_lost_since=prev.lost_since,
+                                        consumer_restarted_at=prev.restarted_at)
         out.append(q)
     return new, out
-
-
-def _with_lost(q: QueueInfo, since: datetime) -> QueueInfo:
-    return dataclasses.replace(q, consumer_lost_since=since)
 
 
 def lost_for_s(q: QueueInfo, now: datetime) -> float | None:

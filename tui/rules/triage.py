@@ -606,13 +606,27 @@ def compute_down_hints(ctx: _Context) -> list[Finding]:
 LOST_KIND = "rabbitmq.consumer_lost"
 LATE_KINDS = ("nova.service_late", "neutron.agent_late", "cinder.service_late")
 DOWN_KINDS = ("nova.service_enabled_but_down", "nova.service_down", "neutron.agent_down", "cinder.service_down")
-ConsumerState = str  # "gone" | "present" | "unknown"
+# "gone", "leaving" (gone for less than the restart grace), "present", "restarted" (present, a new process since
+# its last report) or "unknown"
+ConsumerState = str
 HeartbeatState = str  # "fresh" | "late" | "down" | "unknown"
 
 
 def lost_service_cause(consumer: ConsumerState, heartbeat: HeartbeatState) -> str | None:
     """The likely cause from the bus (is its queue consumed?) and the service listing (is its heartbeat on
     time?); None when neither signal says anything is wrong."""
+    if consumer == "leaving" and heartbeat == "late":
+        return ("restarting? Its consumer left moments ago and its heartbeat is late: a restart consumes again "
+                "within the grace; if it does not, the process died or lost the bus")
+    if consumer == "leaving" and heartbeat in ("fresh", "unknown"):
+        return ("its consumer left moments ago (a restart?): watching; the process is gone or cut off from the bus if "
+                "it does not return within the grace")
+    if consumer == "restarted" and heartbeat == "late":
+        return ("restarting: a new process consumes its queue again; its first heartbeat comes about one report "
+                "interval after it started")
+    if consumer == "restarted" and heartbeat == "down":
+        return ("it was restarted and consumes its queue, but has not reported since: follow what carries its "
+                "heartbeat (nova-conductor for nova-compute, the database, the bus)")
     if consumer == "gone" and heartbeat in ("late", "down"):
         return "the process died or lost the bus: its queue has no consumer and its heartbeat stopped"
     if consumer == "gone" and heartbeat == "fresh":
@@ -649,8 +663,9 @@ def _heartbeats(ctx: _Context) -> dict[tuple[str, str], HeartbeatState]:
     return out
 
 
-def _consumers(ctx: _Context) -> dict[tuple[str, str], ConsumerState]:
-    """(service, host) -> whether its per-host topic queue has a consumer (from the RabbitMQ snapshot)."""
+def _consumers(ctx: _Context, recent_s: float) -> dict[tuple[str, str], ConsumerState]:
+    """(service, host) -> whether its per-host topic queue has a consumer (from the RabbitMQ snapshot):
+    "restarted" when it came back or changed connection within the last `recent_s` seconds."""
     out: dict[tuple[str, str], ConsumerState] = {}
     rabbit: RabbitSnapshot | None = ctx.snapshot("rabbitmq", RabbitSnapshot)
     if rabbit is not None:
@@ -662,8 +677,12 @@ def _consumers(ctx: _Context) -> dict[tuple[str, str], ConsumerState]:
                 continue
             n = q.live_consumers if q.live_consumers is not None else q.consumers
             key = _service_key(kind.service, kind.host)
-            if out.get(key) != "gone":
-                out[key] = "present" if n > 0 else out.get(key, "unknown")
+            if out.get(key) == "gone" or n <= 0:
+                out.setdefault(key, "unknown")
+                continue
+            restarted = q.consumer_restarted_at
+            fresh = restarted is not None and (rabbit.taken_at - restarted).total_seconds() <= recent_s
+            out[key] = "restarted" if fresh or out.get(key) == "restarted" else "present"
     for f in ctx.of(LOST_KIND):
         if f.evidence.get("host") and f.evidence.get("service"):
             out[_service_key(str(f.evidence["service"]), str(f.evidence["host"]))] = "gone"
@@ -680,13 +699,17 @@ def lost_service_hints(ctx: _Context, told_hosts: Collection[str]) -> list[Findi
     if not lost and not late:
         return []
     beats = _heartbeats(ctx)
-    consumers = _consumers(ctx)
+    # a restart counts while the heartbeat it interrupted has not come back: at most the longest down time
+    recent = max([float(f.evidence.get("down_time_s") or 60.0) for f in late.values()] + [60.0])
+    consumers = _consumers(ctx, recent)
     out = []
     for key in sorted(set(lost) | set(late)):
         binary, host = key
         if binary == "nova-compute" and host in told_hosts:
             continue
         consumer = consumers.get(key, "unknown")
+        if key in lost and lost[key].severity == "info":
+            consumer = "leaving"  # within the grace (rabbitmq.consumer_lost is an info until then)
         heartbeat = beats.get(key, "unknown")
         cause = lost_service_cause(consumer, heartbeat)
         if cause is None:
@@ -706,10 +729,23 @@ def lost_service_hints(ctx: _Context, told_hosts: Collection[str]) -> list[Findi
             f"queue {queue or '(its topic queue)'}: consumer {consumer}; on {host}: is {binary} running, what does "
             "its log say (AMQP errors)?",
             "not involved.")
-        out.append(_hint(_severity(derived), "triage.service_lost", f"{binary}@{host}", summary, derived, next_step,
+        severity = _severity(derived)
+        absorbs: list[Key] = []
+        if consumer in ("restarted", "leaving") and heartbeat in ("late", "fresh", "unknown"):
+            # a restart's heartbeat gap is expected: told once, as an info, instead of the late warning
+            severity = "info"
+            absorbs = [late[key].key] if key in late else []
+        out.append(_hint(severity, "triage.service_lost", f"{binary}@{host}", summary, derived, next_step,
                          host=host, binary=binary, consumer=consumer, heartbeat=heartbeat, cause=cause,
-                         pane="services"))
+                         pane="services", absorbs=absorbs))
     return out
+
+
+def without_absorbed(findings: Iterable[Finding], hints: Iterable[Finding]) -> list[Finding]:
+    """The findings a hint does not stand in for (evidence["absorbs"]: a restart's late heartbeat is told by its
+    info hint, not as a warning of its own)."""
+    absorbed = {tuple(k) for h in hints for k in h.evidence.get("absorbs", ())}
+    return [f for f in findings if f.key not in absorbed] if absorbed else list(findings)
 
 
 def _on_down_host(servers: list[Any] | None, stuck: int) -> str:

@@ -25,7 +25,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
+import httpx
 import pytest
 
 from tests.integration.services.conftest import make_collector, os_config
@@ -43,7 +45,7 @@ from tui.collectors.rabbitmq import RabbitMQCollector
 from tui.config import Thresholds
 from tui.models.finding import Finding
 from tui.models.observation import Observation
-from tui.rules.triage import triage_hints
+from tui.rules.triage import triage_hints, without_absorbed
 
 pytestmark = pytest.mark.integration
 
@@ -70,6 +72,7 @@ class Watch:
     judged: list[Judged] = field(default_factory=list)
     obs: dict[str, Observation] = field(default_factory=dict)
     polls: dict[str, int] = field(default_factory=lambda: {"services": 0, "rabbitmq": 0})
+    rabbit_queues: list[Any] = field(default_factory=list)  # every queue of every RabbitMQ poll after the fault
 
     async def _source(self, name: str, collector: Any, stop: asyncio.Event) -> None:
         while not stop.is_set():
@@ -88,6 +91,8 @@ class Watch:
                 every += triage_hints(self.obs)
                 if self.fault_at is not None:
                     self.judged.append(Judged(time.monotonic() - self.fault_at, every))
+                    if name == "rabbitmq":
+                        self.rabbit_queues.extend(snap.queues)
             with_rest = POLL_S - (time.monotonic() - start)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), timeout=max(0.0, with_rest))
@@ -148,6 +153,12 @@ async def run_fault(watch: Watch, conn: Any, process: str, apply: Callable[[], N
         await asyncio.gather(*tasks, return_exceptions=True)
         await watch.services.aclose()
         await watch.rabbit.aclose()
+
+
+def shown(findings: list[Finding]) -> list[Finding]:
+    """What the findings pane and snapshot show: the hints' absorbed findings left out."""
+    hints = [f for f in findings if f.kind.startswith("triage.")]
+    return without_absorbed([f for f in findings if not f.kind.startswith("triage.")], hints) + hints
 
 
 def names(host: str, binary: str) -> Callable[[Finding], bool]:
@@ -228,26 +239,42 @@ async def test_conductor_stopped_is_named_within_10_s(watch: Watch, conn: Any) -
     assert named.t <= 10.0, named.t
 
 
-async def test_a_quick_restart_of_nova_compute_gives_no_warning(watch: Watch, conn: Any) -> None:
-    back_at: list[float] = []
 
-    def restart() -> None:
-        kill_service("nova-compute-02")
-        start_service("nova-compute-02")
-        back_at.append(time.monotonic())
 
-    try:
-        await run_fault(watch, conn, "nova-compute-02", restart, seconds=20)
-    finally:
-        start_service("nova-compute-02")
+def _drop_connections(process: str) -> int:
+    """Close every broker connection of test-cloud process `process` through the management API (the test
+    harness acts on its own broker; stacktop only reads): oslo.messaging reconnects and consumes again after its
+    rabbit_retry_interval (1 s), with new connections, as a restarted process does, but within a second or two
+    on any machine. Returns how many were closed."""
+    pid = service_pid(process)
+    assert pid is not None
+    auth = httpx.BasicAuth("guest", "guest")
+    listed = httpx.get("http://127.0.0.1:15672/api/vhosts/openstack/connections",
+                       params={"columns": "name,client_properties.connection_name"}, auth=auth, timeout=10).json()
+    mine = [c["name"] for c in listed
+            if str(c.get("client_properties", {}).get("connection_name", "")).split(":")[1:2] == [str(pid)]]
+    for name in mine:
+        httpx.delete(f"http://127.0.0.1:15672/api/connections/{quote(name, safe='')}", auth=auth, timeout=10)
+    return len(mine)
+
+
+async def test_a_consumer_back_within_the_grace_gives_no_warning(watch: Watch, conn: Any) -> None:
+    """nova-compute-02's broker connections dropped: its consumer is gone and back (new connections) within the
+    grace, as after a quick restart. Nothing about compute-02 may be louder than info, and the return is seen."""
+    dropped: list[int] = []
+    await run_fault(watch, conn, "nova-compute-02", lambda: dropped.append(_drop_connections("nova-compute-02")),
+                    seconds=20)
+    assert dropped and dropped[0] >= 1
     about = names("compute-02", "nova-compute")
-    loud = [(j.t, f.kind, f.severity) for j in watch.judged for f in j.findings
+    loud = [(round(j.t, 1), f.kind, f.severity) for j in watch.judged for f in shown(j.findings)
             if about(f) and f.severity in ("warning", "critical")]
-    lost = [(j.t, f) for j in watch.judged for f in j.findings if f.kind == "rabbitmq.consumer_lost"
-            and f.evidence.get("host") == "compute-02"]
-    # the consumer was gone at most as long as the grace (every lost finding said info): then nothing louder
-    if all(float(f.evidence["lost_for_s"]) < GRACE_S for _, f in lost):
-        assert loud == [], loud
-    else:  # this machine restarted it slower than the grace: louder only once the grace had passed
-        assert all(float(f.evidence["lost_for_s"]) >= GRACE_S for _, f in lost if f.severity != "info")
-    assert all(f.severity == "info" for _, f in lost if float(f.evidence["lost_for_s"]) < GRACE_S)
+    lost_for = [float(f.evidence["lost_for_s"]) for j in watch.judged for f in j.findings
+                if f.kind == "rabbitmq.consumer_lost" and f.evidence.get("host") == "compute-02"]
+    if max(lost_for, default=0.0) >= GRACE_S:
+        pytest.fail(f"nova-compute consumed again only after {max(lost_for):.1f} s (> the {GRACE_S:g} s grace): "
+                    f"oslo.messaging's reconnect took longer than its retry interval; loud findings: {loud}")
+    assert loud == [], loud
+    rabbit = [j for j in watch.judged if any(f.kind == "rabbitmq.consumer_lost" for f in j.findings)]
+    back = [q for q in watch.rabbit_queues if q.name == "compute.compute-02" and q.consumer_restarted_at]
+    assert back, "the consumer's return (a new connection) was not seen"
+    RESULTS["nova-compute reconnect"] = {"consumer_lost_seen_polls": len(rabbit), "warnings": 0}
