@@ -225,9 +225,36 @@ def partition_findings(nodes: Iterable[NodeInfo]) -> list[Finding]:
     return out
 
 
+def unreadable_vhost_findings(snapshot: RabbitSnapshot) -> list[Finding]:
+    """One warning when the user may not list some vhosts' queues: whatever is stuck there goes unseen. The fix
+    is the least permission the management API needs to list a vhost: an empty configure, write and read
+    pattern (no right to declare, publish or consume anything)."""
+    vhosts = list(snapshot.unreadable_vhosts)
+    if not vhosts:
+        return []
+    user = snapshot.user or "USER"
+    evidence: dict[str, object] = {"user": user, "vhosts": vhosts, "queues_seen": len(snapshot.queues)}
+    total = snapshot.object_totals.get("queues") if not snapshot.vhosts else None
+    hidden = ""
+    if isinstance(total, int) and total > len(snapshot.queues):
+        evidence["queues_on_broker"] = total
+        hidden = f" ({total - len(snapshot.queues)} of the broker's {total} queues)"
+    names = ", ".join(vhosts)
+    grants = "; ".join(f"rabbitmqctl set_permissions -p {v} {user} '' '' ''" for v in vhosts)
+    return [Finding(
+        severity="warning", kind="rabbitmq.vhost_not_readable", subject=names,
+        summary=f"RabbitMQ user '{user}' may not read vhost{'s' if len(vhosts) > 1 else ''} {names}: "
+                f"{'their' if len(vhosts) > 1 else 'its'} queues{hidden} are neither shown nor judged",
+        evidence=evidence,
+        next_step=f"{grants} (lets it list the queues, change nothing; or set [rabbitmq] user to an account "
+                  "that can)",
+        source=SOURCE)]
+
+
 def rabbitmq_findings(snapshot: RabbitSnapshot, now: datetime, min_polls: int = MIN_POLLS) -> list[Finding]:
     return (alarm_findings(snapshot.nodes, snapshot.alarms) + partition_findings(snapshot.nodes)
-            + cluster_findings(snapshot) + group_queue_findings(queue_findings(snapshot.queues, now, min_polls)))
+            + cluster_findings(snapshot) + unreadable_vhost_findings(snapshot)
+            + group_queue_findings(queue_findings(snapshot.queues, now, min_polls)))
 
 
 def queue_sort_key(q: QueueInfo) -> tuple[int, int, str, str]:
