@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import math
@@ -12,7 +13,7 @@ import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from tui.config import Config, ConfigError, load_config
 from tui.recorder import JournalError
@@ -22,11 +23,37 @@ _STARTED = time.monotonic()  # `stacktop snapshot`'s deadline counts from here: 
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, but usage errors are one line and exit 3 (UNKNOWN), like every other bad input."""
+    """argparse, but usage errors are one line and exit 3 (UNKNOWN), like every other bad input; on stdout in
+    the plugin format when the command line asks for `--format nagios` (a check's console shows stdout only)."""
+
+    nagios = False
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        sys.stderr.write(f"stacktop: {message} - see stacktop --help\n")
-        raise SystemExit(EXIT_UNKNOWN)
+        fail(f"stacktop: {message} - see stacktop --help", nagios=self.nagios)
+
+
+def fail(line: str, *, nagios: bool = False, code: int = EXIT_UNKNOWN) -> NoReturn:
+    """One error line and exit `code`: on stderr, or with nagios on stdout as `STACKTOP UNKNOWN - <line>`."""
+    if nagios:
+        from tui.safetext import clean
+
+        sys.stdout.write(f"STACKTOP UNKNOWN - {clean(line).replace('|', '/')}\n")
+        sys.stdout.flush()
+    else:
+        sys.stderr.write(f"{line}\n")
+    raise SystemExit(code)
+
+
+def asks_nagios(argv: Sequence[str]) -> bool:
+    """Whether a `stacktop snapshot` command line asks for the Nagios format (read before argparse, whose own
+    errors must then be plugin output too)."""
+    args = list(argv)
+    if "snapshot" not in args:
+        return False
+    for i, arg in enumerate(args):
+        if arg == "--format=nagios" or (arg == "--format" and args[i + 1:i + 2] == ["nagios"]):
+            return True
+    return False
 
 
 class _Version(argparse.Action):
@@ -67,7 +94,10 @@ def build_parser() -> argparse.ArgumentParser:
     snap.add_argument("--json", action="store_true", help="the same as --format json")
     snap.add_argument("--deadline", metavar="SECONDS", type=_deadline, default=None,
                       help="answer within this, naming the sources still late (exit 3); default [snapshot] "
-                      "deadline, 30")
+                      "deadline, 30 (under check_nrpe's 10 s timeout: --deadline 8)")
+    snap.add_argument("-o", "--output", metavar="FILE", default=None,
+                      help="write the report to FILE (a temporary file beside it, renamed over it: never half "
+                      "a file), whatever the exit code; for node_exporter's textfile collector")
     exp = sub.add_parser("export", help="turn a recorded journal into a review-ready report")
     exp.add_argument("journal", help="a journal file (JSON lines) from [recorder] dir")
     exp.add_argument("--markdown", action="store_true", help="Markdown (the default and only format for now)")
@@ -103,6 +133,12 @@ def _init_parser(sub: Any) -> None:
                       "$STACKTOP_GALERA_PASSWORD instead of writing password files")
     init.add_argument("--dry-run", action="store_true", help="print the config; write nothing")
     init.add_argument("--force", action="store_true", help="replace an existing config (and its password files)")
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
+    """The subcommands' parsers (their own errors go through _Parser.error too)."""
+    return [p for action in parser._actions if isinstance(action, argparse._SubParsersAction)
+            for p in action.choices.values()]
 
 
 def _positive_int(text: str) -> int:
@@ -312,7 +348,12 @@ def _snapshot(args: argparse.Namespace) -> int:
     finally:
         if demo is not None:
             demo.stop()
-    _print_snapshot(fmt, observations, config, clock())
+    report = _snapshot_report(fmt, observations, config, clock(), to_terminal=args.output is None,
+                              cloud=_cloud_name(config, args.cloud))
+    if args.output is not None:
+        _write_atomic(Path(args.output).expanduser(), report, nagios=fmt == "nagios")
+    elif report is not None:
+        sys.stdout.write(report)
     late = late_sources(observations)
     if late:
         sys.stderr.write(f"stacktop snapshot: {', '.join(late)} still not answered after the {deadline:g}s "
@@ -332,24 +373,57 @@ SNAPSHOT_FORMATS = ("text", "json", "nagios", "prometheus")
 def _snapshot_format(args: argparse.Namespace) -> str:
     """--format, or json for --json; both, disagreeing: a usage error."""
     if args.json and args.format not in (None, "json"):
-        sys.stderr.write(f"stacktop: --json and --format {args.format} disagree - give one of them\n")
-        raise SystemExit(EXIT_UNKNOWN)
+        fail(f"stacktop: --json and --format {args.format} disagree - give one of them",
+             nagios=args.format == "nagios")
     return "json" if args.json else args.format or "text"
 
 
-def _print_snapshot(fmt: str, observations: list, config: Config, now: float) -> None:
-    """The report on stdout in `fmt`, as of `now`; every known secret redacted (a source's error may quote a
-    URL)."""
+def _cloud_name(config: Config, cloud: str | None) -> str:
+    """The name of the cloud a snapshot reads: its [[clouds]] name, else its clouds.yaml entry."""
+    if config.clouds:
+        return cloud or config.clouds[0].name
+    if config.demo:
+        return "demo-east"
+    return config.openstack.cloud or ""
+
+
+def _write_atomic(path: Path, report: str | None, *, nagios: bool = False) -> None:
+    """`report` into `path` through a temporary file in the same folder renamed over it (a reader sees the old
+    file or the new one, never a part); the temporary file never stays behind. A folder that cannot be written
+    is one line, exit 3."""
+    import tempfile
+
+    tmp: str | None = None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(report or "")
+        os.chmod(tmp, 0o644)  # node_exporter (another user) reads it; mkstemp makes it 600
+        os.replace(tmp, path)
+        tmp = None
+    except OSError as exc:
+        fail(f"stacktop snapshot: --output {path}: cannot write: {exc.strerror or exc} - point it at a writable "
+             "folder", nagios=nagios)
+    finally:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+
+
+def _snapshot_report(fmt: str, observations: list, config: Config, now: float, *, to_terminal: bool = True,
+                     cloud: str = "") -> str | None:
+    """The report in `fmt`, as of `now`, every known secret redacted (a source's error may quote a URL); None
+    when it went to the terminal as a table (text on a tty, no --output)."""
     from tui.recorder import Redactor
 
     thresholds = config.thresholds
-    if fmt == "text" and sys.stdout.isatty():
+    if fmt == "text" and to_terminal and sys.stdout.isatty():
         from rich.console import Console
 
         from tui.snapshot import render_text
 
         Console().print(render_text(observations, thresholds=thresholds, now=now))
-        return
+        return None
     if fmt == "json":
         from tui.snapshot import to_report
 
@@ -361,12 +435,12 @@ def _print_snapshot(fmt: str, observations: list, config: Config, now: float) ->
     elif fmt == "prometheus":
         from tui.snapshot_prometheus import render_prometheus
 
-        report = render_prometheus(observations, now)
+        report = render_prometheus(observations, now, cloud=cloud, thresholds=thresholds)
     else:
         from tui.snapshot_plain import render_plain
 
         report = render_plain(observations, thresholds, now)
-    sys.stdout.write(Redactor(config.secrets())(report))
+    return Redactor(config.secrets())(report)
 
 
 def _dashboard(args: argparse.Namespace) -> int:
@@ -514,11 +588,14 @@ def _recorder(config: Config):  # type: ignore[no-untyped-def]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    nagios = asks_nagios(sys.argv[1:] if argv is None else argv)
+    for action in [parser, *_subparsers(parser)]:
+        action.nagios = nagios  # type: ignore[attr-defined]
+    args = parser.parse_args(argv)
     if _demo_options(args) and not getattr(args, "demo", False):
-        sys.stderr.write("stacktop: --instances/--hosts/--queues/--churn/--speed/--seed/--hostile shape the simulated "
-                         "cloud - add --demo\n")
-        return EXIT_UNKNOWN
+        fail("stacktop: --instances/--hosts/--queues/--churn/--speed/--seed/--hostile shape the simulated cloud - "
+             "add --demo", nagios=nagios)
     if args.command is not None:
         from tui import gcpolicy
 
@@ -534,6 +611,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _replay(args)
         return _dashboard(args)
     except ConfigError as exc:
+        if nagios:
+            fail(str(exc), nagios=True)
         sys.stderr.write(f"{exc}\n")
         return EXIT_UNKNOWN
     except JournalError as exc:

@@ -121,6 +121,17 @@ def _counts_by_binary(section: SectionRead, now: datetime, thresholds: Any) -> d
     return counts
 
 
+def service_counts(snap: ServicesSnapshot, now: datetime, thresholds: Any) -> list[tuple[str, str, int, int]]:
+    """(section, binary, up, enabled total) of every binary the control plane listed, as the triage row judges
+    them (heartbeats against [thresholds]); a section not deployed is left out."""
+    out = []
+    for section in (snap.compute, snap.network, snap.volume):
+        if section.deployed:
+            out += [(section.name, binary, c[0], c[1])
+                    for binary, c in sorted(_counts_by_binary(section, now, thresholds).items())]
+    return out
+
+
 def _section_counts(section: SectionRead, now: datetime, thresholds: Any,
                     binary: str | None = None) -> tuple[int, int, int, int]:
     """(up, enabled total, late, disabled) for the section's rows (optionally of one binary)."""
