@@ -73,7 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     # SUPPRESS: an option given before the subcommand (stacktop --config F snapshot) is not reset by it
     common.add_argument("--config", metavar="PATH", default=argparse.SUPPRESS,
-                        help="config file (default: $STACKTOP_CONFIG, then ~/.config/stacktop/config.toml)")
+                        help="config file (default: $STACKTOP_CONFIG, then $XDG_CONFIG_HOME/stacktop/config.toml, "
+                        "~/.config/stacktop/config.toml, /etc/stacktop/config.toml)")
     common.add_argument("--demo", action="store_true", default=argparse.SUPPRESS,
                         help="use the built-in simulated cloud")
     common.add_argument("--cloud", metavar="NAME", default=argparse.SUPPRESS,
@@ -103,6 +104,11 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("--markdown", action="store_true", help="Markdown (the default and only format for now)")
     exp.add_argument("-o", "--output", metavar="FILE", help="write there instead of stdout")
     _init_parser(sub)
+    conf = sub.add_parser("config", help="print the example config, or which config file stacktop reads",
+                          description="stacktop config example: the example config, every key commented (start "
+                          "yours from it: stacktop config example > ~/.config/stacktop/config.toml). stacktop "
+                          "config path: the file stacktop would read, and where it looks.")
+    conf.add_argument("config_action", choices=("example", "path"), metavar="example|path")
     rep = sub.add_parser("replay", help="play a recorded journal back through the panes (pause, speed)",
                          description="Play a journal back through the same panes: p pauses, + and - change "
                          "the speed, ] skips a minute. Nothing is read from the cloud.")
@@ -538,6 +544,22 @@ def _init(args: argparse.Namespace) -> int:
     return 0
 
 
+def _config(args: argparse.Namespace) -> int:
+    """`stacktop config example` prints the packaged example; `stacktop config path` the lookup."""
+    from tui.config import config_candidates, find_config_path
+
+    if args.config_action == "example":
+        from importlib.resources import files
+
+        sys.stdout.write(files("tui").joinpath("config.example.toml").read_text(encoding="utf-8"))
+        return 0
+    path, explicit = find_config_path(None)
+    sys.stdout.write(f"{path if path is not None else '(none: no config file found)'}\n")
+    if not explicit:
+        sys.stdout.write("looked in: " + ", ".join(str(p) for p in config_candidates()) + "\n")
+    return 0
+
+
 def _replay(args: argparse.Namespace) -> int:
     from tui.replay import Player
 
@@ -607,6 +629,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _export(args)
         if args.command == "init":
             return _init(args)
+        if args.command == "config":
+            return _config(args)
         if args.command == "replay":
             return _replay(args)
         return _dashboard(args)
