@@ -63,7 +63,7 @@ from tui.models.finding import Finding
 from tui.models.rabbitmq import Alarm, NodeInfo, QueueInfo, RabbitSnapshot
 from tui.readonly import httpx_request_hook
 from tui.rules.queues import MIN_POLLS, History, apply_history, classify_queue, is_suspect, rabbitmq_findings
-from tui.tlserror import ca_file_problem, describe_verify, verify_reason
+from tui.tlserror import ca_file_problem, certificate_names, describe_verify, is_name_mismatch, verify_reason
 
 if TYPE_CHECKING:
     import httpx
@@ -325,6 +325,13 @@ class RabbitMQCollector(BaseCollector):
             return ctx
         return verify
 
+    def _name_mismatch(self, reason: str) -> str:
+        """A name mismatch told with the names the management API's certificate does hold."""
+        url = httpx.URL(self.base_url)
+        names = certificate_names(url.host, url.port or 443, self.cacert, min(5.0, self.request_timeout))
+        return describe_verify(reason, "set [rabbitmq] cacert to the CA that signed it (or insecure = true to skip "
+                               "verification)", "[rabbitmq] management_url", names=names, used=url.host)
+
     def _http(self) -> httpx.Client:
         if self._client is None:
             self._client = deadline.install_httpx(httpx.Client(
@@ -359,6 +366,8 @@ class RabbitMQCollector(BaseCollector):
                               "management_url (or raise [rabbitmq] timeout)") from None
         except httpx.HTTPError as exc:
             reason = _reason(exc)
+            if is_name_mismatch(verify_reason(exc) or ""):
+                reason = await asyncio.to_thread(self._name_mismatch, verify_reason(exc) or "")
             if reason.startswith("TLS certificate"):  # the reason carries its own fix
                 raise SourceError(f"{where}: {reason}") from None
             raise SourceError(f"{where} unreachable ({reason}) - check [rabbitmq] management_url") from None
