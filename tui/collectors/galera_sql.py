@@ -32,6 +32,29 @@ VARIABLES_SQL = "SHOW GLOBAL VARIABLES LIKE 'wsrep%'"
 
 # 1044 db access denied, 1045 access denied (user/password), 1130 host not allowed, 1698 plugin refused
 AUTH_ERROR_CODES = frozenset({1044, 1045, 1130, 1698})
+# a statement refused to a logged-in account: 1142 command denied, 1143 column denied, 1227 needs a privilege
+PRIVILEGE_ERROR_CODES = frozenset({1142, 1143, 1227})
+_NEEDS = re.compile(r"need \(at least one of\) the (.+?) privilege", re.IGNORECASE)
+_COMMAND = re.compile(r"^(\w+) command denied", re.IGNORECASE)
+_ACCOUNT = re.compile(r"to user '([^']*)'@'([^']*)'", re.IGNORECASE)
+
+
+class PrivilegeMissing(ValueError):
+    """A statement the account may not run: str() names the statement, the server's answer and the GRANT."""
+
+
+def privilege_missing(exc: BaseException, sql: str, user: str) -> PrivilegeMissing | None:
+    """The PrivilegeMissing for a statement refused with a privilege error, else None."""
+    args = getattr(exc, "args", ())
+    if len(args) < 2 or args[0] not in PRIVILEGE_ERROR_CODES:
+        return None
+    message = " ".join(str(args[1]).split())
+    needs = _NEEDS.search(message) or _COMMAND.search(message)
+    privilege = needs.group(1).split(",")[0].strip().upper() if needs else "the privilege it names"
+    account = _ACCOUNT.search(message)
+    name, host = (account.group(1), account.group(2)) if account else (user, "%")
+    return PrivilegeMissing(f"user '{user}' may not run {sql}: ({args[0]}) {message} - "
+                            f"GRANT {privilege} ON *.* TO '{name}'@'{host}'")
 
 
 class Connection(Protocol):
@@ -83,7 +106,7 @@ def describe_error(exc: BaseException) -> tuple[str, bool]:
         return f"({code}) {line}", code in AUTH_ERROR_CODES
     text = str(exc).strip().splitlines()
     first = text[0] if text else ""
-    if type(exc) is ValueError and first:  # our own description of an answer we cannot use
+    if (type(exc) is ValueError or isinstance(exc, PrivilegeMissing)) and first:  # our own description
         return first, False
     if isinstance(exc, TimeoutError) and not first:
         first = "timed out"
