@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import socket
 import ssl
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 _WITH_SSL_C = re.compile(r"certificate verify failed: (.*?)\s*\(_ssl\.c:\d+\)", re.IGNORECASE)
@@ -58,16 +58,20 @@ def is_name_mismatch(reason: str) -> bool:
     return "mismatch" in low or "doesn't match" in low or "not valid for" in low
 
 
-def certificate_names(host: str, port: int, cafile: str | None = None, timeout: float = 5.0) -> list[str]:
+def certificate_names(host: str, port: int, cafile: str | None = None, timeout: float = 5.0,
+                      starttls: Callable[[socket.socket], None] | None = None) -> list[str]:
     """The names the server's certificate holds (its DNS and IP subjectAltNames, else its common name), read by a
     TLS handshake that checks the chain against cafile (else the system's CAs) but not the name, and sends
-    nothing after it. [] when that handshake fails too."""
+    nothing after it. starttls: what the protocol says before its handshake (MySQL's SSL request). [] when that
+    handshake fails too."""
     ctx = ssl.create_default_context(cafile=str(Path(cafile).expanduser()) if cafile else None)
     ctx.check_hostname = False
     try:
-        with socket.create_connection((host, port), timeout=timeout) as raw, \
-                ctx.wrap_socket(raw, server_hostname=host) as tls:
-            cert = tls.getpeercert() or {}
+        with socket.create_connection((host, port), timeout=timeout) as raw:
+            if starttls is not None:
+                starttls(raw)
+            with ctx.wrap_socket(raw, server_hostname=host) as tls:
+                cert = tls.getpeercert() or {}
     except (OSError, ValueError):
         return []
     names = [str(value) for kind, value in cert.get("subjectAltName", ()) if kind in ("DNS", "IP Address")]

@@ -1,4 +1,5 @@
-"""A TLS name mismatch is told as such, with the names the certificate does hold: a loopback HTTPS server whose
+"""A TLS name mismatch is told as such, with the names the certificate does hold: a loopback HTTPS server (the
+RabbitMQ management API) and a MySQL-protocol endpoint (a Galera node: TLS inside its own protocol) whose
 certificate (from a CA made here) names 127.0.0.1 only, reached as `localhost` with that CA trusted."""
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
+from tests.testbed.mysql_wire import MySQLWire
+from tui.collectors.galera_sql import node_certificate_names, pymysql_connector, tls_context
 from tui.collectors.rabbitmq import RabbitMQCollector
 from tui.errors import SourceError
 from tui.tlserror import certificate_names, describe_verify
@@ -55,9 +58,8 @@ class _Answer(BaseHTTPRequestHandler):
         return None
 
 
-@pytest.fixture
-def ip_only_server(tmp_path: Path) -> Iterator[tuple[int, Path]]:
-    """(port, CA file): HTTPS on 127.0.0.1:port with a certificate naming IP 127.0.0.1 only."""
+def ip_only_context(tmp_path: Path) -> ssl.SSLContext:
+    """A server context whose certificate names IP 127.0.0.1 only, signed by tmp_path/ca.pem (written here)."""
     ca_key, key = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1())
     ca = _cert("stacktop test CA", ca_key, None, None)
     cert = _cert("127.0.0.1", key, (ca_key, ca), [x509.IPAddress(ipaddress.ip_address("127.0.0.1"))])
@@ -68,6 +70,13 @@ def ip_only_server(tmp_path: Path) -> Iterator[tuple[int, Path]]:
                                                             serialization.NoEncryption()))
     ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     ctx.load_cert_chain(tmp_path / "server.pem", tmp_path / "server.key")
+    return ctx
+
+
+@pytest.fixture
+def ip_only_server(tmp_path: Path) -> Iterator[tuple[int, Path]]:
+    """(port, CA file): HTTPS on 127.0.0.1:port with a certificate naming IP 127.0.0.1 only."""
+    ctx = ip_only_context(tmp_path)
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Answer)
     server.socket = ctx.wrap_socket(server.socket, server_side=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -104,3 +113,28 @@ def test_describe_verify_without_names_keeps_the_general_line() -> None:
     assert describe_verify(reason, "trust it", "[x] url").startswith("TLS certificate is for another name")
     named = describe_verify(reason, "trust it", "[x] url", names=["10.0.0.5", "db1"], used="localhost")
     assert named.startswith("TLS certificate names 10.0.0.5, db1, not localhost (certificate verify failed: ")
+
+
+@pytest.fixture
+def ip_only_node(tmp_path: Path) -> Iterator[tuple[int, Path]]:
+    """(port, CA file): a MySQL-protocol node offering TLS with a certificate naming IP 127.0.0.1 only."""
+    wire = MySQLWire(lambda sql: [("wsrep_cluster_status", "Primary")], certificate=ip_only_context(tmp_path))
+    try:
+        yield wire.port, tmp_path / "ca.pem"
+    finally:
+        wire.close()
+
+
+def test_galera_node_names_are_read_through_the_ssl_request(ip_only_node: tuple[int, Path]) -> None:
+    port, ca = ip_only_node
+    assert node_certificate_names(f"localhost:{port}", str(ca), 5.0) == ["127.0.0.1"]
+
+
+def test_galera_says_which_name_the_certificate_holds(ip_only_node: tuple[int, Path]) -> None:
+    port, ca = ip_only_node
+    connect = pymysql_connector(ssl=tls_context(str(ca)), cafile=str(ca))
+    with pytest.raises(ValueError) as caught:
+        connect(f"localhost:{port}", "monitor", "pw", 5.0)
+    line = str(caught.value)
+    assert line.startswith("TLS certificate names 127.0.0.1, not localhost (certificate verify failed: "), line
+    assert line.endswith("use 127.0.0.1 (a name the certificate holds) in [galera] nodes")

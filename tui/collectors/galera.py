@@ -260,6 +260,6 @@ def build(config: Config, context: BuildContext | None = None, *, connector: Con
             connector = unusable_ca(f"[galera] cacert {ga.cacert} {problem} - point it at the PEM bundle of the CA "
                                     "that signed the nodes' certificates")
         else:
-            connector = pymysql_connector(ssl=tls_context(ga.cacert, ga.insecure))
+            connector = pymysql_connector(ssl=tls_context(ga.cacert, ga.insecure), cafile=ga.cacert)
     return [GaleraCollector(ga.nodes, ga.user, ga.password.value, expected_size=ga.expected_size,
                             arbitrators=ga.arbitrators, interval=ga.interval, timeout=ga.timeout, connector=connector)]

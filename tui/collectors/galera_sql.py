@@ -20,12 +20,14 @@ from __future__ import annotations
 
 import contextlib
 import re
+import socket
 import ssl
+import struct
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
-from tui.tlserror import describe_verify, verify_reason
+from tui.tlserror import certificate_names, describe_verify, is_name_mismatch, verify_reason
 
 STATUS_SQL = "SHOW GLOBAL STATUS LIKE 'wsrep%'"
 VARIABLES_SQL = "SHOW GLOBAL VARIABLES LIKE 'wsrep%'"
@@ -128,6 +130,34 @@ def tls_context(cacert: str | None = None, insecure: bool = False) -> ssl.SSLCon
     return ctx
 
 
+# the SSL request of MySQL's protocol 4.1: what a client sends, after the server's greeting, to start TLS
+_CLIENT_FLAGS = 0x1 | 0x4 | 0x200 | 0x800 | 0x8000  # LONG_PASSWORD, LONG_FLAG, PROTOCOL_41, SSL, SECURE_CONNECTION
+_SSL_REQUEST = struct.pack("<IIB23s", _CLIENT_FLAGS, 1 << 24, 45, b"\0" * 23)
+
+
+def mysql_ssl_request(sock: socket.socket) -> None:
+    """Read the server's greeting and ask for TLS (no user, no password: nothing but the SSL request)."""
+    header = b""
+    while len(header) < 4:
+        chunk = sock.recv(4 - len(header))
+        if not chunk:
+            raise OSError("the server closed the connection before its greeting")
+        header += chunk
+    left = int.from_bytes(header[:3], "little")
+    while left > 0:
+        chunk = sock.recv(min(left, 65536))
+        if not chunk:
+            raise OSError("the server closed the connection during its greeting")
+        left -= len(chunk)
+    sock.sendall(len(_SSL_REQUEST).to_bytes(3, "little") + bytes([header[3] + 1]) + _SSL_REQUEST)
+
+
+def node_certificate_names(address: str, cafile: str | None, timeout: float) -> list[str]:
+    """The names a node's certificate holds (tui.tlserror.certificate_names through MySQL's SSL request)."""
+    host, port = split_address(address)
+    return certificate_names(host, port, cafile, timeout, starttls=mysql_ssl_request)
+
+
 def tls_reason(exc: BaseException) -> str | None:
     """One line for a TLS failure anywhere in exc's chain (pymysql wraps it in OperationalError 2003), else None.
     Without the address: the node's row has it, and nodes failing alike share one line in the source's error."""
@@ -153,7 +183,7 @@ class PyMySQLConnection:
     Autocommit left as the server has it (no statement sent on connect)."""
 
     def __init__(self, address: str, user: str, password: str | None, timeout: float,
-                 ssl: ssl.SSLContext | dict[str, Any] | None = None) -> None:
+                 ssl: ssl.SSLContext | dict[str, Any] | None = None, cafile: str | None = None) -> None:
         from tui.collectors.mysql_import import import_pymysql
 
         pymysql = import_pymysql()  # lazy (~60 ms, only with a Galera source), cryptography deferred
@@ -173,6 +203,11 @@ class PyMySQLConnection:
             reason = tls_reason(exc) if ssl else None
             if reason is None:
                 raise
+            said = verify_reason(exc) or ""
+            if is_name_mismatch(said):
+                names = node_certificate_names(address, cafile, timeout)
+                reason = describe_verify(said, "set [galera] cacert to the CA that signed it (or insecure = true)",
+                                         "[galera] nodes", names=names, used=host)
             raise ValueError(reason) from None
 
     def query(self, sql: str) -> list[tuple[Any, ...]]:
@@ -185,10 +220,11 @@ class PyMySQLConnection:
             self._conn.close()
 
 
-def pymysql_connector(ssl: ssl.SSLContext | dict[str, Any] | None = None) -> Connector:
-    """The real Connector. ssl: a TLS context (tls_context) or pymysql's ssl dict to use TLS; None = TLS off."""
+def pymysql_connector(ssl: ssl.SSLContext | dict[str, Any] | None = None, cafile: str | None = None) -> Connector:
+    """The real Connector. ssl: a TLS context (tls_context) or pymysql's ssl dict to use TLS; None = TLS off.
+    cafile: the CA the context trusts (to read a certificate's names when they do not match the address)."""
 
     def connect(address: str, user: str, password: str | None, timeout: float) -> Connection:
-        return PyMySQLConnection(address, user, password, timeout, ssl=ssl)
+        return PyMySQLConnection(address, user, password, timeout, ssl=ssl, cafile=cafile)
 
     return connect
