@@ -241,13 +241,17 @@ def _rabbit_cell(obs: Observation) -> TriageCell:
     partitioned = [n.name for n in nodes if n.partitions]
     parts.append(f"PARTITIONED ({', '.join(partitioned)})" if partitioned else "no partitions")
     queues = service_queue_subjects(findings)
+    blind = list(getattr(snap, "unreadable_vhosts", ()))
     if queues:
         shown = ", ".join(queues[:3]) + (f" +{len(queues) - 3}" if len(queues) > 3 else "")
         parts.append(f"{len(queues)} service queue{'s' if len(queues) != 1 else ''} without consumers: {shown}")
-    else:
+    elif not blind:
         parts.append("service queues consumed")
+    if blind:  # never "consumed" about queues it cannot see
+        parts.append(f"vhost{'s' if len(blind) != 1 else ''} not readable: {', '.join(blind)}")
     # the triage questions only: a notifications queue nobody reads is a finding, not a red row
-    level: Level = "critical" if alarms or partitioned or queues or running < len(nodes) else "ok"
+    level: Level = "critical" if alarms or partitioned or queues or running < len(nodes) else \
+        "warning" if blind else "ok"
     return TriageCell("rabbitmq", "RabbitMQ", ", ".join(parts), level, "rabbitmq")
 
 
