@@ -1,5 +1,6 @@
 """A TLS name mismatch is told as such, with the names the certificate does hold: a loopback HTTPS server (the
-RabbitMQ management API) and a MySQL-protocol endpoint (a Galera node: TLS inside its own protocol) whose
+RabbitMQ management API, Keystone for both OpenStack clients) and a MySQL-protocol endpoint (a Galera node: TLS
+inside its own protocol) whose
 certificate (from a CA made here) names 127.0.0.1 only, reached as `localhost` with that CA trusted."""
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 from tests.testbed.mysql_wire import MySQLWire
 from tui.collectors.galera_sql import node_certificate_names, pymysql_connector, tls_context
 from tui.collectors.rabbitmq import RabbitMQCollector
+from tui.config import OpenStackConfig
 from tui.errors import SourceError
 from tui.tlserror import certificate_names, describe_verify
 
@@ -138,3 +140,39 @@ def test_galera_says_which_name_the_certificate_holds(ip_only_node: tuple[int, P
     line = str(caught.value)
     assert line.startswith("TLS certificate names 127.0.0.1, not localhost (certificate verify failed: "), line
     assert line.endswith("use 127.0.0.1 (a name the certificate holds) in [galera] nodes")
+
+
+@pytest.mark.parametrize("client", ["openstacksdk", "light"])
+def test_openstack_says_which_name_the_certificate_holds(ip_only_server: tuple[int, Path], tmp_path: Path,
+                                                         client: str) -> None:
+    """Keystone reached as localhost, its certificate naming 127.0.0.1 only: both OpenStack clients say so."""
+    from tui.openstack.client import connect
+    from tui.openstack.triage import triage_client
+
+    port, ca = ip_only_server
+    clouds = tmp_path / "clouds.yaml"
+    clouds.write_text(f"""clouds:
+  named:
+    auth:
+      auth_url: https://localhost:{port}/v3
+      username: admin
+      password: pw
+      project_name: admin
+      user_domain_name: Default
+      project_domain_name: Default
+    region_name: RegionOne
+    identity_api_version: 3
+    cacert: {ca}
+""")
+    clouds.chmod(0o600)
+    cfg = OpenStackConfig(cloud="named", clouds_file=str(clouds), timeout=10.0)
+    c = connect(cfg) if client == "openstacksdk" else triage_client(cfg, handover_after_s=1e4)
+    assert c is not None
+    try:
+        with pytest.raises(SourceError) as caught:
+            c.compute_services()
+    finally:
+        c.close()
+    line = str(caught.value)
+    assert "TLS certificate names 127.0.0.1, not localhost (certificate verify failed: " in line, line
+    assert "use 127.0.0.1 (a name the certificate holds) in the catalog or auth_url of cloud 'named'" in line
