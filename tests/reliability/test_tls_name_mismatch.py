@@ -1,7 +1,7 @@
 """A TLS name mismatch is told as such, with the names the certificate does hold: a loopback HTTPS server (the
 RabbitMQ management API, Keystone for both OpenStack clients) and a MySQL-protocol endpoint (a Galera node: TLS
-inside its own protocol) whose
-certificate (from a CA made here) names 127.0.0.1 only, reached as `localhost` with that CA trusted."""
+inside its own protocol) whose certificate (from a CA made here) names 127.0.0.1 only, reached as `localhost`
+with that CA trusted."""
 
 from __future__ import annotations
 
