@@ -25,6 +25,12 @@ window (a queue younger than it), one collect() takes a second sample instead: a
 ticked once more (the newest sample timestamp of a suspect queue's length moved; watched every TICK_WATCH_S), and
 at the latest `confirm_delay_s` later.
 
+A vhost the user may not read is a blind spot, told as a finding (rabbitmq.vhost_not_readable), never silence: a
+`monitoring` user lists only the queues of vhosts it has a permission on, yet /api/overview counts every queue.
+A full poll that counts more queues than it listed asks each vhost of /api/vhosts with no queue in sight for its
+listing (one small GET each); a 401 "not authorised to access virtual host" names it. A vhost of [rabbitmq] vhosts
+refused that way is the same finding, and the other vhosts are still read.
+
 Errors are SourceError with one line naming the URL and the config key to fix; a failed AMQP confirmation does
 not fail the poll (snapshot.confirm_error). Without a password, user "guest" gets "guest" (RabbitMQ's default).
 """
@@ -62,7 +68,15 @@ from tui.httpx_import import import_httpx
 from tui.models.finding import Finding
 from tui.models.rabbitmq import Alarm, NodeInfo, QueueInfo, RabbitSnapshot
 from tui.readonly import httpx_request_hook
-from tui.rules.queues import MIN_POLLS, History, apply_history, classify_queue, is_suspect, rabbitmq_findings
+from tui.rules.queues import (
+    MIN_POLLS,
+    History,
+    apply_history,
+    classify_queue,
+    is_suspect,
+    rabbitmq_findings,
+    set_permissions,
+)
 from tui.tlserror import ca_file_problem, certificate_names, describe_verify, is_name_mismatch, verify_reason
 
 if TYPE_CHECKING:
@@ -99,6 +113,7 @@ def _vhost_refused(resp: httpx.Response) -> bool:
     except ValueError:
         return False
     return isinstance(data, dict) and "virtual host" in str(data.get("reason", ""))
+
 
 def password_key(secret: Secret) -> str:
     """Which config key holds the password, for error lines (never the password itself)."""
@@ -377,7 +392,7 @@ class RabbitMQCollector(BaseCollector):
         if status == 401 and path.startswith("/api/queues/") and _vhost_refused(resp):
             vhost = unquote(path.split("/")[3])
             raise VhostNotReadable(f"{where}: user '{self.user}' may not read vhost {vhost} - "
-                                   f"rabbitmqctl set_permissions -p {vhost} {self.user} '' '' ''", vhost)
+                                   f"{set_permissions(vhost, self.user)}", vhost)
         if status == 401:
             raise SourceError(f"{where}: 401 Unauthorized for user '{self.user}' - check [rabbitmq] user and "
                               f"{self.password_key}")

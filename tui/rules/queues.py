@@ -23,6 +23,7 @@ declare sees a consumer, or no messages, or no queue at all, the management numb
 from __future__ import annotations
 
 import dataclasses
+import shlex
 from collections.abc import Iterable
 from datetime import datetime
 
@@ -225,6 +226,12 @@ def partition_findings(nodes: Iterable[NodeInfo]) -> list[Finding]:
     return out
 
 
+def set_permissions(vhost: str, user: str) -> str:
+    """The command that lets `user` list `vhost`'s queues and change nothing (empty configure, write and read
+    patterns: the management API lists a vhost to any user with a permission entry on it)."""
+    return f"rabbitmqctl set_permissions -p {shlex.quote(vhost)} {shlex.quote(user)} '' '' ''"
+
+
 def unreadable_vhost_findings(snapshot: RabbitSnapshot) -> list[Finding]:
     """One warning when the user may not list some vhosts' queues: whatever is stuck there goes unseen. The fix
     is the least permission the management API needs to list a vhost: an empty configure, write and read
@@ -240,7 +247,7 @@ def unreadable_vhost_findings(snapshot: RabbitSnapshot) -> list[Finding]:
         evidence["queues_on_broker"] = total
         hidden = f" ({total - len(snapshot.queues)} of the broker's {total} queues)"
     names = ", ".join(vhosts)
-    grants = "; ".join(f"rabbitmqctl set_permissions -p {v} {user} '' '' ''" for v in vhosts)
+    grants = "; ".join(set_permissions(v, user) for v in vhosts)
     return [Finding(
         severity="warning", kind="rabbitmq.vhost_not_readable", subject=names,
         summary=f"RabbitMQ user '{user}' may not read vhost{'s' if len(vhosts) > 1 else ''} {names}: "
