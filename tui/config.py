@@ -1,7 +1,9 @@
 """TOML config -> frozen dataclasses. Every error is one line: `FILE: key: problem - fix`.
 
-Lookup: --config PATH, then $STACKTOP_CONFIG, then ~/.config/stacktop/config.toml (missing is fine: then
-only what the CLI and environment give is configured). Precedence for values: CLI > environment > file.
+Lookup: --config PATH, then $STACKTOP_CONFIG, then the first of $XDG_CONFIG_HOME/stacktop/config.toml,
+~/.config/stacktop/config.toml and /etc/stacktop/config.toml that exists (none is fine: then only what the CLI
+and environment give is configured; a sourced openrc's OS_* variables are the cloud when nothing names one,
+as the openstack CLI reads them). Precedence for values: CLI > environment > file.
 Secrets are referenced (clouds.yaml, an env var name, a password file); a plain `password` is accepted only
 when the file is not readable by group or others.
 """
@@ -11,6 +13,7 @@ from __future__ import annotations
 import math
 import os
 import stat
+from collections.abc import Mapping
 from dataclasses import field, replace
 from pathlib import Path
 from typing import Any
@@ -19,6 +22,8 @@ from tui.records import record
 from tui.rules.task_states import DEFAULT_STUCK_SECONDS, KNOWN_TASK_STATES
 
 DEFAULT_PATH = Path("~/.config/stacktop/config.toml")
+SYSTEM_PATH = Path("/etc/stacktop/config.toml")  # for a check run as another user (nagios, prometheus)
+ENVVARS_CLOUD = "envvars"  # openstacksdk's name for the cloud the OS_* variables describe
 
 
 class ConfigError(Exception):
@@ -467,15 +472,32 @@ def _typename(value: Any) -> str:
             float: "a number"}.get(type(value), type(value).__name__)
 
 
-def find_config_path(cli_path: str | None, env: dict[str, str] | None = None) -> tuple[Path | None, bool]:
-    """Return (path, explicit). An explicit path (CLI or env) must exist; the default may be missing."""
+def config_candidates(env: Mapping[str, str] | None = None) -> list[Path]:
+    """Where stacktop looks for its config when none is named, in order (the first that exists wins)."""
+    env = os.environ if env is None else env
+    out = []
+    if env.get("XDG_CONFIG_HOME"):
+        out.append(Path(env["XDG_CONFIG_HOME"]).expanduser() / "stacktop" / "config.toml")
+    out += [DEFAULT_PATH.expanduser(), SYSTEM_PATH]
+    return list(dict.fromkeys(out))
+
+
+def find_config_path(cli_path: str | None, env: Mapping[str, str] | None = None) -> tuple[Path | None, bool]:
+    """Return (path, explicit). An explicit path (CLI or env) must exist; the default ones may be missing."""
     env = os.environ if env is None else env
     if cli_path:
         return Path(cli_path).expanduser(), True
     if env.get("STACKTOP_CONFIG"):
         return Path(env["STACKTOP_CONFIG"]).expanduser(), True
-    default = DEFAULT_PATH.expanduser()
-    return (default, False) if default.exists() else (None, False)
+    return next(((p, False) for p in config_candidates(env) if p.exists()), (None, False))
+
+
+def default_cloud(env: Mapping[str, str]) -> str | None:
+    """The cloud when the config names none: $OS_CLOUD, else the OS_* variables of a sourced openrc (as the
+    openstack CLI reads them, openstacksdk's `envvars` cloud)."""
+    if env.get("OS_CLOUD"):
+        return env["OS_CLOUD"]
+    return ENVVARS_CLOUD if env.get("OS_AUTH_URL") else None
 
 
 def load_config(cli_path: str | None = None, env: dict[str, str] | None = None) -> Config:
@@ -650,7 +672,7 @@ def parse_config(data: dict[str, Any], *, file: str, mode: int | None, env: dict
     if clouds:
         openstack, rabbitmq, galera = clouds[0].openstack, clouds[0].rabbitmq, clouds[0].galera
     else:
-        openstack = _openstack(r, data, "openstack", env.get("OS_CLOUD"))
+        openstack = _openstack(r, data, "openstack", default_cloud(env))
         rabbitmq = _rabbitmq(r, data, "rabbitmq")
         galera = _galera(r, data, "galera")
 

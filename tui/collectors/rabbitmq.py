@@ -25,6 +25,12 @@ window (a queue younger than it), one collect() takes a second sample instead: a
 ticked once more (the newest sample timestamp of a suspect queue's length moved; watched every TICK_WATCH_S), and
 at the latest `confirm_delay_s` later.
 
+A vhost the user may not read is a blind spot, told as a finding (rabbitmq.vhost_not_readable), never silence: a
+`monitoring` user lists only the queues of vhosts it has a permission on, yet /api/overview counts every queue.
+A full poll that counts more queues than it listed asks each vhost of /api/vhosts with no queue in sight for its
+listing (one small GET each); a 401 "not authorised to access virtual host" names it. A vhost of [rabbitmq] vhosts
+refused that way is the same finding, and the other vhosts are still read.
+
 Errors are SourceError with one line naming the URL and the config key to fix; a failed AMQP confirmation does
 not fail the poll (snapshot.confirm_error). Without a password, user "guest" gets "guest" (RabbitMQ's default).
 """
@@ -41,7 +47,7 @@ import time
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 from tui import deadline
 from tui.collectors.base import BaseCollector, BuildContext, Collector
@@ -64,8 +70,16 @@ from tui.models.rabbitmq import Alarm, NodeInfo, QueueInfo, RabbitSnapshot
 from tui.readonly import httpx_request_hook
 from tui.redirects import httpx_response_hook
 from tui.rules.consumers import DEFAULT_GRACE_S, ConsumerHistory, apply_consumer_history
-from tui.rules.queues import MIN_POLLS, History, apply_history, classify_queue, is_suspect, rabbitmq_findings
-from tui.tlserror import ca_file_problem, describe_verify, verify_reason
+from tui.rules.queues import (
+    MIN_POLLS,
+    History,
+    apply_history,
+    classify_queue,
+    is_suspect,
+    rabbitmq_findings,
+    set_permissions,
+)
+from tui.tlserror import ca_file_problem, certificate_names, describe_verify, is_name_mismatch, verify_reason
 
 if TYPE_CHECKING:
     import httpx
@@ -85,6 +99,25 @@ CONFIRM_DELAY_S = 6.0  # the latest second sample of a one-shot run (the broker'
 TICK_WATCH_S = 0.5  # how often a one-shot run asks whether the broker's statistics ticked
 MAX_HISTORY_CHECKS = 50  # suspect queues a one-shot run asks the sample history of (one GET each)
 HISTORY_PARALLEL = 8  # of those GETs at a time
+MAX_VHOST_PROBES = 50  # vhosts with no queue in sight, asked whether the user may list them (full polls only)
+
+
+class VhostNotReadable(SourceError):
+    """The management API refused a vhost's queue listing: the user has no permission on that vhost."""
+
+    def __init__(self, message: str, vhost: str) -> None:
+        super().__init__(message)
+        self.vhost = vhost
+
+
+def _vhost_refused(resp: httpx.Response) -> bool:
+    """A 401 that is about the vhost, not the login: `{"reason": "User not authorised to access virtual host"}`."""
+    try:
+        data = resp.json()
+    except ValueError:
+        return False
+    return isinstance(data, dict) and "virtual host" in str(data.get("reason", ""))
+
 
 def password_key(secret: Secret) -> str:
     """Which config key holds the password, for error lines (never the password itself)."""
@@ -254,6 +287,8 @@ class RabbitMQCollector(BaseCollector):
         self._history: History = {}
         self._consumers: ConsumerHistory = {}  # service queues seen with a consumer (tui.rules.consumers)
         self.consumer_grace_s = consumer_grace_s
+        self._refused: set[str] = set()  # configured vhosts this poll's listing was refused
+        self._blind: tuple[str, ...] = ()  # the last full poll's unreadable vhosts (light polls carry them)
         self._bytes = 0
         self._requests = 0
 
@@ -313,6 +348,13 @@ class RabbitMQCollector(BaseCollector):
             return ctx
         return verify
 
+    def _name_mismatch(self, reason: str) -> str:
+        """A name mismatch told with the names the management API's certificate does hold."""
+        url = httpx.URL(self.base_url)
+        names = certificate_names(url.host, url.port or 443, self.cacert, min(5.0, self.request_timeout))
+        return describe_verify(reason, "set [rabbitmq] cacert to the CA that signed it (or insecure = true to skip "
+                               "verification)", "[rabbitmq] management_url", names=names, used=url.host)
+
     def _http(self) -> httpx.Client:
         if self._client is None:
             self._client = deadline.install_httpx(httpx.Client(
@@ -349,12 +391,18 @@ class RabbitMQCollector(BaseCollector):
                               "management_url (or raise [rabbitmq] timeout)") from None
         except httpx.HTTPError as exc:
             reason = _reason(exc)
+            if is_name_mismatch(verify_reason(exc) or ""):
+                reason = await asyncio.to_thread(self._name_mismatch, verify_reason(exc) or "")
             if reason.startswith("TLS certificate"):  # the reason carries its own fix
                 raise SourceError(f"{where}: {reason}") from None
             raise SourceError(f"{where} unreachable ({reason}) - check [rabbitmq] management_url") from None
         self._requests += 1
         self._bytes += len(resp.content)
         status = resp.status_code
+        if status == 401 and path.startswith("/api/queues/") and _vhost_refused(resp):
+            vhost = unquote(path.split("/")[3])
+            raise VhostNotReadable(f"{where}: user '{self.user}' may not read vhost {vhost} - "
+                                   f"{set_permissions(vhost, self.user)}", vhost)
         if status == 401:
             raise SourceError(f"{where}: 401 Unauthorized for user '{self.user}' - check [rabbitmq] user and "
                               f"{self.password_key}")
@@ -406,11 +454,17 @@ class RabbitMQCollector(BaseCollector):
                             key: tuple[str, ...] | None = None) -> tuple[list[dict[str, Any]], bool]:
         """Every row of one unpaged queue listing, and (with a key) whether it was the same bytes as under that
         key last time."""
-        if key is None:
-            _, data = await self._get(path, params)
-            same = False
-        else:
-            data, same = await self._get_same(key, path, params)
+        try:
+            if key is None:
+                _, data = await self._get(path, params)
+                same = False
+            else:
+                data, same = await self._get_same(key, path, params)
+        except VhostNotReadable as exc:
+            if not self.vhosts:
+                raise
+            self._refused.add(exc.vhost)  # a configured vhost the user may not read: a finding, not a failure
+            return [], False
         if not isinstance(data, list):
             raise SourceError(f"RabbitMQ management API at {self.base_url}: {path} is not a queue list - "
                               "check [rabbitmq] management_url")
@@ -472,6 +526,7 @@ class RabbitMQCollector(BaseCollector):
         full = (self.full_every <= 1 or self.oneshot or not self._stats
                 or self._polls % self.full_every == 0)
         self._polls += 1
+        self._refused = set()
         info: dict[str, Any] = {"mode": "full"}
         # a poll that fails half-way (its light listing stored, its statistics not read) must not leave the
         # judgement of an older listing standing: set again only by a poll that completes
@@ -599,10 +654,12 @@ class RabbitMQCollector(BaseCollector):
             if isinstance(r, BaseException):
                 raise r
         (queues, pages, queue_info), nodes, (alarms, checked), overview = results  # type: ignore[misc]
+        totals = overview.get("object_totals")
+        unreadable = await self._unreadable_vhosts(queues, totals if isinstance(totals, dict) else {},
+                                                   queue_info.get("mode") == "full")
         now = self._clock()
         # 2,000 queues: off the UI loop, like the parse (one poll at a time: the history is this poll's alone)
         self._history, queues = await asyncio.to_thread(apply_history, self._history, queues, now)
-        totals = overview.get("object_totals")
         return RabbitSnapshot(
             endpoint=self.base_url, taken_at=now, queues=tuple(queues), nodes=tuple(nodes), alarms=alarms,
             alarms_checked=checked, vhosts=self.vhosts, via="management",
@@ -615,7 +672,46 @@ class RabbitMQCollector(BaseCollector):
             fetch={"requests": self._requests - requests0, "bytes": self._bytes - bytes0, "queue_pages": pages,
                    "seconds": round(time.monotonic() - start, 4), "columns_trimmed": self.trim_columns,
                    "queues": queue_info},
+            unreadable_vhosts=unreadable, user=self.user,
         )
+
+    async def _unreadable_vhosts(self, queues: list[QueueInfo], totals: dict[str, Any], full: bool
+                                 ) -> tuple[str, ...]:
+        """The vhosts the user may not list the queues of. With [rabbitmq] vhosts: those refused this poll.
+        Else, on full polls, only when the broker counts more queues than the listing showed (object_totals
+        counts every vhost's for a `monitoring` user): each vhost of /api/vhosts with no queue in sight is
+        asked for its listing (one small GET each); a refusal names it. Light polls carry the last answer."""
+        if self.vhosts:
+            return tuple(sorted(self._refused))
+        if not full:
+            return self._blind
+        total = totals.get("queues")
+        self._blind = ()
+        if not isinstance(total, int) or total <= len(queues):
+            return ()
+        try:
+            _, data = await self._get("/api/vhosts", {"columns": "name"})
+        except SourceError:
+            return ()
+        seen = {q.vhost for q in queues}
+        names = [v["name"] for v in data if isinstance(v, dict) and isinstance(v.get("name"), str)] \
+            if isinstance(data, list) else []
+        gate = asyncio.Semaphore(DETAIL_PARALLEL)
+
+        async def refused(vhost: str) -> bool:
+            async with gate:
+                try:
+                    await self._request(f"/api/queues/{quote(vhost, safe='')}", {"columns": "name"}, (200, 404))
+                except VhostNotReadable:
+                    return True
+                except SourceError:
+                    return False
+            return False
+
+        asked = [v for v in names if v not in seen][:MAX_VHOST_PROBES]
+        answers = await asyncio.gather(*(refused(v) for v in asked))
+        self._blind = tuple(sorted(v for v, no in zip(asked, answers, strict=True) if no))
+        return self._blind
 
     # -- AMQP -------------------------------------------------------------------------------------------
 

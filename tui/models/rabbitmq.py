@@ -134,6 +134,8 @@ class RabbitSnapshot:
     confirm_error why an AMQP confirmation could not be done (the poll itself still succeeded).
     detail_by_queue is set (to the collector's light_max_queues) when the listing held more queues than that:
     the light polls ask the statistics they need one queue at a time (tui.collectors.rabbitmq).
+    unreadable_vhosts are the vhosts whose queues `user` may not list (the management API answers 401 "not
+    authorised to access virtual host"): a blind spot, told as a finding (rabbitmq.vhost_not_readable).
     """
 
     endpoint: str
@@ -152,6 +154,8 @@ class RabbitSnapshot:
     confirm_error: str | None = None
     detail_by_queue: int | None = None
     fetch: Mapping[str, Any] = field(default_factory=dict)
+    unreadable_vhosts: tuple[str, ...] = ()
+    user: str | None = None
 
     def queue(self, name: str, vhost: str | None = None) -> QueueInfo | None:
         for q in self.queues:

@@ -552,6 +552,7 @@ def connect(cfg: OpenStackConfig) -> OpenStackClient:
                 tls["cacert"] = str(Path(cfg.cacert).expanduser())
             region = osc.get_one(cloud=cfg.cloud, api_timeout=cfg.timeout, **tls)
             ca = region.config.get("cacert")
+            where.cafile = str(ca) if ca else None
             problem = ca_file_problem(str(ca)) if ca and region.config.get("verify", True) else None
             if problem:
                 origin = f"[openstack] cacert {ca}" if cfg.cacert else f"cacert {ca} of {where.cloud_ref}"

@@ -122,6 +122,17 @@ def _counts_by_binary(section: SectionRead, now: datetime, thresholds: Any) -> d
     return counts
 
 
+def service_counts(snap: ServicesSnapshot, now: datetime, thresholds: Any) -> list[tuple[str, str, int, int]]:
+    """(section, binary, up, enabled total) of every binary the control plane listed, as the triage row judges
+    them (heartbeats against [thresholds]); a section not deployed is left out."""
+    out = []
+    for section in (snap.compute, snap.network, snap.volume):
+        if section.deployed:
+            out += [(section.name, binary, c[0], c[1])
+                    for binary, c in sorted(_counts_by_binary(section, now, thresholds).items())]
+    return out
+
+
 def _section_counts(section: SectionRead, now: datetime, thresholds: Any,
                     binary: str | None = None) -> tuple[int, int, int, int]:
     """(up, enabled total, late, disabled) for the section's rows (optionally of one binary)."""
@@ -231,13 +242,17 @@ def _rabbit_cell(obs: Observation) -> TriageCell:
     partitioned = [n.name for n in nodes if n.partitions]
     parts.append(f"PARTITIONED ({', '.join(partitioned)})" if partitioned else "no partitions")
     queues = service_queue_subjects(findings)
+    blind = list(getattr(snap, "unreadable_vhosts", ()))
     if queues:
         shown = ", ".join(queues[:3]) + (f" +{len(queues) - 3}" if len(queues) > 3 else "")
         parts.append(f"{len(queues)} service queue{'s' if len(queues) != 1 else ''} without consumers: {shown}")
-    else:
+    elif not blind:
         parts.append("service queues consumed")
+    if blind:  # never "consumed" about queues it cannot see
+        parts.append(f"vhost{'s' if len(blind) != 1 else ''} not readable: {', '.join(blind)}")
     # the triage questions only: a notifications queue nobody reads is a finding, not a red row
-    level: Level = "critical" if alarms or partitioned or queues or running < len(nodes) else "ok"
+    level: Level = "critical" if alarms or partitioned or queues or running < len(nodes) else \
+        "warning" if blind else "ok"
     return TriageCell("rabbitmq", "RabbitMQ", ", ".join(parts), level, "rabbitmq")
 
 
