@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tui.config import NotRegularFile, read_regular_file
+from tui.config import FileTooLarge, NotRegularFile, read_regular_file
 
 
 class InitError(Exception):
@@ -50,13 +50,17 @@ ANSIBLE_VAULT = "$ANSIBLE_VAULT;"
 
 
 def read_text(path: Path, what: str) -> str:
-    """A regular UTF-8 file of at most 16 MB; InitError naming it otherwise."""
+    """A regular UTF-8 file of at most 16 MB (a larger one is refused whole, never cut); InitError naming it
+    otherwise."""
     try:
         raw = read_regular_file(path)
     except FileNotFoundError:
         raise InitError(path, "(file)", "does not exist", what) from None
     except NotRegularFile as exc:
         raise InitError(path, "(file)", f"is {exc.kind}, not a regular file", what) from None
+    except FileTooLarge as exc:
+        raise InitError(path, "(file)", f"is {exc.strerror}, refused (not read in part)",
+                        f"{what}: a deployment's own file is far smaller") from None
     except OSError as exc:
         raise InitError(path, "(file)", f"cannot be read: {exc.strerror}", "check its permissions (run as its "
                         "owner, e.g. with sudo)") from None
@@ -80,11 +84,75 @@ def load_yaml(path: Path, what: str) -> dict[str, Any]:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""
         raise InitError(path, "(syntax)", f"not valid YAML{where}", "fix the line it names") from None
+    except RecursionError:
+        raise InitError(path, "(syntax)", "nested too deeply", "give the deployment's own file") from None
+    except ValueError:  # an integer of more than 4,300 digits (Python's int limit)
+        raise InitError(path, "(syntax)", "holds a number too long to read", "fix the value") from None
     if data is None:
         return {}
     if not isinstance(data, dict):
         raise InitError(path, "(file)", "is not a YAML mapping of keys", what)
+    check_expansion(data, path)
     return data
+
+
+# Nodes that YAML aliases (`*name`) may add beyond the document's own: a real deployment file uses a few
+# anchors, if any; a "billion laughs" file of 1 KB would expand to billions of nodes (in any str() or walk).
+ALIAS_BUDGET = 100_000
+
+
+def check_expansion(data: Any, path: str | Path, budget: int = ALIAS_BUDGET) -> None:
+    """InitError when aliases make `data` larger than its own nodes plus `budget` (each repeated reference
+    counted as the copy it stands for), or make it refer to itself. One pass over the distinct nodes, without
+    recursion (a deeply nested document is walked too)."""
+    expanded: dict[int, int] = {}  # id(container) -> its node count with every alias expanded
+    own = 0  # nodes of the document as loaded (a shared container counted once)
+    open_ids: set[int] = set()  # containers being walked (an alias to one of them is a cycle)
+    stack: list[tuple[Any, bool]] = [(data, False)]
+    while stack:
+        node, finished = stack.pop()
+        key = id(node)
+        kids = _children(node)
+        if finished:
+            open_ids.discard(key)
+            total = 1 + sum(expanded.get(id(kid), 1) for kid in kids)
+            expanded[key] = total
+            continue
+        if key in expanded:
+            continue
+        if key in open_ids:
+            raise InitError(path, "(aliases)", "a YAML alias refers to a node that contains it",
+                            "give the deployment's own file (it has no self-referring aliases)")
+        open_ids.add(key)
+        own += 1 + sum(1 for kid in kids if not isinstance(kid, _CONTAINERS))
+        stack.append((node, True))
+        stack += [(kid, False) for kid in kids if isinstance(kid, _CONTAINERS)]
+    total = expanded.get(id(data), 1)
+    if total - own > budget:
+        raise InitError(path, "(aliases)", f"YAML aliases expand it by more than {budget:,} nodes (to {total:,})",
+                        "give the deployment's own file, without aliases that repeat large parts")
+
+
+_CONTAINERS = (dict, list, tuple, set, frozenset)
+
+
+def _children(node: Any) -> list[Any]:
+    if isinstance(node, dict):
+        return [*node.keys(), *node.values()]
+    if isinstance(node, _CONTAINERS):
+        return list(node)
+    return []
+
+
+def brief(value: Any, limit: int = 60) -> str:
+    """A value from a deployment file as an error or a note shows it: a scalar cut to `limit` characters, a
+    list or mapping named by its kind and size (never its str(): that may be huge)."""
+    if isinstance(value, dict):
+        return f"a mapping of {len(value)} keys"
+    if isinstance(value, _CONTAINERS):
+        return f"a list of {len(value)} items"
+    text = str(value) if isinstance(value, (str, int, float, bool)) or value is None else type(value).__name__
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 _TRUE = {"true", "yes", "on", "1"}
@@ -100,7 +168,7 @@ def ansible_bool(value: Any, file: str | Path, key: str) -> bool:
         return True
     if text in _FALSE:
         return False
-    raise InitError(file, key, f"'{value}' is not a yes/no value", f"set {key} to yes or no")
+    raise InitError(file, key, f"'{brief(value)}' is not a yes/no value", f"set {key} to yes or no")
 
 
 _REFERENCE = re.compile(r"^\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}$")
@@ -114,7 +182,7 @@ def resolve(variables: dict[str, Any], key: str, default: Any, file: str | Path,
         return value
     match = _REFERENCE.match(value.strip())
     if match is None or depth > 8:
-        raise InitError(file, key, f"'{value}' is a template stacktop cannot evaluate",
+        raise InitError(file, key, f"'{brief(value)}' is a template stacktop cannot evaluate",
                         f"write the value {key} stands for in {Path(file).name}")
     return resolve(variables, match.group(1), None, file, depth + 1)
 
@@ -146,9 +214,9 @@ def host_port(host: str, port: int | str) -> str:
 
 
 def port_number(value: Any, file: str | Path, key: str) -> int:
-    text = str(value).strip()
-    if isinstance(value, bool) or not text.isdigit() or not 0 < int(text) < 65536:
-        raise InitError(file, key, f"'{value}' is not a port number", f"set {key} to a port, e.g. 3306")
+    text = str(value).strip() if isinstance(value, (str, int)) else ""
+    if isinstance(value, bool) or not text.isdigit() or len(text) > 5 or not 0 < int(text) < 65536:
+        raise InitError(file, key, f"'{brief(value)}' is not a port number", f"set {key} to a port, e.g. 3306")
     return int(text)
 
 

@@ -23,6 +23,7 @@ from tui.deployinit.cloudentry import KOLLA_CLOUDS, from_clouds_yaml, from_openr
 from tui.deployinit.common import (
     InitError,
     Plan,
+    brief,
     flag,
     host_port,
     load_yaml,
@@ -63,7 +64,7 @@ def read_kolla(folder: Path, *, inventory: Path | None = None, cloud: str | None
 
 
 def _shown(value: Any) -> str:
-    return str(value).lower() if isinstance(value, bool) else str(value)
+    return str(value).lower() if isinstance(value, bool) else brief(value)
 
 
 def _folder(folder: Path) -> Path:
@@ -182,7 +183,8 @@ def _mariadb_port(variables: dict[str, Any], file: Path, inv: Inventory, host: s
 def _galera_tls(variables: dict[str, Any], file: Path) -> bool:
     """kolla: database_enable_tls_backend, by default kolla_enable_tls_backend and enable_proxysql (which
     defaults to enable_mariadb, on)."""
-    if "database_enable_tls_backend" in variables and "{{" not in str(variables["database_enable_tls_backend"]):
+    given = variables.get("database_enable_tls_backend")
+    if "database_enable_tls_backend" in variables and not (isinstance(given, str) and "{{" in given):
         return flag(variables, "database_enable_tls_backend", False, file)
     backend = flag(variables, "kolla_enable_tls_backend", False, file)
     proxysql = flag(variables, "enable_proxysql", True, file)
