@@ -406,10 +406,11 @@ def _bounds(section: str, key: str) -> tuple[float, float, str] | None:
 
 
 def url_has_userinfo(url: str) -> bool:
-    """True when the URL's authority holds `user@` or `user:password@`."""
+    """True when the URL holds `user@` or `user:password@`. Any `@` after the scheme counts: a password may
+    hold `/`, `?` or `#`, which end the authority for a URL parser (its tail would then be read as a port or a
+    path, and echoed in errors); the service URLs of a config have no `@` of their own."""
     rest = url.split("://", 1)[1] if "://" in url else url
-    authority = rest.split("/", 1)[0].split("?", 1)[0].split("#", 1)[0]
-    return "@" in authority
+    return "@" in rest
 
 
 class NotRegularFile(OSError):
