@@ -188,7 +188,7 @@ def read_httpx(response: Any, *, cap: int, key: str) -> bytes:
     once, a body that grows past it as soon as it does (the connection is then closed, not reused). A gzip or
     deflate body is decoded here, CHUNK bytes at a time, and the cap counts the decoded bytes: a small
     compressed answer that would inflate to gigabytes is refused after cap bytes of it."""
-    import httpx
+    from tui.httpx_import import import_httpx
 
     url = str(response.url)
     announced = _length(response.headers.get("Content-Length"))
@@ -209,7 +209,7 @@ def read_httpx(response: Any, *, cap: int, key: str) -> bytes:
                     raise BodyTooLarge(url, cap, key)
                 parts.append(piece)
     except zlib.error as exc:
-        raise httpx.DecodingError(f"the {decoder.encoding} body cannot be decoded: {exc}") from None
+        raise import_httpx().DecodingError(f"the {decoder.encoding} body cannot be decoded: {exc}") from None
     body = b"".join(parts)
     response._content = body  # what httpx.Response.read() stores: .content and .json() read it
     return body
