@@ -87,14 +87,19 @@ def build_parser() -> argparse.ArgumentParser:
 def _init_parser(sub: Any) -> None:
     init = sub.add_parser("init", help="write a config from a kolla-ansible or OpenStack-Ansible deployment's files",
                           description="Write a stacktop config from a deployment's own files. No secret goes into "
-                          "the TOML: passwords go to files (mode 600) beside it, or --password-env. A missing or "
-                          "ambiguous value: one line naming the file and key, exit 3.")
+                          "the TOML: passwords go to files (mode 600) beside it, or --password-env. The release's "
+                          "defaults apply (docs/deployment-facts.md). A missing or ambiguous value: one line naming "
+                          "the file and key, exit 3, nothing written. Something the deployment lacks (e.g. no "
+                          "RabbitMQ monitoring user): one line per gap with the exact fix, the rest written, exit 4.")
     where = init.add_mutually_exclusive_group(required=True)
     where.add_argument("--kolla", metavar="DIR", help="kolla-ansible's config folder (/etc/kolla)")
     where.add_argument("--osa", metavar="DIR", help="OpenStack-Ansible's config folder (/etc/openstack_deploy)")
     init.add_argument("--inventory", metavar="FILE", help="kolla: the Ansible inventory with the [mariadb] hosts "
-                      "(default: multinode or all-in-one in DIR)")
+                      "(default: multinode, all-in-one or ansible/inventory/all-in-one in DIR)")
     init.add_argument("--openrc", metavar="FILE", help="OSA: the admin openrc (default: DIR/openrc)")
+    init.add_argument("--release", dest="init_release", metavar="SERIES", help="the deployment's release, e.g. "
+                      "2025.1 or master (default: globals.yml openstack_release, else the installed kolla-ansible "
+                      "/ OpenStack-Ansible version)")
     init.add_argument("--cloud", dest="init_cloud", metavar="NAME", help="the clouds.yaml entry to use (default: "
                       "kolla-admin-internal / kolla-admin, OSA's default, or the only one)")
     init.add_argument("-o", "--output", metavar="FILE", default=None,
@@ -431,7 +436,7 @@ def _export(args: argparse.Namespace) -> int:
 
 def _init(args: argparse.Namespace) -> int:
     from tui.config import DEFAULT_PATH
-    from tui.deployinit.common import InitError
+    from tui.deployinit.common import EXIT_INCOMPLETE, InitError
     from tui.deployinit.kolla import read_kolla
     from tui.deployinit.osa import read_osa
     from tui.deployinit.write import build, check, write
@@ -445,23 +450,27 @@ def _init(args: argparse.Namespace) -> int:
     try:
         if args.kolla is not None:
             inventory = Path(args.inventory).expanduser() if args.inventory else None
-            plan = read_kolla(Path(args.kolla), inventory=inventory, cloud=args.init_cloud)
+            plan = read_kolla(Path(args.kolla), inventory=inventory, cloud=args.init_cloud,
+                              release=args.init_release)
         else:
             openrc = Path(args.openrc).expanduser() if args.openrc else None
-            plan = read_osa(Path(args.osa), openrc=openrc, cloud=args.init_cloud)
+            plan = read_osa(Path(args.osa), openrc=openrc, cloud=args.init_cloud, release=args.init_release)
         check(plan)
         result = build(plan, output, password_env=args.password_env)
+        code = EXIT_INCOMPLETE if plan.gaps else 0
         if args.dry_run:
             sys.stdout.write(result.text)
+            sys.stderr.write("".join(f"{gap}\n" for gap in plan.gaps))
             sys.stderr.write(clean(f"stacktop init: dry run, nothing written (would write {output}); "
                                    f"{result.summary}") + "\n")
-            return 0
+            return code
         write(result, force=args.force)
     except InitError as exc:
         sys.stderr.write(f"{exc}\n")
         return EXIT_UNKNOWN
+    sys.stderr.write("".join(f"{gap}\n" for gap in plan.gaps))
     sys.stderr.write(clean(f"stacktop init: wrote {output}; {result.summary}") + "\n")
-    return 0
+    return code
 
 
 def _replay(args: argparse.Namespace) -> int:

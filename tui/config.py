@@ -116,6 +116,7 @@ class Thresholds:
     agent_down_time: float = 75.0
     volume_service_down_time: float = 60.0
     fleet_down_fraction: float = 0.5
+    consumer_lost_grace: float = 10.0
     stuck: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_STUCK_SECONDS))
 
     def stuck_after(self, task_state: str) -> float:
@@ -225,6 +226,7 @@ _SECTIONS: dict[str, set[str]] = {
     },
     "thresholds": {
         "service_down_time", "agent_down_time", "volume_service_down_time", "fleet_down_fraction", "stuck",
+        "consumer_lost_grace",
     },
     "recorder": {"dir", "trace_interval", "log_sources", "max_file_mb", "max_total_mb"},
     "ui": {"inactive_cloud_interval"},
@@ -395,6 +397,7 @@ _BOUNDS: dict[str, tuple[float, float, str]] = {
     "agent_down_time": (1, 86400, " seconds"),
     "volume_service_down_time": (1, 86400, " seconds"),
     "fleet_down_fraction": (0.01, 1, ""),
+    "consumer_lost_grace": (0, 3600, " seconds"),
 }
 _STUCK_BOUNDS = (1.0, 7 * 86400.0, " seconds")
 
@@ -689,6 +692,7 @@ def parse_config(data: dict[str, Any], *, file: str, mode: int | None, env: dict
         agent_down_time=r.number(th, "thresholds", "agent_down_time", 75.0),
         volume_service_down_time=r.number(th, "thresholds", "volume_service_down_time", 60.0),
         fleet_down_fraction=r.number(th, "thresholds", "fleet_down_fraction", 0.5, maximum=1.0),
+        consumer_lost_grace=r.number(th, "thresholds", "consumer_lost_grace", 10.0),
         stuck=stuck,
     )
 

@@ -63,6 +63,8 @@ from tui.httpx_import import import_httpx
 from tui.models.finding import Finding
 from tui.models.rabbitmq import Alarm, NodeInfo, QueueInfo, RabbitSnapshot
 from tui.readonly import httpx_request_hook
+from tui.redirects import httpx_response_hook
+from tui.rules.consumers import DEFAULT_GRACE_S, ConsumerHistory, apply_consumer_history
 from tui.rules.queues import MIN_POLLS, History, apply_history, classify_queue, is_suspect, rabbitmq_findings
 from tui.tlserror import ca_file_problem, describe_verify, verify_reason
 
@@ -78,6 +80,8 @@ DETAIL_PARALLEL = 8  # of those GETs at a time
 MAX_DETAIL = 300  # more queues than this hold messages in a light poll: list them all with statistics
 MAX_EMPTY_WATCH = 50  # empty queues last seen with no consumer, re-checked on light polls (beyond: next full)
 MAX_LIVE_CHECKS = 200
+MAX_CONSUMER_LISTING = 2000  # consumers on the broker (its overview): up to this many, each poll lists them
+MAX_SERVICE_WATCH = 64  # service topic queues with a consumer whose count every poll reads fresh (beyond: full polls)
 CONFIRM_DELAY_S = 6.0  # the latest second sample of a one-shot run (the broker's statistics tick is 5 s)
 TICK_WATCH_S = 0.5  # how often a one-shot run asks whether the broker's statistics ticked
 MAX_HISTORY_CHECKS = 50  # suspect queues a one-shot run asks the sample history of (one GET each)
@@ -215,6 +219,7 @@ class RabbitMQCollector(BaseCollector):
         cacert: str | None = None,
         insecure: bool = False,
         max_body_mb: float = 16.0,
+        consumer_grace_s: float = DEFAULT_GRACE_S,
     ) -> None:
         base = management_url.rstrip("/")
         if base.endswith("/api"):
@@ -248,18 +253,21 @@ class RabbitMQCollector(BaseCollector):
         self.max_body = int(max_body_mb * deadline.MB)  # bytes: a larger answer is refused before decoding
         self._poll_deadline = 0.0  # time.monotonic() by which this poll's requests end (collect())
         self._history: History = {}
+        self._consumers: ConsumerHistory = {}  # service queues seen with a consumer (tui.rules.consumers)
+        self.consumer_grace_s = consumer_grace_s
         self._bytes = 0
         self._requests = 0
 
     @classmethod
-    def from_config(cls, rq: RabbitMQConfig) -> RabbitMQCollector:
+    def from_config(cls, rq: RabbitMQConfig, consumer_grace_s: float = DEFAULT_GRACE_S) -> RabbitMQCollector:
         assert rq.management_url
         password = rq.password.value
         if password is None:
             password = "guest" if rq.user == "guest" else ""
         return cls(rq.management_url, rq.user, password, vhosts=rq.vhosts, amqp_url=rq.amqp_url,
                    interval=rq.interval, timeout=rq.timeout, password_key=password_key(rq.password),
-                   cacert=rq.cacert, insecure=rq.insecure, max_body_mb=rq.max_body_mb)
+                   cacert=rq.cacert, insecure=rq.insecure, max_body_mb=rq.max_body_mb,
+                   consumer_grace_s=consumer_grace_s)
 
     @property
     def timeout_hint(self) -> str:
@@ -311,7 +319,9 @@ class RabbitMQCollector(BaseCollector):
             self._client = deadline.install_httpx(httpx.Client(
                 base_url=self.base_url, auth=(self.user, self._password), verify=self._verify(),
                 timeout=httpx.Timeout(self.request_timeout), headers={"Accept": "application/json"},
-                event_hooks={"request": [httpx_request_hook]}))  # the read-only guard (tui.readonly)
+                # the read-only guard (tui.readonly); a redirect to another origin or from https to http is
+                # named as refused (tui.redirects; none is followed)
+                event_hooks={"request": [httpx_request_hook], "response": [httpx_response_hook]}))
         return self._client
 
     async def _get(self, path: str, params: dict[str, Any] | None = None, ok: tuple[int, ...] = (200,)) -> Any:
@@ -515,6 +525,8 @@ class RabbitMQCollector(BaseCollector):
         known_stats = self._stats
         wanted: set[tuple[str, str]] = set()
         empty: list[tuple[str, str]] = []
+        consumed = self._consumers
+        service: list[tuple[str, str]] = []
         for r in rows:
             key = (str(r.get("vhost")), str(r.get("name")))
             known = known_stats.get(key)
@@ -523,8 +535,12 @@ class RabbitMQCollector(BaseCollector):
                 wanted.add(key)
             elif known.get("consumers") in (0, None):
                 empty.append(key)
+            elif key in consumed:  # a service queue with its consumer: losing it is news at once
+                service.append(key)
         if len(empty) <= MAX_EMPTY_WATCH:
             wanted.update(empty)
+        if len(service) <= MAX_SERVICE_WATCH:
+            wanted.update(service)
         return wanted
 
     def _merge(self, rows: list[dict[str, Any]], detail: list[dict[str, Any]], wanted: set[tuple[str, str]]
@@ -612,7 +628,16 @@ class RabbitMQCollector(BaseCollector):
         return suspects
 
     def _to_confirm(self, snap: RabbitSnapshot) -> list[QueueInfo]:
-        return self._suspects(snap, 1 if self.oneshot else self.min_polls)[:MAX_LIVE_CHECKS]
+        todo = self._suspects(snap, 1 if self.oneshot else self.min_polls)[:MAX_LIVE_CHECKS]
+        if self.oneshot:
+            return todo
+        # the service queues that had a consumer: a passive declare tells a lost one now, not at the broker's
+        # next statistics tick (at most MAX_SERVICE_WATCH of them)
+        asked = {q.key for q in todo}
+        service = [q for q in snap.queues if q.key in self._consumers and q.key not in asked]
+        if len(service) <= MAX_SERVICE_WATCH:
+            todo += service
+        return todo
 
     async def _confirm_live(self, snap: RabbitSnapshot) -> RabbitSnapshot:
         if not self.amqp_url:  # before the scan: 2,000 queues every poll on the UI loop, for nothing
@@ -627,12 +652,49 @@ class RabbitMQCollector(BaseCollector):
             return dataclasses.replace(snap, confirm_error=str(exc))
         return dataclasses.replace(snap, queues=tuple(apply_live(snap.queues, live)), confirmation="amqp")
 
+    async def _consumer_connections(self, snap: RabbitSnapshot) -> dict[tuple[str, str], frozenset[str]] | None:
+        """The connections consuming each watched service queue (a restart quicker than a poll replaces one), from
+        one consumer listing per vhost, trimmed to three columns; None when the broker has more than
+        MAX_CONSUMER_LISTING consumers (the listing would cost it more than the restart is worth), when nothing
+        is watched yet, or when the listing fails (the poll goes on without it)."""
+        total = snap.object_totals.get("consumers")
+        if not self._consumers or not isinstance(total, int) or total > MAX_CONSUMER_LISTING:
+            return None
+        paths = [f"/api/consumers/{quote(v, safe='')}" for v in self.vhosts] or ["/api/consumers"]
+        params = {"columns": "queue.name,queue.vhost,channel_details.connection_name"}
+        found: dict[tuple[str, str], set[str]] = {}
+        try:
+            for path in paths:
+                _, data = await self._get(path, params)
+                for c in data if isinstance(data, list) else ():
+                    queue, channel = c.get("queue"), c.get("channel_details")
+                    if not isinstance(queue, dict) or not isinstance(channel, dict):
+                        continue
+                    key = (str(queue.get("vhost")), str(queue.get("name")))
+                    if key in self._consumers:
+                        found.setdefault(key, set()).add(str(channel.get("connection_name")))
+        except SourceError:
+            return None
+        return {key: frozenset(conns) for key, conns in found.items()}
+
+    async def _judge_consumers(self, snap: RabbitSnapshot) -> RabbitSnapshot:
+        """Service queues that had a consumer and have none now get consumer_lost_since, those whose consumer
+        came back or was replaced consumer_restarted_at (one-shot runs keep no history: a snapshot cannot tell
+        a lost consumer from a queue never consumed)."""
+        if self.oneshot:
+            return snap
+        conns = await self._consumer_connections(snap)
+        self._consumers, queues = await asyncio.to_thread(apply_consumer_history, self._consumers, snap.queues,
+                                                          snap.taken_at, conns)
+        return dataclasses.replace(snap, queues=tuple(queues))
+
     # -- protocol ---------------------------------------------------------------------------------------
 
     async def collect(self) -> RabbitSnapshot:
         self._poll_deadline = time.monotonic() + self.timeout  # the runner's timeout for this poll
         snap = await self._sample()
         snap = await self._confirm_live(snap)
+        snap = await self._judge_consumers(snap)
         if self.oneshot and snap.confirmation is None and any(is_suspect(q) for q in snap.queues):
             # No live answer: the suspects' sample history stands for the second poll when it covers the window
             judged = await self._confirm_by_history(snap)
@@ -705,7 +767,7 @@ class RabbitMQCollector(BaseCollector):
                     return
 
     def findings(self, snapshot: RabbitSnapshot, now: datetime) -> list[Finding]:
-        return rabbitmq_findings(snapshot, now, self.min_polls)
+        return rabbitmq_findings(snapshot, now, self.min_polls, self.consumer_grace_s)
 
     async def aclose(self) -> None:
         if self._client is not None:
@@ -716,7 +778,7 @@ class RabbitMQCollector(BaseCollector):
 def build(config: Config, context: BuildContext | None = None) -> list[Collector]:
     rq = config.rabbitmq
     if rq.management_url:
-        return [RabbitMQCollector.from_config(rq)]
+        return [RabbitMQCollector.from_config(rq, config.thresholds.consumer_lost_grace)]
     if rq.cli_command:
         from tui.collectors.rabbitmq_cli import RabbitMQCliCollector
 

@@ -10,14 +10,21 @@ from typing import Any
 
 from tui.config import FileTooLarge, NotRegularFile, read_regular_file
 
+EXIT_INCOMPLETE = 4  # `stacktop init` wrote what it could; the deployment lacks something stacktop needs
+
+
+def one_line(file: str | Path, key: str, problem: str, fix: str) -> str:
+    """`FILE: key: problem - fix`, controls escaped: an error or a gap, always one line."""
+    from tui.safetext import clean
+
+    return clean(f"{file}: {key}: {problem} - {fix}")
+
 
 class InitError(Exception):
     """A missing or ambiguous value: str() is one line `FILE: key: problem - fix` (exit 3)."""
 
     def __init__(self, file: str | Path, key: str, problem: str, fix: str) -> None:
-        from tui.safetext import clean
-
-        super().__init__(clean(f"{file}: {key}: {problem} - {fix}"))
+        super().__init__(one_line(file, key, problem, fix))
 
 
 @dataclass(frozen=True)
@@ -44,6 +51,8 @@ class Plan:
     galera: dict[str, Any] | None = None
     galera_password: PasswordRef | None = None
     notes: list[str] = field(default_factory=list)  # comment lines at the top of the TOML
+    # what the deployment lacks for stacktop, each one line with the exact fix (stderr; exit EXIT_INCOMPLETE)
+    gaps: list[str] = field(default_factory=list)
 
 
 ANSIBLE_VAULT = "$ANSIBLE_VAULT;"

@@ -151,3 +151,48 @@ def load_inventory(path: Path) -> Inventory:
                     inv.members[section].append(host)
                 inv.hosts.setdefault(host, {}).update(variables)
     return inv
+
+
+_SKIPPED = ("~", ".orig", ".bak", ".ini~", ".retry", ".pyc", ".cfg", ".yml", ".yaml", ".json")
+
+
+def load_inventory_path(path: Path) -> Inventory:
+    """An INI inventory file, or an inventory directory as kolla-ansible >= 2025.1 accepts (its INI files merged
+    in name order, host_vars/HOST[.yml] and group_vars/GROUP[.yml] scalars added)."""
+    if not path.is_dir():
+        return load_inventory(path)
+    files = sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith(".")
+                   and not p.name.endswith(_SKIPPED))
+    if not files:
+        raise InitError(path, "(inventory)", "is a directory with no INI inventory file in it",
+                        "give the inventory file the deployment uses (--inventory FILE)")
+    inv = Inventory(path)
+    for file in files:
+        part = load_inventory(file)
+        for host, variables in part.hosts.items():
+            inv.hosts.setdefault(host, {}).update(variables)
+        for group, hosts in part.members.items():
+            inv.members.setdefault(group, [])
+            inv.members[group] += [h for h in hosts if h not in inv.members[group]]
+        for group, kids in part.children.items():
+            inv.children.setdefault(group, [])
+            inv.children[group] += [k for k in kids if k not in inv.children[group]]
+        for group, variables in part.group_vars.items():
+            inv.group_vars.setdefault(group, {}).update(variables)
+    _vars_dir(path / "host_vars", inv.hosts, set(inv.hosts))
+    _vars_dir(path / "group_vars", inv.group_vars, set(inv.members) | set(inv.children) | {"all"})
+    return inv
+
+
+def _vars_dir(folder: Path, into: dict[str, dict[str, str]], names: set[str]) -> None:
+    """host_vars / group_vars files: YAML mappings; their plain values (text, numbers, yes/no) are kept."""
+    from tui.deployinit.common import load_yaml
+
+    if not folder.is_dir():
+        return
+    for name in sorted(names):
+        for candidate in (folder / name, folder / f"{name}.yml", folder / f"{name}.yaml"):
+            if candidate.is_file():
+                data = load_yaml(candidate, f"fix or remove {candidate}")
+                values = {k: str(v) for k, v in data.items() if isinstance(v, (str, int, float, bool))}
+                into.setdefault(name, {}).update(values)

@@ -13,6 +13,8 @@ What is read, as OpenStack-Ansible lays it out:
   management_address / ansible_host, MariaDB on 3306;
 - the openrc (--openrc, else openrc in the folder) or a clouds.yaml in the folder (entry `default`);
 - the CA: haproxy_user_ssl_ca_cert, else the PKI role's root in pki/roots/NAME/certs/NAME.crt.
+The release (release_detect.py: --release, else OSA_VERSION in /usr/local/bin/openstack-ansible) is said in a
+note; the facts read here are the same from 2024.1 to master (docs/deployment-facts.md).
 """
 
 from __future__ import annotations
@@ -23,17 +25,21 @@ from typing import Any
 
 from tui.deployinit.cloudentry import from_clouds_yaml, from_openrc
 from tui.deployinit.common import InitError, Plan, flag, host_port, load_yaml, password, read_text, text_value
+from tui.deployinit.release_detect import detect_osa
 
 OSA_CLOUDS = ("default", "default_project_scope")
 GALERA_PORT = 3306  # the galera_server role's my.cnf
 
 
-def read_osa(folder: Path, *, openrc: Path | None = None, cloud: str | None = None) -> Plan:
+def read_osa(folder: Path, *, openrc: Path | None = None, cloud: str | None = None,
+             release: str | None = None) -> Plan:
     folder = folder.expanduser().absolute()  # the config names files in it: valid from any working directory
     if not folder.is_dir():
         raise InitError(folder, "(folder)", "is not a directory", "point --osa at OpenStack-Ansible's config "
                         "folder (/etc/openstack_deploy)")
     plan = Plan("OpenStack-Ansible", folder)
+    row, how = detect_osa(release)
+    plan.notes.append(f"OpenStack-Ansible {row.series} facts ({how}; docs/deployment-facts.md)")
     what = "point --osa at OpenStack-Ansible's config folder (/etc/openstack_deploy)"
     user_config_path = folder / "openstack_user_config.yml"
     secrets_path = folder / "user_secrets.yml"

@@ -26,7 +26,10 @@ class QueueInfo:
     ("running", "down", "minority", ...). Quorum queues and streams name their leader, members and the members online
     (None when not reported: classic queues); node is where a classic queue lives. history_s: how long the
     broker's own sample history showed it holding messages with no consumer and no delivery (a one-shot run's
-    confirmation, tui.collectors.rabbitmq_history; None when not asked).
+    confirmation, tui.collectors.rabbitmq_history; None when not asked). consumer_lost_since: for a service topic
+    queue seen with a consumer before, the first poll that saw it with none (None while it has one, or never had
+    one); consumer_restarted_at: the last poll that saw its consumer come back, or a new consumer connection
+    replace the old one (a restarted process): tui.rules.consumers.
     """
 
     vhost: str
@@ -51,6 +54,8 @@ class QueueInfo:
     delivery_limit: int | None = None
     dead_letter: bool = False
     history_s: float | None = None
+    consumer_lost_since: datetime | None = None
+    consumer_restarted_at: datetime | None = None
 
     @property
     def key(self) -> tuple[str, str]:

@@ -28,6 +28,7 @@ from datetime import datetime
 
 from tui.models.finding import Finding, Severity
 from tui.models.rabbitmq import Alarm, NodeInfo, QueueInfo, RabbitSnapshot
+from tui.rules.consumers import DEFAULT_GRACE_S, consumer_lost_findings
 from tui.rules.queue_groups import group_queue_findings
 from tui.rules.queue_names import (
     SOURCE,
@@ -110,6 +111,8 @@ def queue_no_consumer_finding(q: QueueInfo, now: datetime, min_polls: int = MIN_
     }
     if q.history_s is not None:
         evidence["history_s"] = q.history_s  # the broker's own samples showed it held that long
+    if q.consumer_lost_since is not None:
+        evidence["consumer_lost_since"] = q.consumer_lost_since
     if q.live_consumers is not None:
         evidence["live_messages"] = q.live_messages
         evidence["live_consumers"] = q.live_consumers
@@ -225,9 +228,15 @@ def partition_findings(nodes: Iterable[NodeInfo]) -> list[Finding]:
     return out
 
 
-def rabbitmq_findings(snapshot: RabbitSnapshot, now: datetime, min_polls: int = MIN_POLLS) -> list[Finding]:
+def rabbitmq_findings(snapshot: RabbitSnapshot, now: datetime, min_polls: int = MIN_POLLS,
+                      consumer_grace_s: float = DEFAULT_GRACE_S) -> list[Finding]:
+    """Every RabbitMQ finding of one poll. A service queue that lost its consumer and holds messages confirmed
+    waiting is told once, by its queue_no_consumer finding (with when the consumer left in its evidence)."""
+    backlog = queue_findings(snapshot.queues, now, min_polls)
+    told = {(str(f.evidence.get("vhost")), str(f.evidence.get("queue"))) for f in backlog}
+    lost = consumer_lost_findings(snapshot.queues, now, consumer_grace_s, told)
     return (alarm_findings(snapshot.nodes, snapshot.alarms) + partition_findings(snapshot.nodes)
-            + cluster_findings(snapshot) + group_queue_findings(queue_findings(snapshot.queues, now, min_polls)))
+            + cluster_findings(snapshot) + lost + group_queue_findings(backlog))
 
 
 def queue_sort_key(q: QueueInfo) -> tuple[int, int, str, str]:
