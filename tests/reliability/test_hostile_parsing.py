@@ -96,6 +96,29 @@ def test_init_refuses_a_yaml_alias_bomb_in_one_line(kolla: Path, tmp_path: Path)
     assert proc.stdout == ""
 
 
+@pytest.mark.parametrize("light", ["1", "0"], ids=["light-client", "openstacksdk"])
+def test_a_clouds_yaml_alias_bomb_is_a_source_error_not_minutes(tmp_path: Path, light: str) -> None:
+    """The dashboard's own clouds.yaml with a billion-laughs password: before, `stacktop snapshot --deadline 20`
+    was still running at 60 s with 1.3 GB (the light loader's str() of the entry, or openstacksdk's merge);
+    now the OpenStack sources fail with one line naming the file, on both client paths, in about a second."""
+    clouds = tmp_path / "clouds.yaml"
+    clouds.write_text(alias_bomb() + "clouds:\n  c:\n    auth:\n      auth_url: http://127.0.0.1:1/v3\n"
+                      "      username: u\n      password: *l8\n      project_name: p\n")
+    config = tmp_path / "config.toml"
+    config.write_text(f'[openstack]\ncloud = "c"\nclouds_file = "{clouds}"\n')
+    limit = (
+        "import resource, sys; resource.setrlimit(resource.RLIMIT_AS, (1536 * 1024 ** 2, 1536 * 1024 ** 2)); "
+        "from tui.cli import main; sys.exit(main(sys.argv[1:]))")
+    proc = subprocess.run([sys.executable, "-c", limit, "snapshot", "--config", str(config), "--deadline", "20"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120,
+                          env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONPATH": str(ROOT),
+                               "STACKTOP_LIGHT_FIRST": light})
+    assert proc.returncode == 3, proc.stderr[-2000:]
+    assert "Traceback" not in proc.stdout + proc.stderr
+    assert f"{clouds}: YAML aliases expand it by more than 100,000 nodes" in proc.stdout, proc.stdout[-2000:]
+    assert "late:" not in proc.stdout, "refused at once, not cut by the snapshot deadline"
+
+
 def test_a_self_referring_alias_is_refused(kolla: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with (kolla / "globals.yml").open("a") as f:
         f.write("loop: &loop [a, *loop]\n")

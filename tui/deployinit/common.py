@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tui import yamlsafe
 from tui.config import FileTooLarge, NotRegularFile, read_regular_file
 
 EXIT_INCOMPLETE = 4  # `stacktop init` wrote what it could; the deployment lacks something stacktop needs
@@ -80,7 +81,7 @@ def read_text(path: Path, what: str) -> str:
 
 
 def load_yaml(path: Path, what: str) -> dict[str, Any]:
-    """A YAML mapping (safe loader; an empty file is an empty mapping)."""
+    """A YAML mapping (safe loader, aliases within tui.yamlsafe's budget; an empty file is an empty mapping)."""
     import yaml
 
     text = read_text(path, what)
@@ -88,7 +89,10 @@ def load_yaml(path: Path, what: str) -> dict[str, Any]:
         raise InitError(path, "(file)", "is encrypted with ansible-vault",
                         f"decrypt a copy (ansible-vault decrypt --output COPY {path.name}) and point at its folder")
     try:
-        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        data = yamlsafe.load(text)
+    except yamlsafe.YamlRefused as exc:
+        raise InitError(path, "(aliases)", str(exc), "give the deployment's own file, without aliases that "
+                        "repeat large parts") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""
@@ -101,56 +105,7 @@ def load_yaml(path: Path, what: str) -> dict[str, Any]:
         return {}
     if not isinstance(data, dict):
         raise InitError(path, "(file)", "is not a YAML mapping of keys", what)
-    check_expansion(data, path)
     return data
-
-
-# Nodes that YAML aliases (`*name`) may add beyond the document's own: a real deployment file uses a few
-# anchors, if any; a "billion laughs" file of 1 KB would expand to billions of nodes (in any str() or walk).
-ALIAS_BUDGET = 100_000
-
-
-def check_expansion(data: Any, path: str | Path, budget: int = ALIAS_BUDGET) -> None:
-    """InitError when aliases make `data` larger than its own nodes plus `budget` (each repeated reference
-    counted as the copy it stands for), or make it refer to itself. One pass over the distinct nodes, without
-    recursion (a deeply nested document is walked too)."""
-    expanded: dict[int, int] = {}  # id(container) -> its node count with every alias expanded
-    own = 0  # nodes of the document as loaded (a shared container counted once)
-    open_ids: set[int] = set()  # containers being walked (an alias to one of them is a cycle)
-    stack: list[tuple[Any, bool]] = [(data, False)]
-    while stack:
-        node, finished = stack.pop()
-        key = id(node)
-        kids = _children(node)
-        if finished:
-            open_ids.discard(key)
-            total = 1 + sum(expanded.get(id(kid), 1) for kid in kids)
-            expanded[key] = total
-            continue
-        if key in expanded:
-            continue
-        if key in open_ids:
-            raise InitError(path, "(aliases)", "a YAML alias refers to a node that contains it",
-                            "give the deployment's own file (it has no self-referring aliases)")
-        open_ids.add(key)
-        own += 1 + sum(1 for kid in kids if not isinstance(kid, _CONTAINERS))
-        stack.append((node, True))
-        stack += [(kid, False) for kid in kids if isinstance(kid, _CONTAINERS)]
-    total = expanded.get(id(data), 1)
-    if total - own > budget:
-        raise InitError(path, "(aliases)", f"YAML aliases expand it by more than {budget:,} nodes (to {total:,})",
-                        "give the deployment's own file, without aliases that repeat large parts")
-
-
-_CONTAINERS = (dict, list, tuple, set, frozenset)
-
-
-def _children(node: Any) -> list[Any]:
-    if isinstance(node, dict):
-        return [*node.keys(), *node.values()]
-    if isinstance(node, _CONTAINERS):
-        return list(node)
-    return []
 
 
 def brief(value: Any, limit: int = 60) -> str:
@@ -158,7 +113,7 @@ def brief(value: Any, limit: int = 60) -> str:
     list or mapping named by its kind and size (never its str(): that may be huge)."""
     if isinstance(value, dict):
         return f"a mapping of {len(value)} keys"
-    if isinstance(value, _CONTAINERS):
+    if isinstance(value, (list, tuple, set, frozenset)):
         return f"a list of {len(value)} items"
     text = str(value) if isinstance(value, (str, int, float, bool)) or value is None else type(value).__name__
     return text if len(text) <= limit else text[: limit - 3] + "..."
