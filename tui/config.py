@@ -10,6 +10,7 @@ when the file is not readable by group or others.
 
 from __future__ import annotations
 
+import errno
 import math
 import os
 import stat
@@ -378,6 +379,9 @@ class _Reader:
             raw = read_regular_file(path)
         except NotRegularFile as exc:
             raise self.err(f"{section}.password_file", f"{path} is {exc.kind}, not a regular file", fix) from None
+        except FileTooLarge as exc:
+            raise self.err(f"{section}.password_file", f"{path} is {exc.strerror}: not a password file", fix) \
+                from None
         except OSError as exc:
             raise self.err(f"{section}.password_file", f"cannot read {path}: {exc.strerror}", fix) from None
         try:
@@ -410,10 +414,11 @@ def _bounds(section: str, key: str) -> tuple[float, float, str] | None:
 
 
 def url_has_userinfo(url: str) -> bool:
-    """True when the URL's authority holds `user@` or `user:password@`."""
+    """True when the URL holds `user@` or `user:password@`. Any `@` after the scheme counts: a password may
+    hold `/`, `?` or `#`, which end the authority for a URL parser (its tail would then be read as a port or a
+    path, and echoed in errors); the service URLs of a config have no `@` of their own."""
     rest = url.split("://", 1)[1] if "://" in url else url
-    authority = rest.split("/", 1)[0].split("?", 1)[0].split("#", 1)[0]
-    return "@" in authority
+    return "@" in rest
 
 
 class NotRegularFile(OSError):
@@ -433,14 +438,28 @@ def file_kind(mode: int) -> str:
     return "not a regular file"
 
 
+class FileTooLarge(OSError):
+    """A file over the size limit: refused whole, never cut to the limit (a cut password or YAML file would be
+    read as another value)."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(errno.EFBIG, f"larger than {limit / (1024 * 1024):g} MB")
+        self.limit = limit
+
+
 def read_regular_file(path: Path, limit: int | None = 16 * 1024 * 1024) -> bytes:
-    """The bytes of a regular file (os.stat first: a FIFO or device is refused before open, never read),
-    at most `limit` of them (None: all)."""
+    """The bytes of a regular file (os.stat first: a FIFO or device is refused before open, never read);
+    FileTooLarge when it holds more than `limit` bytes (None: no limit)."""
     st = os.stat(path)
     if not stat.S_ISREG(st.st_mode):
         raise NotRegularFile(file_kind(st.st_mode))
+    if limit is not None and st.st_size > limit:
+        raise FileTooLarge(limit)
     with open(path, "rb") as handle:
-        return handle.read(-1 if limit is None else limit)
+        data = handle.read(-1 if limit is None else limit + 1)  # one byte more: a file that grew is seen too
+    if limit is not None and len(data) > limit:
+        raise FileTooLarge(limit)
+    return data
 
 
 def _log_sources(r: _Reader, raw: Any) -> tuple[LogSource, ...]:
@@ -512,6 +531,9 @@ def load_config(cli_path: str | None = None, env: dict[str, str] | None = None) 
     except NotRegularFile as exc:
         raise ConfigError(name, "(file)", f"is {exc.kind}, not a regular file",
                           "point --config / $STACKTOP_CONFIG at a TOML file") from None
+    except FileTooLarge as exc:
+        raise ConfigError(name, "(file)", f"is {exc.strerror}, too large for a config file",
+                          "point --config / $STACKTOP_CONFIG at the stacktop TOML file") from None
     except FileNotFoundError:
         raise ConfigError(name, "(file)", "does not exist",
                           "create it from config.example.toml or fix --config / $STACKTOP_CONFIG") from None

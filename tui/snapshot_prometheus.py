@@ -11,9 +11,12 @@ total per kind and binary (`stacktop_services_up` / `stacktop_services_total`, j
 them); the RabbitMQ backlog is one count series plus the TOP_QUEUES fullest backlogged queues, never one series
 per queue of a broker with thousands.
 
-Every family is a gauge with HELP and TYPE lines. Label values are names from outside (queues, kinds): backslash,
-double quote and newline are escaped as the format asks, and every other control is written out as an escape
-(tui.safetext.clean, like every stacktop output), so none reaches a terminal that shows the file.
+Every family is a gauge with HELP and TYPE lines. Label values are names from outside (queues, kinds): every
+control but the newline, and every invisible formatting character, is written out as an escape
+(tui.safetext.clean, like every stacktop output), so none reaches a terminal that shows the file. A backslash of
+the name that such an escape could be mistaken for (one before `x`, `u`, a backslash or a control) is doubled, so
+a queue named with the four characters `\x1b` and one holding the escape character stay two series. Then
+backslash, double quote and newline are escaped as the format asks.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from collections import Counter
 from collections.abc import Iterable
 
 from tui.models.observation import Observation
-from tui.safetext import clean
+from tui.safetext import clean, has_unsafe
 from tui.snapshot import all_findings, exit_code
 
 SEVERITIES = ("critical", "warning", "info")
@@ -30,11 +33,29 @@ TOP_QUEUES = 20  # backlogged queues given a series of their own (the fullest); 
 
 
 def label_value(value: object) -> str:
-    """A label value as the exposition format writes it (between the double quotes): a newline as `\\n`, the
-    other controls written out (`\\x1b`, read back as those four characters), backslash and double quote
-    escaped."""
+    """A label value as the exposition format writes it (between the double quotes). The value a scraper reads
+    back is the name, with each control but the newline written out (`\\x1b`) and each backslash before `x`,
+    `u`, a backslash or a control doubled: it reads back unambiguously (`\\\\` a backslash, `\\x..` / `\\u....`
+    a control, any other backslash itself), so two names are never one series."""
     lines = str(value).split("\n")
-    return "\\n".join(clean(line).replace("\\", "\\\\").replace('"', '\\"') for line in lines)
+    return "\\n".join(_exposition(clean(_mark_backslashes(line))) for line in lines)
+
+
+def _mark_backslashes(text: str) -> str:
+    """Each backslash that an escape could be taken for (before `x`, `u`, a backslash or a control) doubled."""
+    if "\\" not in text:
+        return text
+    out = []
+    for i, ch in enumerate(text):
+        out.append(ch)
+        if ch == "\\" and i + 1 < len(text) and (text[i + 1] in "\\xu" or has_unsafe(text[i + 1])):
+            out.append("\\")
+    return "".join(out)
+
+
+def _exposition(text: str) -> str:
+    """Backslash and double quote escaped as the text format asks."""
+    return text.replace("\\", "\\\\").replace('"', '\\"')
 
 
 def _sample(name: str, value: float | int, labels: Iterable[tuple[str, object]] = ()) -> str:

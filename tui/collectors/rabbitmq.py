@@ -58,6 +58,7 @@ from tui.collectors.rabbitmq_payload import (
     NODE_COLUMNS,
     OVERVIEW_COLUMNS,
     ParsedQueues,
+    bounded_counts,
     parse_alarms,
     parse_node,
     parse_queues_reusing,
@@ -667,7 +668,7 @@ class RabbitMQCollector(BaseCollector):
             rabbitmq_version=overview.get("rabbitmq_version")
             if isinstance(overview.get("rabbitmq_version"), str) else None,
             node=overview.get("node") if isinstance(overview.get("node"), str) else None,
-            object_totals=dict(totals) if isinstance(totals, dict) else {},
+            object_totals=bounded_counts(totals),
             detail_by_queue=self.light_max_queues if self._by_queue() else None,
             fetch={"requests": self._requests - requests0, "bytes": self._bytes - bytes0, "queue_pages": pages,
                    "seconds": round(time.monotonic() - start, 4), "columns_trimmed": self.trim_columns,

@@ -25,21 +25,22 @@ class Inventory:
         return group in self.members or group in self.children
 
     def group_hosts(self, group: str) -> list[str]:
-        """Every host of `group` and of its children (recursively), in file order, each once."""
+        """Every host of `group` and of its children (depth first), in file order, each once; walked without
+        recursion (a chain of thousands of child groups is read like any other)."""
         out: list[str] = []
+        known: set[str] = set()
         seen_groups: set[str] = set()
-
-        def walk(name: str) -> None:
+        stack = [group]
+        while stack:
+            name = stack.pop()
             if name in seen_groups:
-                return
+                continue
             seen_groups.add(name)
             for host in self.members.get(name, []):
-                if host not in out:
+                if host not in known:
+                    known.add(host)
                     out.append(host)
-            for child in self.children.get(name, []):
-                walk(child)
-
-        walk(group)
+            stack += reversed(self.children.get(name, []))
         return out
 
     def host_var(self, host: str, key: str) -> str | None:
@@ -64,10 +65,14 @@ class Inventory:
 
 
 MAX_HOSTS = 10000  # per host line: a larger range is a typo, and would cost memory before any check
+MAX_RANGES = 8  # ranges in one host pattern (`rack[1:4]-node[01:20]` has two)
 
 
 def expand(pattern: str) -> list[str]:
     """`control[01:03]` -> control01, control02, control03 (numeric ranges keep their width; letters too)."""
+    if len(_RANGE.findall(pattern)) > MAX_RANGES:
+        raise InitError(pattern[:80], "(host range)", f"more than {MAX_RANGES} ranges in one host pattern",
+                        "check the line")
     out: list[str] = []
     _expand(pattern, out)
     return out

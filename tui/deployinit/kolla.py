@@ -31,6 +31,7 @@ from tui.deployinit.cloudentry import KOLLA_CLOUDS, from_clouds_yaml, from_openr
 from tui.deployinit.common import (
     InitError,
     Plan,
+    brief,
     flag,
     host_port,
     load_yaml,
@@ -102,7 +103,7 @@ class _Release:
 
 
 def _shown(value: Any) -> str:
-    return str(value).lower() if isinstance(value, bool) else str(value)
+    return str(value).lower() if isinstance(value, bool) else brief(value)
 
 
 def _folder(folder: Path) -> Path:
@@ -261,7 +262,8 @@ def _galera_tls(plan: Plan, variables: dict[str, Any], file: Path, ctx: _Release
             plan.notes.append(f"kolla_enable_tls_backend is on, but kolla-ansible {ctx.row.series}'s MariaDB serves "
                               "no TLS (database_enable_tls_backend came in 2025.1): [galera] without tls")
         return False
-    if "database_enable_tls_backend" in variables and "{{" not in str(variables["database_enable_tls_backend"]):
+    given = variables.get("database_enable_tls_backend")
+    if "database_enable_tls_backend" in variables and not (isinstance(given, str) and "{{" in given):
         return flag(variables, "database_enable_tls_backend", False, file)
     backend = flag(variables, "kolla_enable_tls_backend", False, file)
     return backend and (proxysql if proxysql is not None else True)

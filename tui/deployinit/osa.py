@@ -118,6 +118,11 @@ def _galera(plan: Plan, folder: Path, variables: dict[str, Any], secrets: dict[s
         inventory = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InitError(path, "(syntax)", f"not valid JSON at line {exc.lineno}", "regenerate it") from None
+    except RecursionError:
+        raise InitError(path, "(syntax)", "nested too deeply to be the dynamic inventory's output",
+                        "regenerate it with the dynamic inventory") from None
+    except ValueError:  # an integer of more than 4,300 digits (Python's int limit)
+        raise InitError(path, "(syntax)", "holds a number too long to read", "regenerate it") from None
     hostvars = (inventory.get("_meta") or {}).get("hostvars") if isinstance(inventory, dict) else None
     if not isinstance(hostvars, dict):
         raise InitError(path, "_meta.hostvars", "is missing", "regenerate it with the dynamic inventory")
@@ -143,18 +148,24 @@ def _galera(plan: Plan, folder: Path, variables: dict[str, Any], secrets: dict[s
     plan.galera = section
 
 
-def _group_hosts(inventory: dict[str, Any], group: str, seen: set[str] | None = None) -> list[str]:
-    seen = set() if seen is None else seen
-    if group in seen or not isinstance(inventory.get(group), dict):
-        return []
-    seen.add(group)
+def _group_hosts(inventory: dict[str, Any], group: str) -> list[str]:
+    """The hosts of `group` and of its children, depth first in file order, each once (walked without
+    recursion: a chain of thousands of child groups is read like any other)."""
+    seen: set[str] = set()
     out: list[str] = []
-    entry = inventory[group]
-    for host in entry.get("hosts") or []:
-        if isinstance(host, str) and host not in out:
-            out.append(host)
-    for child in entry.get("children") or []:
-        for host in _group_hosts(inventory, child, seen) if isinstance(child, str) else []:
-            if host not in out:
+    known: set[str] = set()
+    stack: list[Any] = [group]
+    while stack:
+        name = stack.pop()
+        if not isinstance(name, str) or name in seen or not isinstance(inventory.get(name), dict):
+            continue
+        seen.add(name)
+        entry = inventory[name]
+        hosts = entry.get("hosts")
+        for host in hosts if isinstance(hosts, list) else []:
+            if isinstance(host, str) and host not in known:
+                known.add(host)
                 out.append(host)
+        children = entry.get("children")
+        stack += reversed(children) if isinstance(children, list) else []
     return out

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from tui.deployinit.common import InitError
+from tui.deployinit.common import InitError, brief
 from tui.deployinit.release_facts import (
     KOLLA,
     KollaRelease,
@@ -74,9 +74,9 @@ def detect_kolla(variables: dict[str, Any], globals_path: Path, explicit: str | 
     if isinstance(given, (str, int, float)) and not isinstance(given, bool) and "{{" not in str(given):
         row = kolla_release(str(given).strip())
         if row is None:
-            raise InitError(globals_path, "openstack_release", f"'{given}' is not a series stacktop knows",
+            raise InitError(globals_path, "openstack_release", f"'{brief(given)}' is not a series stacktop knows",
                             f"pass --release with the kolla-ansible series of the deployment ({KNOWN})")
-        return row, f"globals.yml openstack_release {given}"
+        return row, f"globals.yml openstack_release {brief(given)}"
     found = installed_kolla_version()
     if found is not None:
         version, where = found

@@ -539,6 +539,9 @@ def connect(cfg: OpenStackConfig) -> OpenStackClient:
     where = Where(cfg.cloud, cfg.clouds_file)
     _quiet_library_loggers()
     try:
+        from tui.openstack.cloudsyaml import refuse_alias_bombs
+
+        refuse_alias_bombs(cfg)  # openstacksdk would expand a billion-laughs clouds.yaml: refused first
         import openstack.connection  # lazy: ~0.36 s
         from openstack.config import loader
 
