@@ -145,7 +145,7 @@ def test_a_fresh_heartbeat_has_no_finding() -> None:
 
 def test_a_row_just_past_half_the_down_time_is_late_in_the_pane_but_no_finding_yet() -> None:
     # with down = 2 x report_interval, half the down time is one interval: a report lands a little after it
-    s = snap([svc("compute-01", age=3), svc("compute-02", age=31)])
+    s = snap([svc("compute-01", age=3), svc("compute-02", age=30.8)])
     assert services_findings(s, NOW, TH) == []
     assert [lv.late for _, lv in assess_section(s.compute, NOW, TH)] == [False, True]
     assert kinds(services_findings(snap([svc("compute-02", age=32.5)]), NOW, TH)) == [

@@ -422,7 +422,7 @@ LATE_KINDS = {"compute": "nova.service_late", "network": "neutron.agent_late", "
 LATE_GROUP_OVER = 3  # more late services of one binary than this: one finding naming the hosts
 # a report lands a little after its interval (the database write, the API's clock): a finding only past this
 # much over LATE_FRACTION of the down time (with down = 2 x report_interval, half the down time is one interval)
-LATE_SLACK_S = 2.0
+LATE_SLACK_S = 1.0
 
 
 def late_findings(section: str, assessed: Sequence[tuple[ServiceRow, Liveness]], skip: set[str]) -> list[Finding]:
