@@ -143,6 +143,15 @@ def test_a_fresh_heartbeat_has_no_finding() -> None:
     assert services_findings(snap([svc("compute-01", age=3), svc("compute-02", age=29)]), NOW, TH) == []
 
 
+def test_a_row_just_past_half_the_down_time_is_late_in_the_pane_but_no_finding_yet() -> None:
+    # with down = 2 x report_interval, half the down time is one interval: a report lands a little after it
+    s = snap([svc("compute-01", age=3), svc("compute-02", age=30.8)])
+    assert services_findings(s, NOW, TH) == []
+    assert [lv.late for _, lv in assess_section(s.compute, NOW, TH)] == [False, True]
+    assert kinds(services_findings(snap([svc("compute-02", age=32.5)]), NOW, TH)) == [
+        ("nova.service_late", "compute-02", "warning")]
+
+
 def test_many_late_of_one_binary_are_one_finding() -> None:
     rows = [svc(f"compute-{i:02d}", age=40 + i) for i in range(6)] + [svc("compute-99", age=1)]
     (f,) = services_findings(snap(rows), NOW, TH)

@@ -420,6 +420,9 @@ def volume_findings(assessed: Sequence[tuple[ServiceRow, Liveness]], skip: set[s
 # ------------------------------------------------------------------------------------------ late heartbeats
 LATE_KINDS = {"compute": "nova.service_late", "network": "neutron.agent_late", "volume": "cinder.service_late"}
 LATE_GROUP_OVER = 3  # more late services of one binary than this: one finding naming the hosts
+# a report lands a little after its interval (the database write, the API's clock): a finding only past this
+# much over LATE_FRACTION of the down time (with down = 2 x report_interval, half the down time is one interval)
+LATE_SLACK_S = 1.0
 
 
 def late_findings(section: str, assessed: Sequence[tuple[ServiceRow, Liveness]], skip: set[str]) -> list[Finding]:
@@ -427,7 +430,8 @@ def late_findings(section: str, assessed: Sequence[tuple[ServiceRow, Liveness]],
     not yet down: the countdown to nova's (neutron's, cinder's) own verdict. Many of one binary at once: one
     finding (a fleet about to flip, told by its fleet finding once one is down)."""
     kind = LATE_KINDS[section]
-    late = [(r, lv) for r, lv in assessed if lv.late and r.enabled and not r.forced_down and r.key not in skip]
+    late = [(r, lv) for r, lv in assessed if lv.late and r.enabled and not r.forced_down and r.key not in skip
+            and (lv.age_s or 0.0) > lv.down_time * LATE_FRACTION + LATE_SLACK_S]
     by_binary: dict[str, list[tuple[ServiceRow, Liveness]]] = {}
     for row, live in late:
         by_binary.setdefault(row.binary, []).append((row, live))

@@ -698,8 +698,8 @@ def _consumers(ctx: _Context, recent_s: float) -> dict[tuple[str, str], Consumer
             restarted = q.consumer_restarted_at
             fresh = restarted is not None and (rabbit.taken_at - restarted).total_seconds() <= recent_s
             out[key] = "restarted" if fresh or out.get(key) == "restarted" else "present"
-    for f in ctx.of(LOST_KIND):
-        if f.evidence.get("host") and f.evidence.get("service"):
+    for f in ctx.of(LOST_KIND, "rabbitmq.queue_no_consumer"):
+        if f.evidence.get("host") and f.evidence.get("service") and f.evidence.get("class") == "service":
             out[_service_key(str(f.evidence["service"]), str(f.evidence["host"]))] = "gone"
     return out
 
@@ -707,8 +707,10 @@ def _consumers(ctx: _Context, recent_s: float) -> dict[tuple[str, str], Consumer
 def lost_service_hints(ctx: _Context, told_hosts: Collection[str]) -> list[Finding]:
     """One hint per process whose queue lost its consumer or whose heartbeat is late, telling both facts and the
     likely cause (lost_service_cause); computes already told by compute_down_hints are left to it."""
-    lost = {_service_key(str(f.evidence["service"]), str(f.evidence["host"])): f for f in ctx.of(LOST_KIND)
-            if f.evidence.get("host") and f.evidence.get("service")}
+    # a lost consumer is told by rabbitmq.consumer_lost, or, once messages wait for it, by queue_no_consumer
+    lost = {_service_key(str(f.evidence["service"]), str(f.evidence["host"])): f
+            for f in ctx.of("rabbitmq.queue_no_consumer", LOST_KIND)
+            if f.evidence.get("host") and f.evidence.get("service") and f.evidence.get("class") == "service"}
     late = {_service_key(str(f.evidence.get("binary")), str(f.evidence["host"])): f for f in ctx.of(*LATE_KINDS)
             if f.evidence.get("host")}
     if not lost and not late:

@@ -110,10 +110,16 @@ class ApiWatch(threading.Thread):
         self.down_after: float | None = None
         self.stop = threading.Event()
 
+    def reported(self) -> bool | None:
+        if self.name == "cinder-volume":
+            rows = [r for r in self.conn.block_storage.services() if r.binary == "cinder-volume"]
+            return bool(rows) and all(r.state == "up" for r in rows)
+        return process_reported(self.conn, self.name)
+
     def run(self) -> None:
         while not self.stop.is_set() and self.down_after is None:
             try:
-                if process_reported(self.conn, self.name) is False:
+                if self.reported() is False:
                     self.down_after = time.monotonic() - self.fault_at
             except Exception:  # an API hiccup: ask again
                 pass
@@ -193,6 +199,49 @@ async def test_nova_compute_sigkill_is_named_within_10_s_before_nova_says_down(w
     assert api.down_after is None or named.t < api.down_after
     lost = next(f for f in named.findings if names("compute-02", "nova-compute")(f))
     assert "compute-02" in lost.summary and "nova-compute" in lost.summary
+
+
+async def test_scheduler_stopped_is_named_within_10_s(watch: Watch, conn: Any) -> None:
+    try:
+        api = await run_fault(watch, conn, "nova-scheduler",
+                              lambda: kill_service("nova-scheduler", sig=signal.SIGTERM), seconds=24)
+    finally:
+        start_service("nova-scheduler")
+    named = watch.first(lambda f: f.kind in ("rabbitmq.consumer_lost", "triage.service_lost")
+                        and "nova-scheduler" in (f.evidence.get("service"), f.evidence.get("binary")))
+    record("nova-scheduler stopped", named, api)
+    assert named is not None, [(f.kind, f.subject) for j in watch.judged for f in j.findings]
+    assert named.t <= 10.0, named.t
+    assert api.down_after is None or named.t < api.down_after
+
+
+async def test_cinder_volume_killed_is_named_within_10_s(watch: Watch, conn: Any) -> None:
+    try:
+        api = await run_fault(watch, conn, "cinder-volume", lambda: kill_service("cinder-volume"), seconds=24)
+    finally:
+        start_service("cinder-volume")
+    named = watch.first(lambda f: f.kind in ("rabbitmq.consumer_lost", "rabbitmq.consumers_lost",
+                                             "triage.service_lost")
+                        and "cinder-volume" in (f.evidence.get("service"), f.evidence.get("binary")))
+    record("cinder-volume SIGKILL", named, api)
+    assert named is not None, [(f.kind, f.subject) for j in watch.judged for f in j.findings]
+    assert named.t <= 10.0, named.t
+    assert api.down_after is None or named.t < api.down_after
+
+
+async def test_neutron_agent_killed_is_a_warning_before_neutron_says_dead(watch: Watch, conn: Any) -> None:
+    """An L2 agent consumes only fanout queues (no queue names its host): its late heartbeat tells it first."""
+    process = "neutron-agent-compute-02"
+    try:
+        api = await run_fault(watch, conn, process, lambda: kill_service(process), seconds=26)
+    finally:
+        start_service(process)
+    late = watch.first(lambda f: f.kind in ("neutron.agent_late", "neutron.agent_down", "triage.service_lost")
+                       and f.evidence.get("host") == "compute-02" and f.severity in ("warning", "critical"))
+    record("neutron L2 agent SIGKILL", late, api)
+    assert late is not None, [(f.kind, f.subject) for j in watch.judged for f in j.findings]
+    assert late.t <= 0.5 * 20 + 1.0 + POLL_S + 3.0, late.t  # half agent_down_time + slack, then a poll
+    assert api.down_after is None or late.t < api.down_after
 
 
 def _sigstop(process: str) -> None:
