@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from tui import abandon
 from tui.config import Config, ConfigError, load_config
 from tui.recorder import JournalError
 from tui.snapshot import EXIT_UNKNOWN
@@ -205,6 +206,7 @@ def _log_to_file(secrets: Sequence[str | None] = ()) -> Path | None:
 
 
 EXIT_CRASH = 1  # the dashboard or replay stopped on an unhandled error (the traceback is in the log file)
+EXIT_INTERRUPTED = 130  # SIGINT, as a shell reports it
 
 
 def _exit_code(app: Any, log: Path | None) -> int:
@@ -397,13 +399,22 @@ def _run_app(args: argparse.Namespace, config: Config, demo: _LateDemo | None, l
         kwargs["setup"] = demo.start
     recorder = _recorder(config)
     app = StacktopApp(config, recorder=recorder, **kwargs)
+    code = EXIT_CRASH
     try:
         app.run()
+        code = _exit_code(app, log)
+    except KeyboardInterrupt:  # SIGINT (the terminal's ctrl+c once the dashboard is not reading keys)
+        code = EXIT_INTERRUPTED
+        raise
     finally:
         if demo is not None:
             demo.stop()
+        recorder.close()  # again (the app closed it when it unmounted, unless interrupted): notes are on disk
         _say_journal(recorder)
-    return _exit_code(app, log)
+        # a read given up on (a node trickling its answer) may still run in a thread Python would join at exit:
+        # the quit does not wait for it
+        abandon.exit_if_stuck(code)
+    return code
 
 
 def _say_journal(recorder: Any) -> None:
@@ -540,4 +551,4 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write(f"{exc}\n")
         return EXIT_UNKNOWN
     except KeyboardInterrupt:
-        return 130
+        return EXIT_INTERRUPTED
