@@ -14,7 +14,7 @@ from pathlib import Path
 TRICKLE_S = 0.5
 
 
-def _greeting(length: int) -> bytes:
+def greeting(length: int) -> bytes:
     """A MySQL packet header (3-byte little-endian length, sequence 0) and a protocol-10 greeting, padded or cut
     to `length` bytes of payload (a 16 MB announcement is never sent whole: the trickle outlives any test)."""
     payload = b"\x0a5.7.99-hostile\x00" + struct.pack("<I", 7) + b"abcdefgh\x00" + b"\xff\xf7" + b"\x21"
@@ -90,8 +90,8 @@ def hostile_sources(tmp_path: Path, *, timeout: float = 2.0, deadline: float = 3
     """The hostile servers and a stacktop config reading them (Galera: the 16 MB trickle and the 90-byte
     trickle as two nodes; OpenStack, unless keystone=False: the silent Keystone), with `timeout` per source;
     yields the config path."""
-    huge = Server(trickle(_greeting(0xFFFFFF)))
-    small = Server(trickle(_greeting(86)))  # 4-byte header + 86 bytes: a 90-byte greeting
+    huge = Server(trickle(greeting(0xFFFFFF)))
+    small = Server(trickle(greeting(86)))  # 4-byte header + 86 bytes: a 90-byte greeting
     silent_keystone = Server(silent)
     try:
         clouds = tmp_path / "clouds.yaml"
