@@ -28,6 +28,7 @@ SNAPSHOT_MARGIN = 10.0
 # the requirement is an exit within 1 s of the key; 5 s is a margin a loaded 2-core CI box holds (before: 17 s
 # for the silent Keystone, 45 s for the 90-byte trickle, never for the 16 MB one)
 QUIT_LIMIT = 5.0
+NOTE = "node-3-trickles-its-greeting"
 
 
 def _snapshot(config: Path, tmp_path: Path, limit: float) -> tuple[int, str, str, float]:
@@ -67,6 +68,10 @@ def _quit_after_polls(tmp_path: Path, quit: Callable[[Any, int], None], codes: t
         assert b"Galera" in out, out[-500:]
         out += read_for(master, 4.0)  # several polls: reads that timed out are still trickling in their threads
         assert proc.poll() is None, out[-500:]
+        os.write(master, b"n")  # a note, saved just before the quit: it must be in the journal after the exit
+        out += read_for(master, 0.5)
+        os.write(master, NOTE.encode() + b"\r")
+        out += read_for(master, 0.5)
         quit(proc, master)
         pressed = time.monotonic()
         while proc.poll() is None and time.monotonic() - pressed < QUIT_LIMIT + 30:
@@ -76,7 +81,7 @@ def _quit_after_polls(tmp_path: Path, quit: Callable[[Any, int], None], codes: t
         assert proc.returncode in codes, (proc.returncode, out[-800:])
         assert b"Traceback" not in out
         journals = list((tmp_path / "journal").glob("stacktop-*.jsonl"))
-        assert journals and journals[0].stat().st_size > 0, "the journal is written before the exit"
+        assert journals and NOTE in journals[0].read_text(), "the note is in the journal after the exit"
         return took
 
 
