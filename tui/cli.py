@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from tui import abandon
 from tui.config import Config, ConfigError, load_config
 from tui.recorder import JournalError
 from tui.snapshot import EXIT_UNKNOWN
@@ -379,13 +378,20 @@ def _dashboard(args: argparse.Namespace) -> int:
     else:
         config = _load_config(args.config, args.cloud)
     log = _log_to_file(config.secrets())
-    from tui import gcpolicy
+    from tui import abandon, gcpolicy
 
     gcpolicy.hold_until_first_frame()  # the app gives the collections back after its first frame
     try:
-        return _run_app(args, config, demo, log)
+        code = _run_app(args, config, demo, log)
+    except KeyboardInterrupt:  # SIGINT where Textual does not take it
+        abandon.exit_if_stuck(EXIT_INTERRUPTED)
+        raise
     finally:
         gcpolicy.end_hold()  # the app never painted (an error): collections back all the same
+    # the dashboard is closed, its journal written: a read given up on (a node trickling its answer) that still
+    # runs in a thread Python would join at exit does not hold the quit
+    abandon.exit_if_stuck(code)
+    return code
 
 
 def _run_app(args: argparse.Namespace, config: Config, demo: _LateDemo | None, log: Path | None) -> int:
@@ -399,22 +405,15 @@ def _run_app(args: argparse.Namespace, config: Config, demo: _LateDemo | None, l
         kwargs["setup"] = demo.start
     recorder = _recorder(config)
     app = StacktopApp(config, recorder=recorder, **kwargs)
-    code = EXIT_CRASH
     try:
         app.run()
-        code = _exit_code(app, log)
-    except KeyboardInterrupt:  # SIGINT (the terminal's ctrl+c once the dashboard is not reading keys)
-        code = EXIT_INTERRUPTED
-        raise
     finally:
         if demo is not None:
             demo.stop()
-        recorder.close()  # again (the app closed it when it unmounted, unless interrupted): notes are on disk
+        if recorder is not None:
+            recorder.close()  # again (the app closed it when it unmounted, unless interrupted): notes are on disk
         _say_journal(recorder)
-        # a read given up on (a node trickling its answer) may still run in a thread Python would join at exit:
-        # the quit does not wait for it
-        abandon.exit_if_stuck(code)
-    return code
+    return _exit_code(app, log)
 
 
 def _say_journal(recorder: Any) -> None:
