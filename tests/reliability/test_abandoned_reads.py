@@ -21,7 +21,10 @@ from tests.testbed.hostile_servers import hostile_sources
 from tests.testbed.pty import read_for, stacktop_in_pty
 
 ROOT = Path(__file__).resolve().parents[2]
-DEADLINE = 3.0
+DEADLINE = 6.0
+# each source's own timeout, well inside the deadline: the sources time out, and what is judged is whether the
+# snapshot then answers (a node read given up on must not hold it)
+SOURCE_TIMEOUT = 2.0
 # the requirement is an answer by the deadline; 10 s on top is a margin a loaded 2-core CI box holds (before:
 # no answer at all while the 16 MB greeting trickled)
 SNAPSHOT_MARGIN = 10.0
@@ -44,7 +47,7 @@ def _snapshot(config: Path, tmp_path: Path, limit: float) -> tuple[int, str, str
 
 
 def test_snapshot_answers_by_its_deadline_while_mysql_trickles(tmp_path: Path) -> None:
-    with hostile_sources(tmp_path, timeout=2.0, keystone=False) as config:
+    with hostile_sources(tmp_path, timeout=SOURCE_TIMEOUT, keystone=False) as config:
         code, out, err, wall = _snapshot(config, tmp_path, DEADLINE + SNAPSHOT_MARGIN)
     print(f"stacktop snapshot --deadline {DEADLINE:g} exited {code} after {wall:.1f}s")
     assert wall < DEADLINE + SNAPSHOT_MARGIN
@@ -52,14 +55,14 @@ def test_snapshot_answers_by_its_deadline_while_mysql_trickles(tmp_path: Path) -
     assert "Traceback" not in out + err
     galera = [line for line in out.splitlines() if line.startswith("source galera:")]
     assert galera and "ERROR" in galera[0], out
-    assert "timed out" in galera[0] or "late" in galera[0], galera[0]
+    assert "timed out" in galera[0], galera[0]
 
 
 def _quit_after_polls(tmp_path: Path, quit: Callable[[Any, int], None], codes: tuple[int, ...]) -> float:
     """The dashboard on the hostile sources in a pty: wait for its first frame and for the sources' reads to be
     under way, quit(process, pty master), return the seconds until the process has exited with one of `codes` (fails if
     it has not within QUIT_LIMIT + 30 s)."""
-    with hostile_sources(tmp_path, timeout=2.0) as config, \
+    with hostile_sources(tmp_path, timeout=SOURCE_TIMEOUT) as config, \
             stacktop_in_pty(tmp_path, "--config", str(config)) as (proc, master):
         out = b""
         until = time.monotonic() + 30
