@@ -321,9 +321,9 @@ def _snapshot(args: argparse.Namespace) -> int:
                          "cloud is just slow\n")
     code = exit_code(observations)
     if lingering:  # worker threads still reading (given up on) would hold a normal exit: the answer is out
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(code)
+        from tui.abandon import leave
+
+        leave(code)
     return code
 
 
@@ -384,13 +384,12 @@ def _dashboard(args: argparse.Namespace) -> int:
     try:
         code = _run_app(args, config, demo, log)
     except KeyboardInterrupt:  # SIGINT where Textual does not take it
-        abandon.exit_if_stuck(EXIT_INTERRUPTED)
-        raise
+        code = EXIT_INTERRUPTED
     finally:
         gcpolicy.end_hold()  # the app never painted (an error): collections back all the same
-    # the dashboard is closed, its journal written: a read given up on (a node trickling its answer) that still
-    # runs in a thread Python would join at exit does not hold the quit
-    abandon.exit_if_stuck(code)
+    # the dashboard is closed, its journal written: the process ends now, whatever still runs (a read given up
+    # on, a node trickling its answer, in a thread Python would join) and without the interpreter's teardown
+    abandon.leave(code)
     return code
 
 

@@ -1,5 +1,5 @@
-"""tui.abandon: reads given up on never hold the process (daemon pool as the loop's executor, exit when a
-joinable thread is stuck), a runner's close is bounded, and a Galera node that trickles is cut off at its
+"""tui.abandon: reads given up on never hold the process (daemon pool as the loop's executor, an exit that
+joins nothing), a runner's close is bounded, and a Galera node that trickles is cut off at its
 deadline with its socket shut down. Time bounds are generous (a loaded 2-core box): the old behaviour is a
 process that never ends, or a close that waits until the read does."""
 
@@ -61,21 +61,21 @@ def test_a_read_that_never_ends_does_not_hold_asyncio_run_or_the_exit() -> None:
     assert took < LIMIT
 
 
-def test_exit_if_stuck_ends_the_process_with_the_code_after_flushing_the_log(tmp_path: Path) -> None:
+def test_leave_ends_the_process_with_the_code_after_flushing_the_log(tmp_path: Path) -> None:
     log = tmp_path / "stacktop.log"
     code = ("import logging, threading, sys\n"
-            "from tui.abandon import exit_if_stuck\n"
+            "from tui.abandon import leave\n"
             f"logging.basicConfig(filename={str(log)!r}, level=logging.INFO)\n"
             "logging.getLogger('stacktop').info('the last line before the exit')\n"
             "threading.Thread(target=threading.Event().wait).start()  # joinable, never ends\n"
             "sys.stdout.write('answer')\n"
-            "exit_if_stuck(7)\n"
+            "leave(7)\n"
             "print('not reached')\n")
     rc, out, _ = _run(code)
     assert rc == 7, out
     assert "answer" in out and "not reached" not in out
     text = log.read_text()
-    assert "the last line before the exit" in text and "not waiting for 1 thread(s)" in text
+    assert "the last line before the exit" in text and "not waiting for 1 thread(s) still running" in text
 
 
 class _HangingClose(ScriptedCollector):
