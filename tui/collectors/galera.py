@@ -210,6 +210,7 @@ class GaleraCollector(BaseCollector):
 
     # ------------------------------------------------------------------------------------------- protocol
     async def collect(self) -> GaleraSnapshot:
+        self._closed = False  # read again after a close: connections are kept again
         nodes = tuple(await asyncio.gather(*(asyncio.to_thread(self._poll_node, st) for st in self._states)))
         if not any(n.reachable for n in nodes):
             by_reason: dict[str | None, list[str]] = {}
