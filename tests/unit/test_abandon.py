@@ -111,3 +111,25 @@ async def test_a_trickling_galera_node_is_cut_off_at_its_deadline(length: int) -
         await asyncio.wait_for(collector.aclose(), 5.0)
     finally:
         server.stop()
+
+
+async def test_closing_galera_does_not_wait_for_a_node_still_reading() -> None:
+    """A runner stops (a quit) while a node's read trickles: the close returns at once, the read ends at its own
+    deadline and leaves nothing open."""
+    server = Server(trickle(greeting(0xFFFFFF)))
+    try:
+        collector = GaleraCollector([server.address], "monitor", "x", timeout=5.0)  # node deadline 4 s
+        reading = asyncio.ensure_future(collector.collect())
+        until = time.monotonic() + LIMIT
+        while collector._states[0].lock.acquire(blocking=False):  # until the node's read holds its lock
+            collector._states[0].lock.release()
+            assert time.monotonic() < until, "the node's read never started"
+            await asyncio.sleep(0.05)
+        t0 = time.monotonic()
+        await asyncio.wait_for(collector.aclose(), LIMIT)
+        assert time.monotonic() - t0 < 2.0, "the close waited for the read in flight"
+        with pytest.raises(SourceError, match="timed out"):
+            await asyncio.wait_for(reading, LIMIT)
+        assert collector._states[0].conn is None
+    finally:
+        server.stop()
