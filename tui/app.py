@@ -25,8 +25,8 @@ from textual.screen import Screen
 from textual.theme import Theme
 from textual.widgets import Footer, Input, Static
 
+from tui import abandon, gcpolicy, sources
 from tui import clouds as cloudset
-from tui import gcpolicy, sources
 from tui.config import Config
 from tui.freshness import TIME_ZONE, clock_time, freshness
 from tui.models.finding import Finding
@@ -489,6 +489,8 @@ class StacktopApp(App[None]):
         return [child for child in grid.children if isinstance(child, SourcePane)]
 
     def on_mount(self) -> None:
+        # every asyncio.to_thread read in a daemon thread: a read that never ends does not hold the quit
+        abandon.install()
         self.register_theme(HIGH_CONTRAST)
         self._apply_size(self.size.width, self.size.height)
         self._activate(0)

@@ -252,6 +252,7 @@ def _log_to_file(secrets: Sequence[str | None] = ()) -> Path | None:
 
 
 EXIT_CRASH = 1  # the dashboard or replay stopped on an unhandled error (the traceback is in the log file)
+EXIT_INTERRUPTED = 130  # SIGINT, as a shell reports it
 
 
 def _exit_code(app: Any, log: Path | None) -> int:
@@ -372,9 +373,9 @@ def _snapshot(args: argparse.Namespace) -> int:
                          "cloud is just slow\n")
     code = exit_code(observations)
     if lingering:  # worker threads still reading (given up on) would hold a normal exit: the answer is out
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(code)
+        from tui.abandon import leave
+
+        leave(code)
     return code
 
 
@@ -462,13 +463,19 @@ def _dashboard(args: argparse.Namespace) -> int:
     else:
         config = _load_config(args.config, args.cloud)
     log = _log_to_file(config.secrets())
-    from tui import gcpolicy
+    from tui import abandon, gcpolicy
 
     gcpolicy.hold_until_first_frame()  # the app gives the collections back after its first frame
     try:
-        return _run_app(args, config, demo, log)
+        code = _run_app(args, config, demo, log)
+    except KeyboardInterrupt:  # SIGINT where Textual does not take it
+        code = EXIT_INTERRUPTED
     finally:
         gcpolicy.end_hold()  # the app never painted (an error): collections back all the same
+    # the dashboard is closed, its journal written: the process ends now, whatever still runs (a read given up
+    # on, a node trickling its answer, in a thread Python would join) and without the interpreter's teardown
+    abandon.leave(code)
+    return code
 
 
 def _run_app(args: argparse.Namespace, config: Config, demo: _LateDemo | None, log: Path | None) -> int:
@@ -487,6 +494,8 @@ def _run_app(args: argparse.Namespace, config: Config, demo: _LateDemo | None, l
     finally:
         if demo is not None:
             demo.stop()
+        if recorder is not None:
+            recorder.close()  # again (the app closed it when it unmounted, unless interrupted): notes are on disk
         _say_journal(recorder)
     return _exit_code(app, log)
 
@@ -652,4 +661,4 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write(f"{exc}\n")
         return EXIT_UNKNOWN
     except KeyboardInterrupt:
-        return 130
+        return EXIT_INTERRUPTED
