@@ -251,14 +251,14 @@ class RabbitMQCollector(BaseCollector):
         self._requests = 0
 
     @classmethod
-    def from_config(cls, rq: RabbitMQConfig) -> RabbitMQCollector:
+    def from_config(cls, rq: RabbitMQConfig, clock: Callable[[], datetime] | None = None) -> RabbitMQCollector:
         assert rq.management_url
         password = rq.password.value
         if password is None:
             password = "guest" if rq.user == "guest" else ""
         return cls(rq.management_url, rq.user, password, vhosts=rq.vhosts, amqp_url=rq.amqp_url,
                    interval=rq.interval, timeout=rq.timeout, password_key=password_key(rq.password),
-                   cacert=rq.cacert, insecure=rq.insecure, max_body_mb=rq.max_body_mb)
+                   cacert=rq.cacert, insecure=rq.insecure, max_body_mb=rq.max_body_mb, clock=clock)
 
     @property
     def timeout_hint(self) -> str:
@@ -715,7 +715,7 @@ class RabbitMQCollector(BaseCollector):
 def build(config: Config, context: BuildContext | None = None) -> list[Collector]:
     rq = config.rabbitmq
     if rq.management_url:
-        return [RabbitMQCollector.from_config(rq)]
+        return [RabbitMQCollector.from_config(rq, clock=context.clock if context is not None else None)]
     if rq.cli_command:
         from tui.collectors.rabbitmq_cli import RabbitMQCliCollector
 
