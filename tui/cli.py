@@ -506,7 +506,8 @@ def _recorder(config: Config):  # type: ignore[no-untyped-def]
     try:
         return Recorder(Journal(config.recorder.dir, secrets=secrets,
                                 max_bytes=int(config.recorder.max_file_mb * 1024 * 1024),
-                                max_total_bytes=int(config.recorder.max_total_mb * 1024 * 1024)))
+                                max_total_bytes=int(config.recorder.max_total_mb * 1024 * 1024),
+                                thresholds=config.thresholds))
     except OSError as exc:
         sys.stderr.write(f"{config.path or 'config'}: recorder.dir: cannot write {config.recorder.dir}: "
                          f"{exc.strerror} - point [recorder] dir at a writable folder\n")

@@ -52,6 +52,16 @@ def _iso(epoch: float | None) -> str | None:
     return None if epoch is None else datetime.fromtimestamp(epoch, UTC).isoformat()
 
 
+def liveness_marks(thresholds: Any = None) -> dict[str, tuple[float, ...]]:
+    """By services section, the heartbeat ages where a row turns late and down (tui.rules.liveness)."""
+    from tui.config import Thresholds
+    from tui.rules.liveness import LATE_FRACTION, down_time_for
+
+    th = thresholds or Thresholds()
+    return {section: (down_time_for(section, th) * LATE_FRACTION, down_time_for(section, th))
+            for section in ("compute", "network", "volume")}
+
+
 class ChangeTracker:
     """Turns consecutive Observations of each source into journal events (pure bookkeeping, no I/O)."""
 
@@ -147,7 +157,10 @@ class Journal:
 
     def __init__(self, directory: str | Path, *, name: str | None = None, secrets: Iterable[str | None] = (),
                  max_bytes: int = DEFAULT_MAX_BYTES, keep: int = DEFAULT_KEEP,
-                 max_total_bytes: int = DEFAULT_MAX_TOTAL_BYTES) -> None:
+                 max_total_bytes: int = DEFAULT_MAX_TOTAL_BYTES, thresholds: Any = None) -> None:
+        """thresholds: tui.config.Thresholds the session judges heartbeats with (default: the defaults); a
+        heartbeat's age is written again whenever it crosses their late or down mark (tui.journal_codec)."""
+        self.thresholds = thresholds
         self.directory = Path(directory).expanduser()
         self.directory.mkdir(parents=True, exist_ok=True)
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
@@ -190,7 +203,7 @@ class Journal:
         if self._snapshots is None:
             from tui.journal_codec import SnapshotEncoder
 
-            self._snapshots = SnapshotEncoder()
+            self._snapshots = SnapshotEncoder(marks=liveness_marks(self.thresholds))
         key = obs.source if cloud is None else f"{cloud}/{obs.source}"
         try:
             event = self._snapshots.event(key, obs.ok_at, obs.snapshot, obs.findings)
