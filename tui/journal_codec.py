@@ -546,3 +546,29 @@ def load_class(name: str | None) -> type | None:
     except (ImportError, AttributeError):
         return None
     return obj if isinstance(obj, type) else None
+
+
+def duplicate_id(body: Any, path: str = "") -> str | None:
+    """The first list of rows in a snapshot's JSON with two rows of one `id` (a server twice), as "path id",
+    else None: what a journal two sessions wrote at once rebuilds, and no table can show."""
+    if isinstance(body, dict):
+        for k, v in body.items():
+            if isinstance(v, (dict, list)):
+                found = duplicate_id(v, f"{path}.{k}" if path else str(k))
+                if found is not None:
+                    return found
+    elif isinstance(body, list) and body:
+        if all(isinstance(e, dict) for e in body):
+            ids = _idents(body, ("id",))
+            if ids is not None and len(set(ids)) != len(ids):
+                seen: set[str] = set()
+                for ident in ids:
+                    if ident in seen:
+                        return f"{path} {ident}"
+                    seen.add(ident)
+        for i, e in enumerate(body):
+            if isinstance(e, (dict, list)):
+                found = duplicate_id(e, f"{path}[{i}]")
+                if found is not None:
+                    return found
+    return None

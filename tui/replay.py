@@ -21,7 +21,7 @@ from typing import Any
 
 from tui.collectors.base import BaseCollector
 from tui.errors import SourceError
-from tui.journal_codec import absolute, apply, decode, load_class
+from tui.journal_codec import absolute, apply, decode, duplicate_id, load_class
 from tui.models.finding import Finding
 
 
@@ -145,6 +145,10 @@ class Timeline:
                 error = None
             index += 1
         if dirty:  # decoded once per poll that moved, however many patches it applied
+            twice = duplicate_id(body)
+            if twice is not None:  # two sessions' patches on one snapshot: no table can show it
+                self._cursor.pop(source, None)
+                raise ValueError(f"duplicate row keys ({twice})")
             cls = load_class(cls_name)
             snap = decode(cls, absolute(body)) if cls is not None else absolute(body)
         self._cursor[source] = (index, body, snap, findings, error, ok_at)
