@@ -317,3 +317,17 @@ def test_a_build_the_scheduler_placed_has_one_owner_in_the_cell_the_finding_and_
     assert with_task_since(read, s).cast_host == "compute-02"
     assert owner_cell(read) == "nova-scheduler" and instance_owner(read) == instance_owner(
         dataclasses.replace(s, cast_host=None))
+
+
+@pytest.mark.parametrize(("state", "owner"), [("networking", "neutron-server"),
+                                              ("spawning", "nova-compute on compute-02")])
+def test_the_finding_screen_names_the_owner_the_finding_and_the_pane_name(state: str, owner: str) -> None:
+    """neutron-server runs on the controllers: not "neutron-server on compute-02" beside "owner neutron-server"."""
+    from tui.rules.finding_detail import finding_detail
+
+    s = server(state, 2000)
+    f = instance_stuck(s, NOW, STUCK, {"compute-02": healthy()})
+    assert f is not None and f"owner {owner}" in f.summary
+    assert finding_detail(f).owned_by == owner
+    assert owner_cell(s) == owner.replace(" on ", "@")
+    assert f"owner {owner};" in five_questions(s, NOW, STUCK, healthy(), None)[1].answer

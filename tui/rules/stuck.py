@@ -275,7 +275,7 @@ def instance_stuck(server: Server, now: datetime, stuck: Mapping[str, float],
         "server": server.id, "name": server.name, "status": server.status, "vm_state": server.vm_state,
         "task_state": server.task_state, "phase": state, "in_state_s": round(age, 1), "threshold_s": limit,
         "since": server.task_since, "since_basis": server.task_since_basis, "updated_at": server.updated_at,
-        "poll_interval_s": poll_interval_s, "owner": owner.component, "host": host,
+        "poll_interval_s": poll_interval_s, "owner": owner.component, "owner_label": owned.label, "host": host,
         "first_log": first, "then": then, "host_problems": problems, "request_id": server.request_id,
         "cast_host": server.cast_host if cast else None,
     }
