@@ -1,8 +1,9 @@
 """`stacktop replay JOURNAL`: play a recorded journal back through the same panes, as collectors.
 
 The journal's snapshot events are written and decoded by tui.journal_codec. Replay: a ReplayClock runs from
-the journal's first event at `speed` x real time and pauses; one ReplayCollector per recorded source answers
-each poll with the source's state at the clock's time: the snapshot and the findings as recorded (not
+the journal's first event at `speed` x real time, pauses, and stops at its last; one ReplayCollector per
+recorded source answers each poll with the source's state at the clock's time, stamped with the time that
+snapshot was recorded (so ages are counted from the recorded poll): the snapshot and the findings as recorded (not
 re-evaluated: a replay shows what was seen, in the same order), or a SourceError with the recorded error while
 the source was failing. The app runs them through its usual runners and panes (a collector, not a second UI
 path).
