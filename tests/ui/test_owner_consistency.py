@@ -2,7 +2,8 @@
 placed on the dead compute (task_state `scheduling`, no host recorded, placement's allocation on the victim)
 has the same owner in the instances pane's row, the instance screen's five questions, the instance.stuck
 finding and the snapshot's JSON report, all from the same poll (tui.gallery: manual sim clock, polls only when
-the tour asks)."""
+the tour asks); and at every poll on the way there, every stuck server's row names the owner its finding
+names."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 
 from rich.text import Text
 
-from tui.gallery import GalleryApp, Tour, make_demo
+from tui.gallery import STEP, GalleryApp, Tour, make_demo
 from tui.models.instances import InstancesSnapshot
 from tui.screens.instance import InstanceScreen
 from tui.snapshot import to_report
@@ -29,7 +30,18 @@ async def test_a_placed_build_has_one_owner_in_pane_screen_finding_and_snapshot(
         app = GalleryApp(demo)
         async with app.run_test(size=(160, 48)) as pilot:
             tour = Tour(app, pilot)
-            await tour.walk(90)  # the victim's compute died at 15 s; churn builds cast to it wait there
+            await tour.command("instances")
+            pane = app.query_one(InstancesPane)
+            await tour.poll()
+            while tour.elapsed < 90:  # the victim's compute died at 15 s; churn builds cast to it wait there
+                demo.advance(STEP)
+                await tour.poll()
+                # at every poll, every stuck server: its row names the owner its finding names
+                assert pane.table is not None
+                for f in app.observations["instances"].findings:
+                    if f.kind == "instance.stuck" and f.subject in pane.table.shown_keys:
+                        cell = str(pane.table.get_row(f.subject)[COLUMNS.index("owner")])
+                        assert cell == f.evidence["owner_label"].replace(" on ", "@"), (tour.elapsed, f.summary)
             obs = app.observations["instances"]
             snap = obs.snapshot
             assert isinstance(snap, InstancesSnapshot)
@@ -53,8 +65,6 @@ async def test_a_placed_build_has_one_owner_in_pane_screen_finding_and_snapshot(
             assert f"owner {owner}" in reported["summary"]
 
             # the instances pane's row
-            await tour.command("instances")
-            pane = app.query_one(InstancesPane)
             assert pane.table is not None and sid in pane.table.shown_keys
             cells = [str(c) for c in pane.table.get_row(sid)]
             assert cells[COLUMNS.index("owner")] == f"nova-compute@{host}", cells
