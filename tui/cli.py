@@ -603,10 +603,16 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def _read_journal(path: Path):  # type: ignore[no-untyped-def]
-    """load_journal, with its one warning line (skipped lines) on stderr; JournalError when unreadable."""
-    from tui.recorder import load_journal
+    """load_journal, with its one warning line (skipped lines) on stderr; JournalError when unreadable, or when
+    it is not one session's record (tui.recorder.journal_problem: export would show it twice, replay cannot)."""
+    from tui.recorder import journal_problem, load_journal
+    from tui.safetext import clean
 
     contents = load_journal(path)
+    problem = journal_problem(contents.events)
+    if problem is not None:
+        raise JournalError(clean(f"{path}: {problem} - not one session's record; record each session to its "
+                                 "own journal (stacktop names each one uniquely)"))
     warning = contents.warning(path)
     if warning:
         sys.stderr.write(warning + "\n")
@@ -620,7 +626,8 @@ def _recorder(config: Config):  # type: ignore[no-untyped-def]
     try:
         return Recorder(Journal(config.recorder.dir, secrets=secrets,
                                 max_bytes=int(config.recorder.max_file_mb * 1024 * 1024),
-                                max_total_bytes=int(config.recorder.max_total_mb * 1024 * 1024)))
+                                max_total_bytes=int(config.recorder.max_total_mb * 1024 * 1024),
+                                thresholds=config.thresholds))
     except OSError as exc:
         sys.stderr.write(f"{config.path or 'config'}: recorder.dir: cannot write {config.recorder.dir}: "
                          f"{exc.strerror} - point [recorder] dir at a writable folder\n")

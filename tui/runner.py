@@ -84,6 +84,10 @@ class CollectorRunner:
                 obs = self._failed(previous, f"{type(exc).__name__}: {_one_line(exc)}", start, began)
             else:
                 now = self.clock()
+                # a replay's collector knows when the snapshot it answered was taken: the observation is of then
+                recorded = getattr(self.collector, "recorded_at", None)
+                if isinstance(recorded, (int, float)):
+                    now = float(recorded)
                 # the rules run in a worker thread: over 10,000 servers they take tens of ms, which on the UI
                 # loop is a keypress waiting (a CPU-bound thread hands the GIL back every few ms)
                 findings = await asyncio.to_thread(self._evaluate, snapshot, now)

@@ -283,5 +283,8 @@ def build(config: Config, context: BuildContext | None = None, *, connector: Con
                                     "that signed the nodes' certificates")
         else:
             connector = pymysql_connector(ssl=tls_context(ga.cacert, ga.insecure), cafile=ga.cacert)
+    clock = context.clock if context is not None else None
+    wall = (lambda: clock().timestamp()) if clock is not None else time.time
     return [GaleraCollector(ga.nodes, ga.user, ga.password.value, expected_size=ga.expected_size,
-                            arbitrators=ga.arbitrators, interval=ga.interval, timeout=ga.timeout, connector=connector)]
+                            arbitrators=ga.arbitrators, interval=ga.interval, timeout=ga.timeout, connector=connector,
+                            wall=wall)]
