@@ -60,7 +60,8 @@ def test_several_cloud_journal_tags_events_exports_and_replays_one_cloud(tmp_pat
     recorder.cloud = "west"
     recorder.note("looked at west")
     recorder.close()
-    events = read_journal(tmp_path / "j.jsonl")
+    header, *events = read_journal(tmp_path / "j.jsonl")
+    assert header["type"] == "session"  # the file's own first line: whose journal it is, of no one cloud
     assert all(e.get("cloud") in ("east", "west") for e in events), events
     # the same finding in two clouds is two rows: west's cleared, east's still open
     rows = findings_table(events)
