@@ -8,6 +8,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -25,8 +26,8 @@ from textual.screen import Screen
 from textual.theme import Theme
 from textual.widgets import Footer, Input, Static
 
+from tui import abandon, gcpolicy, sources
 from tui import clouds as cloudset
-from tui import gcpolicy, sources
 from tui.config import Config
 from tui.freshness import TIME_ZONE, clock_time, freshness
 from tui.models.finding import Finding
@@ -489,6 +490,8 @@ class StacktopApp(App[None]):
         return [child for child in grid.children if isinstance(child, SourcePane)]
 
     def on_mount(self) -> None:
+        # every asyncio.to_thread read in a daemon thread: a read that never ends does not hold the quit
+        abandon.install()
         self.register_theme(HIGH_CONTRAST)
         self._apply_size(self.size.width, self.size.height)
         self._activate(0)
@@ -525,7 +528,8 @@ class StacktopApp(App[None]):
         from tui.collectors.registry import build_collectors
 
         connector = self.galera_connectors.get(state.name, self.galera_connector)
-        return build_collectors(state.config, galera_connector=connector, dashboard=True)
+        # the collectors stamp their reads with the clock the app judges them at (the demo's sim time)
+        return build_collectors(state.config, galera_connector=connector, dashboard=True, clock=self.now_utc)
 
     @property
     def starting(self) -> bool:
@@ -706,6 +710,10 @@ class StacktopApp(App[None]):
         except NoMatches:
             return None
         return row if isinstance(row, TriageRow) else None
+
+    def now_utc(self) -> datetime:
+        """The app's clock (the demo's sim time, a replay's recorded time) as an aware UTC datetime."""
+        return datetime.fromtimestamp(self.clock(), UTC)
 
     def _tick(self) -> None:
         """Once a second: ages only (no I/O here)."""

@@ -252,6 +252,7 @@ def _log_to_file(secrets: Sequence[str | None] = ()) -> Path | None:
 
 
 EXIT_CRASH = 1  # the dashboard or replay stopped on an unhandled error (the traceback is in the log file)
+EXIT_INTERRUPTED = 130  # SIGINT, as a shell reports it
 
 
 def _exit_code(app: Any, log: Path | None) -> int:
@@ -372,9 +373,9 @@ def _snapshot(args: argparse.Namespace) -> int:
                          "cloud is just slow\n")
     code = exit_code(observations)
     if lingering:  # worker threads still reading (given up on) would hold a normal exit: the answer is out
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(code)
+        from tui.abandon import leave
+
+        leave(code)
     return code
 
 
@@ -462,13 +463,19 @@ def _dashboard(args: argparse.Namespace) -> int:
     else:
         config = _load_config(args.config, args.cloud)
     log = _log_to_file(config.secrets())
-    from tui import gcpolicy
+    from tui import abandon, gcpolicy
 
     gcpolicy.hold_until_first_frame()  # the app gives the collections back after its first frame
     try:
-        return _run_app(args, config, demo, log)
+        code = _run_app(args, config, demo, log)
+    except KeyboardInterrupt:  # SIGINT where Textual does not take it
+        code = EXIT_INTERRUPTED
     finally:
         gcpolicy.end_hold()  # the app never painted (an error): collections back all the same
+    # the dashboard is closed, its journal written: the process ends now, whatever still runs (a read given up
+    # on, a node trickling its answer, in a thread Python would join) and without the interpreter's teardown
+    abandon.leave(code)
+    return code
 
 
 def _run_app(args: argparse.Namespace, config: Config, demo: _LateDemo | None, log: Path | None) -> int:
@@ -487,6 +494,8 @@ def _run_app(args: argparse.Namespace, config: Config, demo: _LateDemo | None, l
     finally:
         if demo is not None:
             demo.stop()
+        if recorder is not None:
+            recorder.close()  # again (the app closed it when it unmounted, unless interrupted): notes are on disk
         _say_journal(recorder)
     return _exit_code(app, log)
 
@@ -594,10 +603,16 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def _read_journal(path: Path):  # type: ignore[no-untyped-def]
-    """load_journal, with its one warning line (skipped lines) on stderr; JournalError when unreadable."""
-    from tui.recorder import load_journal
+    """load_journal, with its one warning line (skipped lines) on stderr; JournalError when unreadable, or when
+    it is not one session's record (tui.recorder.journal_problem: export would show it twice, replay cannot)."""
+    from tui.recorder import journal_problem, load_journal
+    from tui.safetext import clean
 
     contents = load_journal(path)
+    problem = journal_problem(contents.events)
+    if problem is not None:
+        raise JournalError(clean(f"{path}: {problem} - not one session's record; record each session to its "
+                                 "own journal (stacktop names each one uniquely)"))
     warning = contents.warning(path)
     if warning:
         sys.stderr.write(warning + "\n")
@@ -611,7 +626,8 @@ def _recorder(config: Config):  # type: ignore[no-untyped-def]
     try:
         return Recorder(Journal(config.recorder.dir, secrets=secrets,
                                 max_bytes=int(config.recorder.max_file_mb * 1024 * 1024),
-                                max_total_bytes=int(config.recorder.max_total_mb * 1024 * 1024)))
+                                max_total_bytes=int(config.recorder.max_total_mb * 1024 * 1024),
+                                thresholds=config.thresholds))
     except OSError as exc:
         sys.stderr.write(f"{config.path or 'config'}: recorder.dir: cannot write {config.recorder.dir}: "
                          f"{exc.strerror} - point [recorder] dir at a writable folder\n")
@@ -652,4 +668,4 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write(f"{exc}\n")
         return EXIT_UNKNOWN
     except KeyboardInterrupt:
-        return 130
+        return EXIT_INTERRUPTED

@@ -10,6 +10,8 @@ and every body is streamed, counted and refused past a cap before it is decoded.
 - httpx (the light OpenStack client, the RabbitMQ management API): `install_httpx(client)` puts a network
   backend under the client's connection pool whose every connect, read and write is given at most the time
   left; `read_httpx(response, ...)` streams the body under the cap.
+- any other socket client (pymysql): `guard(seconds)` around the work, `register_abort(fn)` by the client
+  before each blocking step; the watchdog calls fn (which shuts the client's socket down) at the deadline.
 - requests (openstacksdk / keystoneauth): `guard_requests_session(session, ...)` wraps each adapter's
   `send`: a watchdog shuts the request's sockets down at the deadline (a blocked read then ends at once),
   and the body is read under the cap before requests decodes it.
@@ -26,7 +28,7 @@ import socket
 import threading
 import time
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from tui.errors import SourceError
@@ -309,7 +311,10 @@ class _Watchdog:
                     fired.append(True)
             for sock in due:
                 with contextlib.suppress(OSError):
-                    socket.socket.shutdown(sock, socket.SHUT_RDWR)  # a blocked recv returns at once
+                    if callable(sock):  # an abort of a client that holds its socket itself (register_abort)
+                        sock()
+                    else:
+                        socket.socket.shutdown(sock, socket.SHUT_RDWR)  # a blocked recv returns at once
 
 
 _watchdog = _Watchdog()
@@ -444,3 +449,27 @@ def _requests_body(resp: Any) -> Iterator[bytes]:
         raise requests.exceptions.ConnectionError(exc) from None
     except Urllib3SSLError as exc:
         raise requests.exceptions.SSLError(exc) from None
+
+
+# --------------------------------------------------------------------------------------- other clients
+def register_abort(abort: Callable[[], None]) -> None:
+    """Under guard(): call abort() when the deadline passes (it should shut the client's socket down, so that
+    a blocked read ends at once; an OSError from it is ignored). Outside a guard: nothing."""
+    _register_socket(abort)
+
+
+@contextlib.contextmanager
+def guard(seconds: float) -> Iterator[list[bool]]:
+    """Run the block under a deadline `seconds` from now, enforced by the watchdog on every abort registered
+    meanwhile in this thread (register_abort). Yields a list that is non-empty once the watchdog fired: the
+    error the block then sees (a lost connection) is really the deadline."""
+    outer = getattr(_local, "sockets", None)
+    aborts: list[Any] = []
+    fired: list[bool] = []
+    _local.sockets = aborts
+    entry = _watchdog.arm(time.monotonic() + max(0.0, float(seconds)), aborts, fired)
+    try:
+        yield fired
+    finally:
+        _watchdog.disarm(entry)
+        _local.sockets = outer

@@ -142,7 +142,8 @@ def to_markdown(journal: str | Path, events: list[dict[str, Any]] | None = None,
     events = read_journal(path) if events is None else events
     lines = [f"# stacktop review: {_cell(path.name)}", ""]
     snapshots = sum(1 for e in events if e.get("type") == "snapshot")
-    events = [e for e in events if e.get("type") != "snapshot"]  # for `stacktop replay`, not for reading
+    # snapshots are for `stacktop replay`, the session line for the readers' checks: neither for reading
+    events = [e for e in events if e.get("type") not in ("snapshot", "session")]
     # in time order: the journal's writer thread may write an observation's events after a later note
     events = sorted(events, key=lambda e: (_epoch(e.get("ts")) is None, _epoch(e.get("ts")) or 0.0))
     if events:

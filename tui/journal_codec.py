@@ -6,9 +6,11 @@ in full, the others as a compact patch against what a reader has rebuilt so far 
 objects are patched by identity (a server by id, a queue by vhost+name) and their order as runs of the previous
 order. Heartbeats (the fields a model lists in JOURNAL_HEARTBEATS: a service's `updated_at`, an agent's
 `heartbeat`) are written as their age at the snapshot's `taken_at` ("@12": 12 s before), and an age that moved
-by less than HEARTBEAT_S is not rewritten: a healthy cloud's heartbeats (ages of a few seconds, poll after poll)
-rewrite no row, a stopped one's every HEARTBEAT_S, and a replayed age is off by less than HEARTBEAT_S
-(absolute() turns ages back into times before decode()). A field at its class's default is left out of a row's
+by less than HEARTBEAT_S is not rewritten unless it crossed one of the ages where its row's liveness changes
+(SnapshotEncoder's marks: late, down): a healthy cloud's heartbeats (ages of a few seconds, poll after poll)
+rewrite no row, a stopped one's every HEARTBEAT_S and as it turns late and down, and a replayed age is off by
+less than HEARTBEAT_S, on the same side of each mark as recorded (absolute() turns ages back into times before
+decode()). A field at its class's default is left out of a row's
 JSON, and decode() gives it back. Each event names the snapshot's class so replay can rebuild the frozen
 dataclass (decode()).
 """
@@ -222,15 +224,18 @@ def _ident(e: Mapping[str, Any], keys: tuple[str, ...]) -> str | None:
     return "\x1f".join(parts)
 
 
-def _moved_little(key: str, old: Any, new: Any) -> bool:
+def _moved_little(key: str, old: Any, new: Any, marks: tuple[float, ...] = ()) -> bool:
     """A heartbeat's change not worth a line: an age ("@12", or seconds in an AGE_FIELDS field) that moved by
-    less than HEARTBEAT_S."""
+    less than HEARTBEAT_S without crossing one of `marks` (ages where its row's liveness changes: late, down),
+    so that a replay judges each recorded poll's rows as the live session did."""
     if isinstance(old, str) and isinstance(new, str) and _AGE.fullmatch(old) and _AGE.fullmatch(new):
-        return abs(float(new[1:]) - float(old[1:])) < HEARTBEAT_S
-    if key in AGE_FIELDS and isinstance(old, (int, float)) and isinstance(new, (int, float)) \
+        a, b = float(old[1:]), float(new[1:])
+    elif key in AGE_FIELDS and isinstance(old, (int, float)) and isinstance(new, (int, float)) \
             and not isinstance(old, bool) and not isinstance(new, bool):
-        return abs(new - old) < HEARTBEAT_S
-    return False
+        a, b = float(old), float(new)
+    else:
+        return False
+    return abs(b - a) < HEARTBEAT_S and all((a > m) == (b > m) for m in marks)
 
 
 def _order_runs(old_ids: list[Any], ids: list[Any]) -> list[Any]:
@@ -259,9 +264,10 @@ def _expand_runs(old_ids: list[Any], runs: list[Any]) -> list[Any]:
     return out
 
 
-def diff(old: Any, new: Any) -> dict[str, Any] | None:
+def diff(old: Any, new: Any, marks: Mapping[str, tuple[float, ...]] | None = None) -> dict[str, Any] | None:
     """A patch turning old into new (None when equal, or when only heartbeats moved by less than
-    HEARTBEAT_S). {"=": v} replaces; {"d": {k: patch}, "x": [gone]} patches a dict; {"L": keys, "u": {id:
+    HEARTBEAT_S; marks: by a row's `section`, the ages its heartbeats are written again when they cross, see
+    _moved_little). {"=": v} replaces; {"d": {k: patch}, "x": [gone]} patches a dict; {"L": keys, "u": {id:
     patch}, "n": {id: v}, "r": runs} patches a list by identity ("r", the new order as runs of the old
     order, only when membership or order changed; journals written before runs carry "o", every id);
     {"i": {index: patch}} patches a list of the same length element by element."""
@@ -272,6 +278,8 @@ def diff(old: Any, new: Any) -> dict[str, Any] | None:
             return None
         d: dict[str, Any] = {}
         heartbeats_only = True
+        section = new.get("section") if marks else None
+        crossing = marks.get(section, ()) if marks and isinstance(section, str) else ()
         for k, v in new.items():
             if k not in old:
                 d[k] = {"=": v}
@@ -280,10 +288,10 @@ def diff(old: Any, new: Any) -> dict[str, Any] | None:
                 was = old[k]
                 if was is v or (type(v) in _SCALARS and type(was) in _SCALARS and was == v):
                     continue
-                p = diff(was, v)
+                p = diff(was, v, marks)
                 if p is not None:
                     d[k] = p
-                    if k not in HEARTBEAT_FIELDS or not _moved_little(k, was, v):
+                    if k not in HEARTBEAT_FIELDS or not _moved_little(k, was, v, crossing):
                         heartbeats_only = False
         gone = [k for k in old if k not in new]
         if not d and not gone:
@@ -308,7 +316,7 @@ def diff(old: Any, new: Any) -> dict[str, Any] | None:
                 if was is _ABSENT:
                     add[ident] = e
                 elif was is not e:
-                    p = diff(was, e)
+                    p = diff(was, e, marks)
                     if p is not None:
                         upd[ident] = p
             same_order = ids == old_ids
@@ -319,7 +327,8 @@ def diff(old: Any, new: Any) -> dict[str, Any] | None:
                 lp["r"] = _order_runs(old_ids, ids)
             return lp
         if len(old) == len(new):  # a short list, or one without identities: patched element by element
-            at = {str(i): p for i, (a, b) in enumerate(zip(old, new, strict=True)) if (p := diff(a, b)) is not None}
+            at = {str(i): p for i, (a, b) in enumerate(zip(old, new, strict=True))
+                  if (p := diff(a, b, marks)) is not None}
             return {"i": at} if at else None
     if old == new:
         return None
@@ -374,8 +383,10 @@ class SnapshotEncoder:
     (told by written()) outweigh the full one, or after full_every patches: replaying from the last full
     snapshot then reads at most about twice its size, and full snapshots are at most half of a journal."""
 
-    def __init__(self, full_every: int = FULL_EVERY) -> None:
+    def __init__(self, full_every: int = FULL_EVERY, marks: Mapping[str, tuple[float, ...]] | None = None) -> None:
+        """marks: by section, the heartbeat ages where a row's liveness changes (diff)."""
         self.full_every = full_every
+        self.marks = marks
         # source -> (json a reader has, findings json, patches since full)
         self._last: dict[str, tuple[Any, Any, int]] = {}
         self._budget: dict[str, list[int]] = {}  # source -> [bytes of the last full, bytes of patches since]
@@ -409,7 +420,7 @@ class SnapshotEncoder:
             event["findings"] = found
             self._last[source] = (body, found, 0)
             return event
-        patch = diff(last[0], body)
+        patch = diff(last[0], body, self.marks)
         if patch is None and found == last[1]:
             return None
         event["delta"] = patch
@@ -535,3 +546,25 @@ def load_class(name: str | None) -> type | None:
     except (ImportError, AttributeError):
         return None
     return obj if isinstance(obj, type) else None
+
+
+def duplicate_id(body: Any, path: str = "") -> str | None:
+    """The first list of rows in a snapshot's JSON with two rows of one `id` (a server twice), as "path id",
+    else None: what a journal two sessions wrote at once rebuilds, and no table can show. The lists reached
+    through objects (a snapshot's rows, a section's rows), not those inside rows: one pass over 10,000 servers'
+    ids, not over their fields."""
+    if isinstance(body, dict):
+        for k, v in body.items():
+            if isinstance(v, (dict, list)):
+                found = duplicate_id(v, f"{path}.{k}" if path else str(k))
+                if found is not None:
+                    return found
+    elif isinstance(body, list) and body and all(isinstance(e, dict) for e in body):
+        ids = _idents(body, ("id",))
+        if ids is not None and len(set(ids)) != len(ids):
+            seen: set[str] = set()
+            for ident in ids:
+                if ident in seen:
+                    return f"{path} {ident}"
+                seen.add(ident)
+    return None

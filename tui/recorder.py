@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import queue
 import threading
 import time
@@ -50,6 +51,16 @@ log = logging.getLogger(__name__)
 
 def _iso(epoch: float | None) -> str | None:
     return None if epoch is None else datetime.fromtimestamp(epoch, UTC).isoformat()
+
+
+def liveness_marks(thresholds: Any = None) -> dict[str, tuple[float, ...]]:
+    """By services section, the heartbeat ages where a row turns late and down (tui.rules.liveness)."""
+    from tui.config import Thresholds
+    from tui.rules.liveness import LATE_FRACTION, down_time_for
+
+    th = thresholds or Thresholds()
+    return {section: (down_time_for(section, th) * LATE_FRACTION, down_time_for(section, th))
+            for section in ("compute", "network", "volume")}
 
 
 class ChangeTracker:
@@ -148,16 +159,36 @@ class RedactingFormatter(logging.Formatter):
         return "\n".join([head, *(line if line[:1] in (" ", "\t") else "  " + line for line in tail)])
 
 
+def _create(directory: Path, name: str | None) -> tuple[Path, Any]:
+    """A journal file of this session's own, created here (never one another session writes): `name`, or
+    stacktop-<UTC time>-<pid>.jsonl, with -2, -3 ... after it should that exist (two sessions started in the
+    same second, a pid reused). FileExistsError when a given `name` exists."""
+    if name is not None:
+        path = directory / name
+        return path, path.open("x", encoding="utf-8")
+    base = f"stacktop-{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}-{os.getpid()}"
+    for attempt in range(1, 1000):
+        path = directory / (f"{base}.jsonl" if attempt == 1 else f"{base}-{attempt}.jsonl")
+        if path.with_name(path.name + ".1.gz").exists():
+            continue  # a journal of that name was written and rotated: not this session's
+        try:
+            return path, path.open("x", encoding="utf-8")
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"every journal name {base}*.jsonl is taken in {directory}")
+
+
 class Journal:
     """Append-only JSON-lines journal with a writer thread, per-line flush and size-bounded rotation."""
 
     def __init__(self, directory: str | Path, *, name: str | None = None, secrets: Iterable[str | None] = (),
                  max_bytes: int = DEFAULT_MAX_BYTES, keep: int = DEFAULT_KEEP,
-                 max_total_bytes: int = DEFAULT_MAX_TOTAL_BYTES) -> None:
+                 max_total_bytes: int = DEFAULT_MAX_TOTAL_BYTES, thresholds: Any = None) -> None:
+        """thresholds: tui.config.Thresholds the session judges heartbeats with (default: the defaults); a
+        heartbeat's age is written again whenever it crosses their late or down mark (tui.journal_codec)."""
+        self.thresholds = thresholds
         self.directory = Path(directory).expanduser()
         self.directory.mkdir(parents=True, exist_ok=True)
-        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-        self.path = self.directory / (name or f"stacktop-{stamp}.jsonl")
         self.redact = Redactor(secrets)
         self.max_bytes = max_bytes
         self.keep = keep
@@ -168,7 +199,10 @@ class Journal:
         # would hold the interpreter in turns with the key's own work (at most HOLD_MAX_S)
         self.hold: Callable[[], bool] | None = None
         self._closing = threading.Event()
-        self._file = self.path.open("a", encoding="utf-8")
+        self.path, self._file = _create(self.directory, name)
+        # the file's first line names this session: a reader tells two sessions' lines in one file apart
+        self.session = f"{os.getpid()}-{os.urandom(4).hex()}"
+        self._queue.put(json.dumps({"schema_version": SCHEMA_VERSION, "type": "session", "session": self.session}))
         self._thread = threading.Thread(target=self._write_loop, name="stacktop-journal", daemon=True)
         self._thread.start()
 
@@ -196,7 +230,7 @@ class Journal:
         if self._snapshots is None:
             from tui.journal_codec import SnapshotEncoder
 
-            self._snapshots = SnapshotEncoder()
+            self._snapshots = SnapshotEncoder(marks=liveness_marks(self.thresholds))
         key = obs.source if cloud is None else f"{cloud}/{obs.source}"
         try:
             event = self._snapshots.event(key, obs.ok_at, obs.snapshot, obs.findings)
@@ -392,6 +426,48 @@ def load_journal(path: str | Path, *, strict: bool = True) -> JournalContents:
 def read_journal(path: str | Path) -> list[dict[str, Any]]:
     """Every entry of a journal, oldest first; lines that are not entries (a torn last line) are skipped."""
     return load_journal(path, strict=False).events
+
+
+def journal_problem(events: Iterable[Mapping[str, Any]]) -> str | None:
+    """Why these events cannot be replayed or exported as one session, in a few words, or None: two sessions'
+    lines interleaved in one file (two `session` lines, or what one session never writes: a finding raised
+    again before it cleared, a source failing again before it recovered), or a recorded snapshot with two rows
+    of one id."""
+    from tui.journal_codec import duplicate_id
+
+    sessions: list[Any] = []
+    raised: dict[tuple[Any, ...], Any] = {}  # a finding raised and not cleared since: raised again, two sessions
+    failing: dict[tuple[Any, Any], Any] = {}
+    two = "two sessions interleaved in one file"
+    for event in events:
+        kind = event.get("type")
+        where = f" of cloud {event.get('cloud')}" if event.get("cloud") else ""
+        source = (event.get("cloud"), event.get("source"))
+        if kind == "session":
+            sessions.append(event.get("session"))
+            if len(set(sessions)) > 1:
+                return f"{two} (sessions {sessions[0]} and {event.get('session')})"
+        elif kind == "finding_raised" and isinstance(event.get("finding"), dict):
+            f = event["finding"]
+            key = (*source, f.get("kind"), f.get("subject"))
+            if key in raised:
+                return (f"{two} ({f.get('kind')} {f.get('subject')}{where} raised at {raised[key]} and again at "
+                        f"{event.get('ts')}, never cleared between)")
+            raised[key] = event.get("ts")
+        elif kind == "finding_cleared":
+            raised.pop((*source, event.get("kind"), event.get("subject")), None)
+        elif kind == "source_failed":
+            if source in failing:
+                return (f"{two} (the {event.get('source')} source{where} failed at {failing[source]} and again at "
+                        f"{event.get('ts')}, never recovered between)")
+            failing[source] = event.get("ts")
+        elif kind == "source_recovered":
+            failing.pop(source, None)
+        elif kind == "snapshot" and isinstance(event.get("full"), (dict, list)):
+            twice = duplicate_id(event["full"])
+            if twice is not None:
+                return f"duplicate row keys in a recorded {event.get('source')} snapshot{where} ({twice})"
+    return None
 
 
 class Recorder:

@@ -1,8 +1,9 @@
 """`stacktop replay JOURNAL`: play a recorded journal back through the same panes, as collectors.
 
 The journal's snapshot events are written and decoded by tui.journal_codec. Replay: a ReplayClock runs from
-the journal's first event at `speed` x real time and pauses; one ReplayCollector per recorded source answers
-each poll with the source's state at the clock's time: the snapshot and the findings as recorded (not
+the journal's first event at `speed` x real time, pauses, and stops at its last; one ReplayCollector per
+recorded source answers each poll with the source's state at the clock's time, stamped with the time that
+snapshot was recorded (so ages are counted from the recorded poll): the snapshot and the findings as recorded (not
 re-evaluated: a replay shows what was seen, in the same order), or a SourceError with the recorded error while
 the source was failing. The app runs them through its usual runners and panes (a collector, not a second UI
 path).
@@ -21,7 +22,7 @@ from typing import Any
 
 from tui.collectors.base import BaseCollector
 from tui.errors import SourceError
-from tui.journal_codec import absolute, apply, decode, load_class
+from tui.journal_codec import absolute, apply, decode, duplicate_id, load_class
 from tui.models.finding import Finding
 
 
@@ -145,6 +146,10 @@ class Timeline:
                 error = None
             index += 1
         if dirty:  # decoded once per poll that moved, however many patches it applied
+            twice = duplicate_id(body)
+            if twice is not None:  # two sessions' patches on one snapshot: no table can show it
+                self._cursor.pop(source, None)
+                raise ValueError(f"duplicate row keys ({twice})")
             cls = load_class(cls_name)
             snap = decode(cls, absolute(body)) if cls is not None else absolute(body)
         self._cursor[source] = (index, body, snap, findings, error, ok_at)
@@ -157,20 +162,25 @@ class Timeline:
 
 
 # ------------------------------------------------------------------------------------------ clock, collectors
-class ReplayClock:
-    """Virtual time: starts at `start`, runs at `speed` x real time, pauses, can jump."""
+RECORDED_INTERVAL_DEFAULT = 10.0  # a source recorded once: its staleness interval is at least this (seconds)
 
-    def __init__(self, start: float, speed: float = 1.0, *, real: typing.Callable[[], float] = time.monotonic) -> None:
+
+class ReplayClock:
+    """Virtual time: starts at `start`, runs at `speed` x real time, pauses, can jump, and stops at `end` (the
+    journal's last event: past it nothing was recorded, so no age may grow beyond it)."""
+
+    def __init__(self, start: float, speed: float = 1.0, *, real: typing.Callable[[], float] = time.monotonic,
+                 end: float | None = None) -> None:
         self._real = real
         self._base = start
         self._anchor = real()
         self.speed = speed
         self.paused = False
+        self.end = end
 
     def now(self) -> float:
-        if self.paused:
-            return self._base
-        return self._base + (self._real() - self._anchor) * self.speed
+        at = self._base if self.paused else self._base + (self._real() - self._anchor) * self.speed
+        return at if self.end is None else min(at, self.end)
 
     def _rebase(self) -> None:
         self._base, self._anchor = self.now(), self._real()
@@ -192,14 +202,25 @@ class ReplayClock:
 
 
 class ReplayCollector(BaseCollector):
-    """Answers each poll with one source's recorded state at the replay clock's time."""
+    """Answers each poll with one source's recorded state at the replay clock's time.
 
-    def __init__(self, timeline: Timeline, source: str, clock: ReplayClock, interval: float = 0.25) -> None:
+    interval: how often the source was polled while recording (Timeline.recorded_interval), so that the
+    replay judges staleness as the live session did; the replay itself polls every `poll_s` seconds of real
+    time (tui.replay_app). recorded_at: when the snapshot of the last answer was recorded, the time its
+    observation carries (the runner's ok_at): ages in a replay are counted from the recorded poll, not from the
+    moment the replay happened to read it."""
+
+    def __init__(self, timeline: Timeline, source: str, clock: ReplayClock, poll_s: float = 0.25) -> None:
         self.timeline = timeline
         self.name = source
         self.clock = clock
-        self.interval = interval
+        self.poll_s = poll_s
+        recorded = timeline.recorded_interval(source)
+        # one recorded poll: no evidence of its cadence, and none that it went stale during the session
+        self.interval = recorded if recorded is not None else max(RECORDED_INTERVAL_DEFAULT,
+                                                                  timeline.end - timeline.start)
         self.timeout = 10.0
+        self.recorded_at: float | None = None
         self._findings: tuple[int, tuple[Finding, ...]] = (0, ())
 
     async def collect(self) -> Any:
@@ -213,6 +234,7 @@ class ReplayCollector(BaseCollector):
         if state.error is not None:
             raise SourceError(state.error)
         self._findings = (id(state.snapshot), state.findings)
+        self.recorded_at = state.at
         return state.snapshot
 
     def findings(self, snapshot: Any, now: datetime) -> list[Finding]:
@@ -223,10 +245,12 @@ class ReplayCollector(BaseCollector):
 class Player:
     """What `stacktop replay` runs: the timeline, its clock and one collector per recorded source."""
 
-    def __init__(self, timeline: Timeline, speed: float = 1.0, interval: float = 0.25) -> None:
+    def __init__(self, timeline: Timeline, speed: float = 1.0, poll_s: float = 0.25, *,
+                 real: typing.Callable[[], float] = time.monotonic) -> None:
         self.timeline = timeline
-        self.clock = ReplayClock(timeline.start, speed)
-        self.collectors = [ReplayCollector(timeline, s, self.clock, interval) for s in timeline.sources]
+        self.clock = ReplayClock(timeline.start, speed, real=real, end=timeline.end)
+        self.poll_s = poll_s
+        self.collectors = [ReplayCollector(timeline, s, self.clock, poll_s) for s in timeline.sources]
 
     @classmethod
     def from_journal(cls, path: str | Path, speed: float = 1.0) -> Player:

@@ -1,8 +1,10 @@
 """`stacktop replay JOURNAL`: the dashboard, fed by replay collectors (tui.replay) instead of live ones.
 
 Same panes, same runners, same findings pane: only the collectors and the clock differ. The app's clock is the
-replay clock, so ages, freshness and the top bar show recorded time. `p` pauses (the clock and the runners),
-`+` / `-` double / halve the speed, `]` jumps a minute ahead. Notes and exercise results pop up as the replay
+replay clock, so ages, freshness and the top bar show recorded time: it stands still while paused and stops at
+the journal's last event (END), and each replayed observation carries the time its snapshot was recorded, so
+every age, countdown and late/down judgement is the recorded poll's, at any speed. `p` pauses (the clock and the
+runners), `+` / `-` double / halve the speed, `]` jumps a minute ahead. Notes and exercise results pop up as the replay
 passes them. No journal is written while replaying.
 """
 
@@ -38,6 +40,17 @@ class ReplayApp(StacktopApp):
         self.player = player
         self.journal_name = name
         self._shown_until = player.timeline.start - 1
+
+    def on_mount(self) -> None:  # Textual calls StacktopApp.on_mount too (each class's handler, base first)
+        # the runners wait a recorded interval between polls (their collectors' interval: staleness is judged
+        # as recorded); the replay reads its next frame every poll_s of real time while its clock runs
+        self.set_interval(self.player.poll_s, self._follow_clock)
+
+    def _follow_clock(self) -> None:
+        if self.player.clock.paused or self.paused:
+            return
+        for runner in self.runners.values():
+            runner.refresh_now()
 
     def _topbar_text(self) -> str:
         player = getattr(self, "player", None)

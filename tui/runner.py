@@ -21,6 +21,7 @@ from tui.models.observation import Observation
 log = logging.getLogger("stacktop.runner")
 
 MAX_BACKOFF_S = 300.0
+CLOSE_S = 0.5  # a collector's aclose when its loop stops (a quit): longer, it is left to the process's end
 
 
 def _one_line(exc: BaseException) -> str:
@@ -83,6 +84,10 @@ class CollectorRunner:
                 obs = self._failed(previous, f"{type(exc).__name__}: {_one_line(exc)}", start, began)
             else:
                 now = self.clock()
+                # a replay's collector knows when the snapshot it answered was taken: the observation is of then
+                recorded = getattr(self.collector, "recorded_at", None)
+                if isinstance(recorded, (int, float)):
+                    now = float(recorded)
                 # the rules run in a worker thread: over 10,000 servers they take tens of ms, which on the UI
                 # loop is a keypress waiting (a CPU-bound thread hands the GIL back every few ms)
                 findings = await asyncio.to_thread(self._evaluate, snapshot, now)
@@ -169,6 +174,7 @@ class CollectorRunner:
                 await self._sleep(None if self.paused else 0.0 if again else self.next_delay())
         finally:
             try:
-                await self.collector.aclose()
+                # bounded: a close that waits on a read in flight must not hold the quit
+                await asyncio.wait_for(self.collector.aclose(), CLOSE_S)
             except Exception:
-                log.debug("%s: aclose failed", self.name, exc_info=True)
+                log.debug("%s: aclose failed or took over %gs", self.name, CLOSE_S, exc_info=True)

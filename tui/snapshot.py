@@ -33,6 +33,7 @@ EXIT_OK, EXIT_WARNING, EXIT_CRITICAL, EXIT_UNKNOWN = 0, 1, 2, 3
 
 
 LATE = "late:"
+CLOSE_S = 0.5  # the collectors' aclose after every answer is in, at most
 
 
 async def collect_once(collectors: list[Collector], deadline: float | None = None, *,
@@ -55,11 +56,13 @@ async def collect_once(collectors: list[Collector], deadline: float | None = Non
         return []
     _, pending = await asyncio.wait(tasks, timeout=deadline)
     if not pending:
-        await asyncio.gather(*(c.aclose() for c in collectors), return_exceptions=True)
+        # bounded: a close that would wait on a read still in flight (given up on by its runner) is left undone
+        left = CLOSE_S if deadline is None else min(CLOSE_S, deadline - (time.monotonic() - began))
+        await asyncio.wait([asyncio.ensure_future(c.aclose()) for c in collectors], timeout=max(0.05, left))
         return [t.result() for t in tasks]
     for task in pending:
         task.cancel()
-    await asyncio.wait(pending, timeout=1.0)
+    await asyncio.wait(pending, timeout=0.2)
     out = []
     for runner, task in zip(runners, tasks, strict=True):
         if task in pending or task.cancelled():
@@ -80,11 +83,15 @@ def late_sources(observations: list[Observation]) -> list[str]:
 
 def run_snapshot(collectors: list[Collector], deadline: float | None, named: float | None = None,
                  clock: Callable[[], float] = time.time) -> tuple[list[Observation], bool]:
-    """collect_once on an event loop of its own: (observations, whether worker threads are still reading).
-    asyncio.run would wait, on the way out, for every worker thread: a read the runner gave up on (its timeout)
-    or a late source's would hold the answer until it ends. Here they get half a second; past that the loop is
-    left as it is and the caller exits without them."""
+    """collect_once on an event loop of its own: (observations, whether the caller must exit without waiting:
+    a late source's task or a close left undone, or a thread the interpreter would join). asyncio.run would
+    wait on the way out for every worker thread, and a read the runner gave up on (its timeout) or a late
+    source's may never end (a trickled answer): the loop's default executor is tui.abandon's, daemon threads
+    that never hold the exit, and the loop is left as it is when anything is still running."""
+    from tui.abandon import install, stuck_threads
+
     loop = asyncio.new_event_loop()
+    install(loop)  # reads in daemon threads: one given up on never holds the exit
     observations = loop.run_until_complete(collect_once(collectors, deadline, named=named, clock=clock))
     if late_sources(observations):
         return observations, True
@@ -93,8 +100,10 @@ def run_snapshot(collectors: list[Collector], deadline: float | None, named: flo
         loop.run_until_complete(asyncio.wait_for(loop.shutdown_default_executor(), 0.5))
     except TimeoutError:
         return observations, True
+    if any(not task.done() for task in asyncio.all_tasks(loop)):  # a close left undone
+        return observations, True
     loop.close()
-    return observations, False
+    return observations, bool(stuck_threads())
 
 
 TRIAGE_SOURCES = ("services", "rabbitmq", "galera")

@@ -406,3 +406,34 @@ def test_full_snapshot_again_once_patches_outweigh_it() -> None:
     fulls = [i for i, k in enumerate(kinds) if k == "full"]
     assert fulls[0] == 0 and len(fulls) >= 2, "a full snapshot again once the patches since outweigh the last"
     assert len(fulls) < 400 / 20, "but not every few polls"
+
+
+def test_a_heartbeat_crossing_its_late_or_down_mark_is_written_at_once() -> None:
+    """With the session's liveness marks (late at 30 s, down at 60 s) a stopped heartbeat is written as it
+    turns late and down, and a late one that beats again as soon as it does: each recorded poll's rows then
+    rebuild on the same side of each mark as they were (a replay judges them as the live session did)."""
+    enc = SnapshotEncoder(marks={"compute": (30.0, 60.0)})
+    reader: Any = None
+    ages = [3, 13, 23, 33, 43, 3, 13, 23, 33, 43, 53, 63, 73]  # late at 33, beats again, late, down at 63
+    for step, age in enumerate(ages):
+        at = T + timedelta(seconds=10 * step + 3)
+        snap = _services(at, [at - timedelta(seconds=age)] + [at - timedelta(seconds=3)] * 9, ["up"] * 10)
+        event = enc.event("services", float(step), snap, [])
+        assert event is not None
+        reader = event["full"] if "full" in event else apply(reader, event["delta"])
+        rebuilt = decode(ServicesSnapshot, absolute(reader)).compute.rows[0].updated_at
+        assert rebuilt is not None
+        replayed = (at - rebuilt).total_seconds()
+        for mark in (30.0, 60.0):
+            assert (replayed > mark) == (age > mark), f"poll {step}: age {age} replayed as {replayed}"
+
+
+def test_the_replay_clock_stops_at_the_end_of_the_recording() -> None:
+    real = [0.0]
+    clock = ReplayClock(1000.0, 8.0, real=lambda: real[0], end=1100.0)
+    real[0] = 10.0
+    assert clock.now() == 1080.0
+    real[0] = 3600.0
+    assert clock.now() == 1100.0, "past END no age may grow"
+    clock.jump(5000.0)
+    assert clock.now() == 1100.0

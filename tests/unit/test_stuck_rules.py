@@ -12,7 +12,9 @@ from tui.rules.stuck import (
     five_questions,
     instance_error,
     instance_findings,
+    instance_owner,
     instance_stuck,
+    owner_cell,
     owner_of,
     with_task_since,
     worth_attention,
@@ -295,3 +297,37 @@ def test_an_ovs_cloud_names_its_agent_binary() -> None:
     f = instance_stuck(server("networking", 301), NOW, STUCK, hosts)
     assert f is not None and f.evidence["then"] == "neutron-openvswitch-agent on compute-02"
     assert f.evidence["first_log"] == "neutron-server (on the controllers)"
+
+
+def test_a_build_the_scheduler_placed_has_one_owner_in_the_cell_the_finding_and_the_five_questions() -> None:
+    """scheduling, no host recorded, placement's allocation on compute-02: nova-compute there owns it, not the
+    scheduler, in the pane's owner cell, the finding and the instance screen's answers alike."""
+    s = dataclasses.replace(server("scheduling", 200, host=None), cast_host="compute-02")
+    dead = healthy(compute_state="down")
+    assert owner_cell(s) == "nova-compute@compute-02"
+    f = instance_stuck(s, NOW, STUCK, {"compute-02": dead})
+    assert f is not None and "owner nova-compute on compute-02" in f.summary and f.severity == "critical"
+    answers = five_questions(s, NOW, STUCK, dead, (AllocationInfo("rp-2", "compute-02", {}),))
+    assert [a.verdict for a in answers] == ["ok", "bad", "ok", "bad", "ok"]
+    assert "the scheduler chose compute-02" in answers[0].answer
+    assert "owner nova-compute on compute-02;" in answers[1].answer and f.next_step in answers[1].answer
+    assert "nova-compute on compute-02 is down" in answers[3].answer
+    # the screen's own read has no cast host: it takes the source's
+    read = dataclasses.replace(s, cast_host=None, task_since=None, task_since_basis=None)
+    assert with_task_since(read, s).cast_host == "compute-02"
+    assert owner_cell(read) == "nova-scheduler" and instance_owner(read) == instance_owner(
+        dataclasses.replace(s, cast_host=None))
+
+
+@pytest.mark.parametrize(("state", "owner"), [("networking", "neutron-server"),
+                                              ("spawning", "nova-compute on compute-02")])
+def test_the_finding_screen_names_the_owner_the_finding_and_the_pane_name(state: str, owner: str) -> None:
+    """neutron-server runs on the controllers: not "neutron-server on compute-02" beside "owner neutron-server"."""
+    from tui.rules.finding_detail import finding_detail
+
+    s = server(state, 2000)
+    f = instance_stuck(s, NOW, STUCK, {"compute-02": healthy()})
+    assert f is not None and f"owner {owner}" in f.summary
+    assert finding_detail(f).owned_by == owner
+    assert owner_cell(s) == owner.replace(" on ", "@")
+    assert f"owner {owner};" in five_questions(s, NOW, STUCK, healthy(), None)[1].answer

@@ -7,6 +7,7 @@ short human line naming what failed and the config key to fix.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
@@ -21,11 +22,14 @@ class BuildContext:
     dashboard: for the app (the instances source first reads the servers worth attention); `stacktop snapshot`
     reads everything in its one poll. session: the cloud's tui.openstack.OpenStackSession, shared by its
     OpenStack sources. galera_connector: the Galera collector's connection seam (the simulator passes its own).
+    clock: the time the collectors stamp their reads with (UTC), the one the dashboard judges them at: the
+    simulated cloud's for `stacktop --demo` (its --speed runs it ahead of the wall clock); None: the wall clock.
     """
 
     dashboard: bool = False
     session: Any = None
     galera_connector: Any = None
+    clock: Callable[[], datetime] | None = None
 
 
 @runtime_checkable

@@ -8,7 +8,8 @@ The connector is a seam (galera_sql): `connector(address, user, password, timeou
 `query(sql)` and `close()`; pymysql by default, a fake in the demo's simulator. A broken connection is reopened
 once in the same poll, then failed connects back off (1 s, 2 s, 4 s ... max_backoff_s); node timeouts are short
 (0.4 x timeout) so a black-holed node cannot hold the poll past the runner's timeout, and a larger
-[galera] timeout gives slow nodes more time.
+[galera] timeout gives slow nodes more time. A node's whole read has a deadline too (0.8 x timeout, through
+tui.deadline.guard): a node that trickles its greeting or answer has its socket shut down then.
 
 Arbitrators (garbd: a group member without SQL) are never polled: their presence is what the data nodes report
 (wsrep_cluster_size, and their empty entry in wsrep_incoming_addresses); they count in expected_size.
@@ -30,6 +31,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from tui import deadline
 from tui.collectors.base import BaseCollector, BuildContext, Collector
 from tui.collectors.galera_parse import flow_control_sent, node_fields, rows_to_dict
 from tui.collectors.galera_sql import (
@@ -106,6 +108,10 @@ class GaleraCollector(BaseCollector):
         self.max_backoff_s = max_backoff_s
         # a broken kept connection is retried once in the same poll: two node timeouts must fit in one poll
         self.node_timeout = max(0.4, timeout * 0.4)
+        # a node's whole read (connect, login, both queries, the one retry): past it the socket is shut down, so
+        # a node that trickles its answer (no per-read timeout fires) is cut off inside the runner's timeout
+        self.node_deadline = 2 * self.node_timeout
+        self._closed = False
         self._monotonic = monotonic
         self._wall = wall
         self._states = [_NodeState(address) for address in nodes]
@@ -167,18 +173,25 @@ class GaleraCollector(BaseCollector):
             if st.conn is None and st.failures and self._monotonic() < st.retry_at:
                 return GaleraNode(address=st.address, reachable=False, error=st.error, auth_error=st.auth_error,
                                   privilege_error=st.privilege_error)
-            try:
-                if st.conn is not None:
-                    try:
-                        status, variables, took = self._read(st, st.conn)
-                    except Exception:
-                        # the kept connection broke (node restarted, idle timeout): one fresh try right away
-                        self._drop(st)
+            with deadline.guard(self.node_deadline) as fired:
+                try:
+                    if st.conn is not None:
+                        try:
+                            status, variables, took = self._read(st, st.conn)
+                        except Exception:
+                            if fired:
+                                raise
+                            # the kept connection broke (node restarted, idle timeout): one fresh try right away
+                            self._drop(st)
+                            status, variables, took = self._read(st, self._connect(st))
+                    else:
                         status, variables, took = self._read(st, self._connect(st))
-                else:
-                    status, variables, took = self._read(st, self._connect(st))
-            except Exception as exc:
-                return self._fail(st, exc)
+                except Exception as exc:
+                    # the watchdog shut the socket: the error says "lost connection", the cause is time (a
+                    # ValueError: our own one-line description, shown as it is)
+                    late = ValueError(f"timed out: no complete answer within {self.node_deadline:g}s (the node "
+                                      "answers too slowly or trickles) - raise [galera] timeout if it is just slow")
+                    return self._fail(st, late if fired else exc)
             if "wsrep_cluster_status" not in status:  # garbage, or a server without Galera (wsrep_on=OFF)
                 return self._fail(st, ValueError(f"{st.address} answered SHOW GLOBAL STATUS without "
                                                  "wsrep_cluster_status: not a Galera node (wsrep_on=OFF?) - check "
@@ -186,6 +199,8 @@ class GaleraCollector(BaseCollector):
             st.failures, st.error, st.auth_error, st.privilege_error = 0, None, False, False
             return self._node(st, status, variables, took)
         finally:
+            if self._closed:  # the collector was closed while this read ran: nothing may stay open
+                self._drop(st)
             st.lock.release()
 
     def _node(self, st: _NodeState, status: dict[str, str], variables: dict[str, str], took: float) -> GaleraNode:
@@ -211,14 +226,15 @@ class GaleraCollector(BaseCollector):
 
     # ------------------------------------------------------------------------------------------- protocol
     async def collect(self) -> GaleraSnapshot:
+        self._closed = False  # read again after a close: connections are kept again
         nodes = tuple(await asyncio.gather(*(asyncio.to_thread(self._poll_node, st) for st in self._states)))
         if not any(n.reachable for n in nodes):
             by_reason: dict[str | None, list[str]] = {}
             for n in nodes:  # nodes failing alike (a shared certificate, a wrong password) share one line
                 by_reason.setdefault(n.error, []).append(n.address)
             reasons = "; ".join(f"{', '.join(addresses)}: {error}" for error, addresses in by_reason.items())
-            if all((n.error or "").startswith(("TLS certificate", "[galera] cacert")) or n.privilege_error
-                   for n in nodes):  # each carries its own fix
+            if all((n.error or "").startswith(("TLS certificate", "[galera] cacert", "timed out"))
+                   or n.privilege_error for n in nodes):  # each carries its own fix
                 raise SourceError(f"no Galera node answers ({reasons})")
             raise SourceError(f"no Galera node answers ({reasons}) - check [galera] nodes, user and password")
         self._disagreement_polls = self._disagreement_polls + 1 if disagreement(nodes) else 0
@@ -230,9 +246,15 @@ class GaleraCollector(BaseCollector):
         return galera_findings(snapshot, now, self.thresholds)
 
     def _close_all(self) -> None:
+        """Close every idle connection now; a node still reading is not waited for: its read ends at its
+        deadline (the watchdog shuts its socket) and closes the connection then."""
+        self._closed = True
         for st in self._states:
-            with st.lock:
-                self._drop(st)
+            if st.lock.acquire(blocking=False):
+                try:
+                    self._drop(st)
+                finally:
+                    st.lock.release()
 
     async def aclose(self) -> None:
         await asyncio.to_thread(self._close_all)
@@ -261,5 +283,8 @@ def build(config: Config, context: BuildContext | None = None, *, connector: Con
                                     "that signed the nodes' certificates")
         else:
             connector = pymysql_connector(ssl=tls_context(ga.cacert, ga.insecure), cafile=ga.cacert)
+    clock = context.clock if context is not None else None
+    wall = (lambda: clock().timestamp()) if clock is not None else time.time
     return [GaleraCollector(ga.nodes, ga.user, ga.password.value, expected_size=ga.expected_size,
-                            arbitrators=ga.arbitrators, interval=ga.interval, timeout=ga.timeout, connector=connector)]
+                            arbitrators=ga.arbitrators, interval=ga.interval, timeout=ga.timeout, connector=connector,
+                            wall=wall)]

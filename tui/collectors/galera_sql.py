@@ -27,6 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
+from tui.deadline import register_abort
 from tui.tlserror import certificate_names, describe_verify, is_name_mismatch, verify_reason
 
 STATUS_SQL = "SHOW GLOBAL STATUS LIKE 'wsrep%'"
@@ -178,9 +179,10 @@ def tls_reason(exc: BaseException) -> str | None:
 
 
 class PyMySQLConnection:
-    """One persistent pymysql connection. TLS only when a context is given (measured: ~40 ms per connect with
-    an SSL context vs ~1 ms without); then required: a node that offers no TLS is an error, never plaintext.
-    Autocommit left as the server has it (no statement sent on connect)."""
+    """One persistent pymysql connection; under tui.deadline.guard, its socket is shut down at the guard's
+    deadline (a node that trickles its greeting or an answer cannot hold the read). TLS only when a context is
+    given (measured: ~40 ms per connect with an SSL context vs ~1 ms without); then required: a node that
+    offers no TLS is an error, never plaintext. Autocommit left as the server has it (no statement sent on connect)."""
 
     def __init__(self, address: str, user: str, password: str | None, timeout: float,
                  ssl: ssl.SSLContext | dict[str, Any] | None = None, cafile: str | None = None) -> None:
@@ -197,8 +199,11 @@ class PyMySQLConnection:
         try:
             self._conn = pymysql.connect(
                 host=host, port=port, user=user, password=password or "", connect_timeout=timeout,
-                read_timeout=timeout, write_timeout=timeout, autocommit=None, charset="utf8mb4", **kwargs,
+                read_timeout=timeout, write_timeout=timeout, autocommit=None, charset="utf8mb4",
+                defer_connect=True, **kwargs,
             )
+            register_abort(self.abort)  # the greeting and the login, trickled, end at the caller's deadline
+            self._conn.connect()
         except pymysql.err.OperationalError as exc:
             reason = tls_reason(exc) if ssl else None
             if reason is None:
@@ -211,9 +216,18 @@ class PyMySQLConnection:
             raise ValueError(reason) from None
 
     def query(self, sql: str) -> list[tuple[Any, ...]]:
+        register_abort(self.abort)
         with self._conn.cursor() as cur:
             cur.execute(sql)
             return list(cur.fetchall())
+
+    def abort(self) -> None:
+        """Shut the connection's socket down from any thread: a read blocked on it ends at once (with an error),
+        the connection is unusable after."""
+        sock = getattr(self._conn, "_sock", None)
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                socket.socket.shutdown(sock, socket.SHUT_RDWR)
 
     def close(self) -> None:
         with contextlib.suppress(Exception):

@@ -397,9 +397,10 @@ class InstancesCollector(BaseCollector):
         self.cpu_s = 0.0
 
     @classmethod
-    def from_config(cls, config: Config, *, attention_first: bool = False,
-                    session: OpenStackSession | None = None) -> InstancesCollector:
-        return cls(config.openstack, stuck=config.thresholds.stuck, attention_first=attention_first, session=session)
+    def from_config(cls, config: Config, *, attention_first: bool = False, session: OpenStackSession | None = None,
+                    clock: Callable[[], datetime] | None = None) -> InstancesCollector:
+        return cls(config.openstack, stuck=config.thresholds.stuck, attention_first=attention_first, session=session,
+                   clock=clock)
 
     @property
     def timeout_hint(self) -> str:
@@ -819,4 +820,5 @@ def build(config: Config, context: BuildContext | None = None) -> list[Collector
     if not config.openstack.cloud:
         return []
     context = context or BuildContext()
-    return [InstancesCollector.from_config(config, attention_first=context.dashboard, session=context.session)]
+    return [InstancesCollector.from_config(config, attention_first=context.dashboard, session=context.session,
+                                           clock=context.clock)]

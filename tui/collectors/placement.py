@@ -9,6 +9,7 @@ In the dashboard the first audit waits FIRST_DELAY_S, so it never competes with 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -27,8 +28,9 @@ class PlacementAuditCollector(BaseCollector):
     name = "placement"  # tui.rules.allocations.SOURCE: the audit's models and rules load with its first run
 
     def __init__(self, session: object, interval: float, *, first_delay: float = 0.0,
-                 timeout: float = AUDIT_TIMEOUT_S) -> None:
+                 timeout: float = AUDIT_TIMEOUT_S, clock: Callable[[], datetime] | None = None) -> None:
         self.session = session
+        self.clock = clock  # the audit's taken_at (None: the wall clock)
         self.interval = interval
         self.first_delay = first_delay
         self.timeout = timeout + first_delay
@@ -45,7 +47,8 @@ class PlacementAuditCollector(BaseCollector):
 
         client = await asyncio.to_thread(self.session.client)  # type: ignore[attr-defined]
         # the digest keeps only the providers worth a finding: only theirs need a capacity
-        return AuditDigest.of(await audit_cloud(client, every_capacity=False))
+        timed = {"clock": self.clock} if self.clock is not None else {}
+        return AuditDigest.of(await audit_cloud(client, every_capacity=False, **timed))
 
     def findings(self, snapshot: AuditDigest, now: datetime) -> list[Finding]:
         from tui.rules.allocations import audit_findings
@@ -63,4 +66,5 @@ def build(config: Config, context: BuildContext | None = None) -> list[Collector
         session = OpenStackSession(config.openstack)
     dashboard = context is not None and context.dashboard
     return [PlacementAuditCollector(session, config.openstack.audit_interval,
-                                    first_delay=FIRST_DELAY_S if dashboard else 0.0)]
+                                    first_delay=FIRST_DELAY_S if dashboard else 0.0,
+                                    clock=context.clock if context is not None else None)]

@@ -294,7 +294,8 @@ class RabbitMQCollector(BaseCollector):
         self._requests = 0
 
     @classmethod
-    def from_config(cls, rq: RabbitMQConfig, consumer_grace_s: float = DEFAULT_GRACE_S) -> RabbitMQCollector:
+    def from_config(cls, rq: RabbitMQConfig, consumer_grace_s: float = DEFAULT_GRACE_S,
+                    clock: Callable[[], datetime] | None = None) -> RabbitMQCollector:
         assert rq.management_url
         password = rq.password.value
         if password is None:
@@ -302,7 +303,7 @@ class RabbitMQCollector(BaseCollector):
         return cls(rq.management_url, rq.user, password, vhosts=rq.vhosts, amqp_url=rq.amqp_url,
                    interval=rq.interval, timeout=rq.timeout, password_key=password_key(rq.password),
                    cacert=rq.cacert, insecure=rq.insecure, max_body_mb=rq.max_body_mb,
-                   consumer_grace_s=consumer_grace_s)
+                   consumer_grace_s=consumer_grace_s, clock=clock)
 
     @property
     def timeout_hint(self) -> str:
@@ -874,7 +875,8 @@ class RabbitMQCollector(BaseCollector):
 def build(config: Config, context: BuildContext | None = None) -> list[Collector]:
     rq = config.rabbitmq
     if rq.management_url:
-        return [RabbitMQCollector.from_config(rq, config.thresholds.consumer_lost_grace)]
+        return [RabbitMQCollector.from_config(rq, config.thresholds.consumer_lost_grace,
+                                              clock=context.clock if context is not None else None)]
     if rq.cli_command:
         from tui.collectors.rabbitmq_cli import RabbitMQCliCollector
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 from tui import sources
@@ -10,8 +12,10 @@ from tui.collectors.base import BuildContext, Collector
 from tui.config import Config
 
 
-def build_collectors(config: Config, *, galera_connector: Any = None, dashboard: bool = False) -> list[Collector]:
-    """galera_connector: the Galera collector's connection seam (the simulator passes its own).
+def build_collectors(config: Config, *, galera_connector: Any = None, dashboard: bool = False,
+                     clock: Callable[[], datetime] | None = None) -> list[Collector]:
+    """galera_connector: the Galera collector's connection seam (the simulator passes its own). clock: the
+    time the collectors stamp their reads with (BuildContext.clock; None: the wall clock).
     dashboard: for the app (the instances source first reads the servers worth attention, then every
     server); `stacktop snapshot` reads everything in its one poll. Each source module returns [] when its
     section is not configured."""
@@ -21,7 +25,7 @@ def build_collectors(config: Config, *, galera_connector: Any = None, dashboard:
     # and `stacktop snapshot`'s reads go without openstacksdk's import (tui.openstack.triage), which answers
     # only what the light client does not handle
     session = OpenStackSession(config.openstack, light_first=LIGHT_HANDOVER_S)
-    context = BuildContext(dashboard=dashboard, session=session, galera_connector=galera_connector)
+    context = BuildContext(dashboard=dashboard, session=session, galera_connector=galera_connector, clock=clock)
     collectors: list[Collector] = []
     for spec in sources.SOURCES:
         module = importlib.import_module(spec.module)

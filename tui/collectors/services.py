@@ -185,8 +185,9 @@ class ServicesCollector(BaseCollector):
                "[openstack] timeout if the cloud is just slow)"
 
     @classmethod
-    def from_config(cls, config: Config, session: OpenStackSession | None = None) -> ServicesCollector:
-        return cls(config.openstack, config.thresholds, session=session)
+    def from_config(cls, config: Config, session: OpenStackSession | None = None,
+                    clock: Callable[[], datetime] | None = None) -> ServicesCollector:
+        return cls(config.openstack, config.thresholds, session=session, clock=clock)
 
     def client(self) -> Any:
         return self.session.client()
@@ -365,5 +366,7 @@ def _one_line(text: str) -> str:
 def build(config: Config, context: BuildContext | None = None) -> list[Collector]:
     if not config.openstack.cloud:
         return []
-    return [ServicesCollector.from_config(config, context.session if context is not None else None)]
+    if context is None:
+        return [ServicesCollector.from_config(config)]
+    return [ServicesCollector.from_config(config, context.session, clock=context.clock)]
 

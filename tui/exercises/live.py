@@ -18,11 +18,11 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from tui.abandon import DaemonThreadPool
 from tui.config import LogSource
 from tui.errors import SourceError
 from tui.exercises.boot_trace import BootTrace
@@ -320,7 +320,7 @@ def grep_all(sources: Iterable[LogSource], needles: list[str]) -> list[tuple[Log
     items = list(sources)
     if not items:
         return []
-    with ThreadPoolExecutor(max_workers=min(8, len(items))) as pool:
+    with DaemonThreadPool(min(8, len(items))) as pool:  # a quit never waits for it
         answers = list(pool.map(lambda s: grep_source(s, needles), items))
     return [(s, lines, err) for s, (lines, err) in zip(items, answers, strict=True)]
 

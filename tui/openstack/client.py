@@ -18,12 +18,12 @@ import re
 import threading
 import time
 from collections.abc import Iterable, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from tui import deadline, redirects
+from tui.abandon import DaemonThreadPool
 from tui.config import OpenStackConfig
 from tui.errors import SourceError
 from tui.openstack.errors import (
@@ -272,7 +272,7 @@ class OpenStackClient:
                     targets.append((svc.get("type"), svc.get("name"), ep_region, ep.get("url")))
         if not targets:
             return []
-        with ThreadPoolExecutor(max_workers=min(8, len(targets))) as pool:
+        with DaemonThreadPool(min(8, len(targets))) as pool:  # a quit never waits for it
             answers = list(pool.map(lambda t: self.version_get(t[3], timeout), targets))
         return [{"service_type": st, "name": name, "interface": iface, "region": reg, **ans}
                 for (st, name, reg, _), ans in zip(targets, answers, strict=True)]

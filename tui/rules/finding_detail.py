@@ -34,10 +34,14 @@ _TRAILING = re.compile(r"(?:\s+(?:and|or|then|to|on|if|for|first|until|with)\b|[
 
 @dataclass(frozen=True)
 class FindingDetail:
+    """owned_by: the owner as the screen names it: the rule's own words (`evidence["owner_label"]`, a stuck
+    instance's "nova-compute on compute-01" or "neutron-server"), else the owner on the host."""
+
     owner: str
     host: str | None
     log: str | None
     command: str | None
+    owned_by: str = ""
 
 
 def _text(value: object) -> str | None:
@@ -90,4 +94,7 @@ def command_of(f: Finding) -> str | None:
 def finding_detail(f: Finding) -> FindingDetail:
     owner = owner_of(f)
     host = host_of(f)
-    return FindingDetail(owner=owner, host=host, log=log_of(f, owner, host), command=command_of(f))
+    owned_by = _text(f.evidence.get("owner_label")) or \
+        owner + (f" on {host}" if host and host not in owner else "")
+    return FindingDetail(owner=owner, host=host, log=log_of(f, owner, host), command=command_of(f),
+                         owned_by=owned_by)

@@ -88,6 +88,108 @@ def _fill(text: str, host: str | None) -> str:
     return text.replace("{host}", host or "the recorded host (none recorded)")
 
 
+# ---- who owns an instance: the one answer of the pane's owner column, the instance screen and the finding --
+@dataclass(frozen=True)
+class InstanceOwner:
+    """Who owns a server's current phase, and on which host.
+
+    host: where the owner runs or the build waits: the recorded host, or for a build in scheduling with no
+    host, the host the scheduler chose (`cast`: placement holds the allocation there and the conductor cast
+    the build to compute.<host>; nova records no host until that nova-compute claims it).
+    """
+
+    phase: str
+    owner: Owner
+    host: str | None
+    cast: bool
+
+    @property
+    def component(self) -> str:
+        return self.owner.component
+
+    @property
+    def label(self) -> str:
+        """"nova-compute on compute-01", or the component alone when it does not run on the host."""
+        return f"{self.component} on {self.host}" if self.owner.on_host and self.host else self.component
+
+    @property
+    def cell(self) -> str:
+        """The instances pane's owner column: "nova-compute@compute-01"."""
+        return f"{self.component}@{self.host}" if self.owner.on_host and self.host else self.component
+
+    @property
+    def waiting_on(self) -> str:
+        return _fill(self.owner.waiting_on, self.host)
+
+
+def instance_owner(server: Server) -> InstanceOwner | None:
+    """The owner of the server's phase (None when it is in none): its task_state's owner on the recorded host,
+    except a build in scheduling with no host that the scheduler already placed (Server.cast_host), which
+    waits on nova-compute on that host, not on the scheduler."""
+    phase = server.phase
+    if not phase:
+        return None
+    if phase == "scheduling" and not server.host and server.cast_host:
+        return InstanceOwner(phase, CAST, server.cast_host, True)
+    return InstanceOwner(phase, owner_of(phase), server.host, False)
+
+
+def owner_cell(server: Server) -> str:
+    """What the instances pane shows as the server's owner: its phase's owner (instance_owner), else for an
+    ERROR server the component its fault names."""
+    owned = instance_owner(server)
+    if owned is not None:
+        return owned.cell
+    if server.status == "ERROR":
+        origin = fault_origin(server.fault.message) if server.fault else None
+        return f"fault: {origin[0]}" if origin else "fault"
+    return ""
+
+
+@dataclass(frozen=True)
+class OwnerVerdict:
+    """An owned phase judged with its host's health: the log to open first and then, and the next step."""
+
+    owned: InstanceOwner
+    first_log: str
+    then: str
+    problems: tuple[str, ...]  # sentences about the owner's host (empty: healthy, or no host)
+    compute_down: bool
+    agent_dead: bool
+    next_step: str
+
+    @property
+    def critical(self) -> bool:
+        """Its host cannot make progress: nova-compute down, or the agent a port needs dead."""
+        return self.compute_down or (self.agent_dead and self.owned.phase in ("networking", "spawning"))
+
+
+def judge_owner(owned: InstanceOwner, now: datetime, hosts: Mapping[str, HostHealth] | None = None, *,
+                hosts_error: str | None = None, request_id: str | None = None) -> OwnerVerdict:
+    """The owner's host health (hosts: by host name, as the instances source read them), the logs to open and
+    the next step: what the instance.stuck finding and the instance screen's second and fourth answers say."""
+    host, phase, owner = owned.host, owned.phase, owned.owner
+    problems, compute_down, agent_dead = host_problems(host, hosts or {}, hosts_error, now)
+    first, then = _fill(owner.first_log, host), _fill(owner.then, host)
+    agent, ovn = network_agent((hosts or {}).get(host) if host else None, host or "")
+    if phase == "networking" and host:
+        then = agent
+        if ovn:
+            first = "neutron-server (on the controllers: its OVN mechanism driver)"
+    next_step = f"open the log of {first} first, then {then}"
+    if compute_down and host and owned.cast:
+        next_step = (f"nova-compute on {host} is down: start it there (the build waits in its queue compute.{host} "
+                     f"and is claimed when it consumes again), then {first}'s log")
+    elif compute_down and host:
+        next_step = (f"nova-compute on {host} is down: start there (its process and host), then {first}'s log; "
+                     "a restarted nova-compute puts build-state instances in ERROR")
+    elif agent_dead and host and phase in ("networking", "spawning"):
+        next_step = f"{agent} is dead: ports cannot bind/plug; then open {first}'s log"
+    if request_id:
+        next_step += f" (grep {request_id})"
+    return OwnerVerdict(owned, first, then, tuple(problems), compute_down, agent_dead, next_step)
+
+
 def threshold_for(stuck: Mapping[str, float], task_state: str) -> float:
     """The configured threshold; BUILD_QUEUED (not a nova task_state) uses scheduling's: a hand-off."""
     if task_state == BUILD_QUEUED and task_state not in stuck:
@@ -152,45 +254,28 @@ def instance_stuck(server: Server, now: datetime, stuck: Mapping[str, float],
     limit = threshold_for(stuck, state)
     if age is None or age <= limit:
         return None
-    owner = owner_of(state)
-    host = server.host
-    cast = state == "scheduling" and not host and server.cast_host
-    if cast:
-        owner, host = CAST, server.cast_host
-    problems, compute_down, agent_dead = host_problems(host, hosts or {}, hosts_error, now)
-    where = f" on {host}" if owner.on_host and host else ""
-    first, then = _fill(owner.first_log, host), _fill(owner.then, host)
-    agent, ovn = network_agent((hosts or {}).get(host) if host else None, host or "")
-    if state == "networking" and host:
-        then = agent
-        if ovn:
-            first = "neutron-server (on the controllers: its OVN mechanism driver)"
+    owned = instance_owner(server)
+    if owned is None:
+        return None
+    verdict = judge_owner(owned, now, hosts, hosts_error=hosts_error, request_id=server.request_id)
+    owner, host, cast, problems = owned.owner, owned.host, owned.cast, list(verdict.problems)
+    first, then = verdict.first_log, verdict.then
     basis = {"observed": "first seen by stacktop", "created": "since created"}.get(server.task_since_basis or "",
                                                                                  "since updated_at")
     shown = "BUILD with no task_state" if state == BUILD_QUEUED else state
     summary = (f"{server.label} stuck in {shown} for {coarse_age(age)} (> {human_age(limit)}, {basis}): "
-               f"waiting on {_fill(owner.waiting_on, host)}; owner {owner.component}{where}")
+               f"waiting on {owned.waiting_on}; owner {owned.label}")
     if state == "scheduling" and not cast:
         summary += " (no host yet: restarting a compute never fixes it)"
     if problems:
         summary += " - " + "; ".join(problems)
-    next_step = f"open the log of {first} first, then {then}"
-    if compute_down and host and cast:
-        next_step = (f"nova-compute on {host} is down: start it there (the build waits in its queue compute.{host} "
-                     f"and is claimed when it consumes again), then {first}'s log")
-    elif compute_down and host:
-        next_step = (f"nova-compute on {host} is down: start there (its process and host), then {first}'s log; "
-                     "a restarted nova-compute puts build-state instances in ERROR")
-    elif agent_dead and host and state in ("networking", "spawning"):
-        next_step = f"{agent} is dead: ports cannot bind/plug; then open {first}'s log"
-    if server.request_id:
-        next_step += f" (grep {server.request_id})"
-    critical = compute_down or (agent_dead and state in ("networking", "spawning"))
+    next_step = verdict.next_step
+    critical = verdict.critical
     evidence = {
         "server": server.id, "name": server.name, "status": server.status, "vm_state": server.vm_state,
         "task_state": server.task_state, "phase": state, "in_state_s": round(age, 1), "threshold_s": limit,
         "since": server.task_since, "since_basis": server.task_since_basis, "updated_at": server.updated_at,
-        "poll_interval_s": poll_interval_s, "owner": owner.component, "host": host,
+        "poll_interval_s": poll_interval_s, "owner": owner.component, "owner_label": owned.label, "host": host,
         "first_log": first, "then": then, "host_problems": problems, "request_id": server.request_id,
         "cast_host": server.cast_host if cast else None,
     }
@@ -290,29 +375,40 @@ class Answer:
 def five_questions(server: Server, now: datetime, stuck: Mapping[str, float], health: HostHealth | None,
                    allocations: tuple[AllocationInfo, ...] | None, *, health_error: str | None = None,
                    allocations_error: str | None = None) -> list[Answer]:
+    """health: of the host the server's owner runs on (instance_owner: the recorded host, or the host the
+    scheduler chose for a build nova shows no host for yet)."""
     out: list[Answer] = []
+    owned = instance_owner(server)
+    cast = owned is not None and owned.cast
+    verdict = None
+    if owned is not None:
+        hosts = {owned.host: health} if owned.host and health else {}
+        verdict = judge_owner(owned, now, hosts, hosts_error=health_error, request_id=server.request_id)
     # 1. did it get a host?
     if server.host:
         out.append(Answer("Did it get a host?", f"yes: {server.host}", "ok",
                           f"OS-EXT-SRV-ATTR:host={server.host} hypervisor={server.hypervisor_hostname}"))
+    elif cast and owned is not None:
+        out.append(Answer("Did it get a host?", f"chosen, not claimed: the scheduler chose {owned.host} "
+                          f"(placement holds the allocation there); nova records no host until nova-compute on "
+                          f"{owned.host} claims the build", "ok",
+                          f"OS-EXT-SRV-ATTR:host is empty; placement allocation on {owned.host}"))
     elif server.status == "ERROR" or server.task_state == "scheduling":
         out.append(Answer("Did it get a host?", "no: the scheduler never succeeded (a scheduling problem, "
                           "not a compute problem)", "bad", "OS-EXT-SRV-ATTR:host is empty"))
     else:
         out.append(Answer("Did it get a host?", "no host recorded", "unknown", "OS-EXT-SRV-ATTR:host is empty"))
     # 2. task state and its owner
-    if server.phase:
-        owner = owner_of(server.phase)
+    if owned is not None and verdict is not None:
         age = server.in_state_for(now)
-        limit = threshold_for(stuck, server.phase)
-        verdict = "bad" if age is not None and age > limit else "ok"
+        limit = threshold_for(stuck, owned.phase)
+        late = "bad" if age is not None and age > limit else "ok"
         basis = SINCE_BASIS_TEXT.get(server.task_since_basis or "", "?")
         since = (f"since {server.task_since.strftime('%H:%M:%S')}, {basis}" if server.task_since
                  else "since unknown: neither stacktop nor nova's updated_at says")
         out.append(Answer("What is the task state?",
                           f"{_phase_text(server)} for {human_age(age)} ({since}; threshold {human_age(limit)}): "
-                          f"owner {owner.component}; open {_fill(owner.first_log, server.host)} first, then "
-                          f"{_fill(owner.then, server.host)}", verdict,
+                          f"waiting on {owned.waiting_on}; owner {owned.label}; {verdict.next_step}", late,
                           f"task_since {server.task_since.isoformat() if server.task_since else '?'} "
                           f"({server.task_since_basis or '?'}): a lower bound of the state's start"))
     else:
@@ -328,8 +424,18 @@ def five_questions(server: Server, now: datetime, stuck: Mapping[str, float], he
     else:
         out.append(Answer("What does the fault say?", "no fault recorded", "ok" if server.status != "ERROR"
                           else "unknown"))
-    # 4. is the recorded host healthy?
-    if not server.host:
+    # 4. is the recorded host healthy? (for a build the scheduler placed: the host it waits on)
+    if cast and owned is not None and verdict is not None:
+        chosen = f"no host recorded; the chosen host {owned.host}: "
+        if health_error:
+            out.append(Answer("Is the recorded host healthy?", f"{chosen}unknown: {health_error}", "unknown"))
+        elif verdict.problems:
+            out.append(Answer("Is the recorded host healthy?", chosen + "; ".join(verdict.problems), "bad",
+                              _health_text(health)))
+        else:
+            out.append(Answer("Is the recorded host healthy?", f"{chosen}nova-compute on {owned.host} is up and "
+                              "enabled", "ok", _health_text(health)))
+    elif not server.host:
         out.append(Answer("Is the recorded host healthy?", "no host recorded", "n/a"))
     elif health_error:
         out.append(Answer("Is the recorded host healthy?", f"unknown: {health_error}", "unknown"))
@@ -355,7 +461,13 @@ def with_task_since(server: Server, known: Server | None) -> Server:
     """`server` (read now) with when its current task_state began, when the read alone does not say: the
     dashboard's own observation of it (`known`, from the instances source) if that saw the same phase, else
     nova's clock (`created` for scheduling, which begins at the POST; else `updated_at`, which every task_state
-    change bumps). Unchanged when it already has one or is in no task_state."""
+    change bumps). Unchanged when it already has one or is in no task_state.
+
+    A build in scheduling with no host also takes the host the source found the scheduler chose for it
+    (Server.cast_host), so that its owner is the same one the source's finding and the pane name."""
+    if (server.phase == "scheduling" and not server.host and not server.cast_host and known is not None
+            and known.phase == "scheduling" and not known.host and known.cast_host):
+        server = replace(server, cast_host=known.cast_host)
     if server.task_since is not None or server.phase is None:
         return server
     if known is not None and known.phase == server.phase and known.task_since is not None:
@@ -392,6 +504,9 @@ def _allocations_answer(server: Server, allocations: tuple[AllocationInfo, ...] 
     text = "; ".join(f"{a.provider_name or a.provider_id}: "
                      + ", ".join(f"{k}={v}" for k, v in sorted(a.resources.items())) for a in allocations)
     if not server.host:
+        if allocations and server.cast_host and names == [server.cast_host] and server.phase == "scheduling":
+            return Answer(q, f"held on {server.cast_host}, the host the scheduler chose: the build waits there "
+                          "to be claimed", "ok", text)
         if allocations:
             return Answer(q, f"no host, yet placement holds allocations on {', '.join(names)}", "bad", text)
         return Answer(q, "no host and no allocations: consistent", "ok")

@@ -69,7 +69,7 @@ def finding_body(f: Finding, detail: FindingDetail) -> RenderableType:
     facts = Table.grid(padding=(0, 2))
     facts.add_column(style="bold", no_wrap=True)
     facts.add_column(overflow="fold")
-    owner = detail.owner + (f" on {detail.host}" if detail.host and detail.host not in detail.owner else "")
+    owner = detail.owned_by or detail.owner
     command = safe_text(detail.command, style="bold") if detail.command else Text("none given by the rule",
                                                                                    style="dim")
     if detail.command:

@@ -26,7 +26,7 @@ from tui.breadcrumb import short_id
 from tui.freshness import utc_clock_time
 from tui.models.instances import InstanceAction, InstanceDetail, InstancesSnapshot, PortInfo, Server, VolumeInfo
 from tui.models.observation import Observation
-from tui.rules.stuck import Answer, five_questions, with_task_since
+from tui.rules.stuck import Answer, five_questions, instance_owner, with_task_since
 from tui.rules.task_states import DEFAULT_STUCK_SECONDS
 from tui.safetext import escape, strip_controls
 from tui.screens.context import context
@@ -113,10 +113,23 @@ def errors_text(errors: dict[str, str] | Any) -> str:
     return "\n".join(f"[yellow]could not read {escape(k)}: {escape(v)}[/]" for k, v in errors.items())
 
 
-def detail_text(detail: InstanceDetail, now: datetime, stuck: Any, known: Server | None = None) -> str:
-    """`known`: the instances source's last observation of this server (when its task_state began)."""
-    answers = five_questions(with_task_since(detail.server, known), now, stuck, detail.host_health, detail.allocations,
-                             health_error=detail.errors.get("host"),
+def detail_text(detail: InstanceDetail, now: datetime, stuck: Any, known: Server | None = None,
+                hosts: InstancesSnapshot | None = None) -> str:
+    """`known`: the instances source's last observation of this server (when its task_state began, the host
+    the scheduler chose for it); `hosts`: that source's snapshot, whose host health answers for a build's chosen
+    host (the screen reads only the recorded host's)."""
+    server = with_task_since(detail.server, known)
+    health, health_error = detail.host_health, detail.errors.get("host")
+    owned = instance_owner(server)
+    if owned is not None and owned.cast and owned.host:
+        health, health_error = None, None
+        if hosts is None:
+            health_error = "the instances source has not read the hosts"
+        elif hosts.hosts_error is not None:
+            health_error = hosts.hosts_error
+        else:
+            health = hosts.hosts.get(owned.host)
+    answers = five_questions(server, now, stuck, health, detail.allocations, health_error=health_error,
                              allocations_error=detail.errors.get("allocations"))
     parts = [header_text(detail.server), questions_text(answers), actions_text(detail.actions),
              ports_text(detail.ports), volumes_text(detail.volumes), errors_text(dict(detail.errors))]
@@ -252,7 +265,9 @@ class InstanceScreen(LiveScreen):
     def render_detail(self) -> None:
         detail = self.shown_detail()
         if detail is not None:
-            self._show(self._gone() + detail_text(detail, self._now(), self._stuck(), self._known()))
+            snap = context(self.app).snapshot("instances")
+            hosts = snap if isinstance(snap, InstancesSnapshot) else None
+            self._show(self._gone() + detail_text(detail, self._now(), self._stuck(), self._known(), hosts))
 
     def _gone(self) -> str:
         """A line when the instances source, read after the screen's own read, no longer lists the server."""

@@ -42,15 +42,10 @@ ROWS_IN_THREAD_FROM = 2_000
 
 
 def owner_label(server: Server) -> str:
-    from tui.rules.stuck import fault_origin, owner_of
+    """The owner column: tui.rules.stuck.owner_cell, the owner the finding and the instance screen name."""
+    from tui.rules.stuck import owner_cell
 
-    if server.phase:
-        owner = owner_of(server.phase)
-        return f"{owner.component}@{server.host}" if owner.on_host and server.host else owner.component
-    if server.status == "ERROR":
-        origin = fault_origin(server.fault.message) if server.fault else None
-        return f"fault: {origin[0]}" if origin else "fault"
-    return ""
+    return owner_cell(server)
 
 
 def in_state_label(server: Server, now: datetime) -> str:
