@@ -192,3 +192,17 @@ def test_down_lag_reports_when_the_dashboard_saw_it() -> None:
     md = lag.markdown()
     assert "dashboard raised nova.service_enabled_but_down" in md and "+24.0 s" in md
     assert lag.result().data["dashboard_finding"] == "nova.service_enabled_but_down"
+
+
+def test_down_lag_reports_when_stacktop_named_it_beside_the_api() -> None:
+    lag = DownLag(host="compute-02", service_down_time=20, interval=1.0)
+    lag.mark(T0)
+    lag.observe(ServiceSample(at=T0 + 1, state="up", updated_at=T0 - 2))
+    lag.dashboard_named(T0 + 3, "rabbitmq.consumer_lost")
+    lag.dashboard_named(T0 + 9, "nova.service_late")  # only the first counts
+    lag.observe(ServiceSample(at=T0 + 19, state="down", updated_at=T0 - 2))
+    result = lag.result()
+    assert result.data["named_by"] == "rabbitmq.consumer_lost" and result.data["named_lag_s"] == 3.0
+    assert "stacktop named it 3.0 s after the operator's mark (rabbitmq.consumer_lost)" in result.summary
+    assert "the API reported down 19.0 s after" in result.summary
+    assert "stacktop named the process (rabbitmq.consumer_lost)" in result.markdown and "+3.0 s" in result.markdown

@@ -64,6 +64,8 @@ class DownLag:
     missing: bool = False
     dashboard_seen_at: float | None = None  # the dashboard's services source first raised the host's down finding
     dashboard_finding: str | None = None
+    named_at: float | None = None  # stacktop first named the process as failing (any source: the bus, the heartbeat)
+    named_by: str | None = None
     notes: list[str] = field(default_factory=list)
 
     # ------------------------------------------------------------------------------------------ input
@@ -109,6 +111,19 @@ class DownLag:
         """The dashboard's own services poll raised `kind` about this host at `at` (first time only)."""
         if self.dashboard_seen_at is None:
             self.dashboard_seen_at, self.dashboard_finding = at, kind
+
+    def dashboard_named(self, at: float, kind: str) -> None:
+        """A finding of the dashboard named this process on this host as failing at `at` (first time only): a
+        lost consumer on its queue, a late heartbeat, or its down finding."""
+        if self.named_at is None:
+            self.named_at, self.named_by = at, kind
+
+    @property
+    def named_lag_s(self) -> float | None:
+        failure, _ = self.failure_at
+        if failure is None or self.named_at is None:
+            return None
+        return self.named_at - failure
 
     def stop(self, at: float, reason: str) -> None:
         if self.stopped_at is None:
@@ -209,6 +224,8 @@ class DownLag:
         lag = self.lag_s
         lag_text = f"{lag:.1f} s after the {basis}" if lag is not None else "lag unknown"
         bits = [f"{who}: the API reported down {lag_text}"]
+        if self.named_lag_s is not None:
+            bits.append(f"stacktop named it {self.named_lag_s:.1f} s after the {basis} ({self.named_by})")
         if self.marked_at is not None and self.lag_from_heartbeat_s is not None:
             bits.append(f"{self.lag_from_heartbeat_s:.1f} s after the last heartbeat")
         bits.append(self.timers_text())
@@ -228,6 +245,8 @@ class DownLag:
             ("nova's rule: last heartbeat + service_down_time", stamp(self.predicted_flip),
              _rel(self.predicted_flip, failure)),
             ("API first reported down (first poll answering down)", stamp(hi), _rel(hi, failure)),
+            (f"stacktop named the process ({self.named_by or 'no finding yet'})", stamp(self.named_at),
+             _rel(self.named_at, failure)),
             (f"dashboard raised {self.dashboard_finding or 'its down finding'} (services pane poll)",
              stamp(self.dashboard_seen_at), _rel(self.dashboard_seen_at, failure)),
             ("back up (first poll answering up again)", stamp(self.back_up_poll), _rel(self.back_up_poll, failure)),
@@ -287,6 +306,7 @@ class DownLag:
                 "lag_s": _round(self.lag_s), "lag_from_heartbeat_s": _round(self.lag_from_heartbeat_s),
                 "down_at_start": self.down_at_start, "back_up": iso(self.back_up_poll),
                 "dashboard_seen": iso(self.dashboard_seen_at), "dashboard_finding": self.dashboard_finding,
+                "named": iso(self.named_at), "named_by": self.named_by, "named_lag_s": _round(self.named_lag_s),
                 "timers_consistent": self.timers_consistent(), "skew_s": self.skew_s,
                 "servers": {sid: {"name": t.name, "states": t.sequence(), "stopped_in": self.stopped_in(t),
                                   "outcome": t.outcome,

@@ -247,13 +247,23 @@ def trace_down(app: Any, args: list[str], name: str = "") -> None:
                   interval=app.config.recorder.trace_interval)
 
     def seen(x: Any) -> None:
-        """When the dashboard's own services poll first raised a down finding about the host."""
+        """When the dashboard's own services poll first raised a down finding about the host, and when any of
+        its sources first named the host's nova-compute as failing (its queue's consumer, its heartbeat)."""
         obs = context(app).observation("services")
         if obs is not None and obs.ok_at is not None and x.dashboard_seen_at is None:
             for f in obs.findings:
                 if "down" in f.kind and (f.subject == x.host or f.subject.endswith("@" + x.host)
                                                 or f.evidence.get("host") == x.host):
                     x.dashboard_saw(obs.ok_at, f.kind)
+        for source in ("rabbitmq", "services"):
+            obs = context(app).observation(source)
+            if obs is None or obs.ok_at is None or x.named_at is not None:
+                continue
+            for f in obs.findings:
+                if f.evidence.get("host") == x.host and x.binary in (f.evidence.get("service"),
+                                                                     f.evidence.get("binary")):
+                    x.dashboard_named(obs.ok_at, f.kind)
+                    break
 
     async def driver(update: Callable[[Any], None], stop: asyncio.Event) -> Any:
         client = await asyncio.to_thread(getter)

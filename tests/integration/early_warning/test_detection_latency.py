@@ -179,11 +179,18 @@ def names(host: str, binary: str) -> Callable[[Finding], bool]:
 
 
 def record(fault: str, named: Judged | None, api: ApiWatch) -> None:
-    RESULTS[fault] = {"stacktop_named_s": None if named is None else round(named.t, 1),
-                      "api_down_s": None if api.down_after is None else round(api.down_after, 1)}
-    out = Path(os.environ.get("STACKTOP_LATENCY_OUT", "")) if os.environ.get("STACKTOP_LATENCY_OUT") else None
-    if out is not None:
-        out.write_text(json.dumps(RESULTS, indent=2) + "\n")
+    record_cluster(fault, None if named is None else named.t, api.down_after)
+
+
+def record_cluster(fault: str, named_s: float | None, cloud_s: float | None) -> None:
+    """Keep one fault's figures (and write them all to $STACKTOP_LATENCY_OUT when set); `-s` prints them."""
+    RESULTS[fault] = {"stacktop_named_s": None if named_s is None else round(named_s, 1),
+                      "api_down_s": None if cloud_s is None else round(cloud_s, 1)}
+    where = os.environ.get("STACKTOP_LATENCY_OUT")
+    if where:
+        path = Path(where)
+        known = json.loads(path.read_text()) if path.exists() else {}
+        path.write_text(json.dumps({**known, **RESULTS}, indent=2) + "\n")
     print(f"\n{fault}: {RESULTS[fault]}")
 
 
@@ -278,7 +285,7 @@ async def test_nova_compute_sigstop_is_a_warning_within_half_the_down_time_and_a
 async def test_conductor_stopped_is_named_within_10_s(watch: Watch, conn: Any) -> None:
     try:
         api = await run_fault(watch, conn, "nova-conductor", lambda: kill_service("nova-conductor", sig=signal.SIGTERM),
-                              seconds=14)
+                              seconds=26)
     finally:
         start_service("nova-conductor")
     named = watch.first(lambda f: f.kind in ("rabbitmq.consumer_lost", "triage.service_lost")
@@ -286,6 +293,7 @@ async def test_conductor_stopped_is_named_within_10_s(watch: Watch, conn: Any) -
     record("nova-conductor stopped", named, api)
     assert named is not None, [(f.kind, f.subject) for j in watch.judged for f in j.findings]
     assert named.t <= 10.0, named.t
+    assert api.down_after is None or named.t < api.down_after
 
 
 
