@@ -97,6 +97,9 @@ def _describe(event: dict[str, Any]) -> str:
                 f"{event.get('for_s')} s, until {event.get('until')}")
     if kind == "unsilence":
         return f"silence lifted: {event.get('kind')} {event.get('subject')}"
+    if kind == "snapshot_omitted":
+        return (f"snapshot of {event.get('source')} not recorded: {event.get('bytes')} bytes, over the journal's "
+                f"line limit of {event.get('limit')} even cut")
     if kind == "cloud_switched":
         return f"switched to cloud {event.get('cloud')} (from {event.get('from')})"
     return str(kind)
@@ -142,6 +145,7 @@ def to_markdown(journal: str | Path, events: list[dict[str, Any]] | None = None,
     events = read_journal(path) if events is None else events
     lines = [f"# stacktop review: {_cell(path.name)}", ""]
     snapshots = sum(1 for e in events if e.get("type") == "snapshot")
+    cut = [e["cut"] for e in events if e.get("type") == "snapshot" and isinstance(e.get("cut"), dict)]
     events = [e for e in events if e.get("type") != "snapshot"]  # for `stacktop replay`, not for reading
     # in time order: the journal's writer thread may write an observation's events after a later note
     events = sorted(events, key=lambda e: (_epoch(e.get("ts")) is None, _epoch(e.get("ts")) or 0.0))
@@ -149,6 +153,11 @@ def to_markdown(journal: str | Path, events: list[dict[str, Any]] | None = None,
         lines += [f"From {_time(events[0].get('ts'))} to {_time(events[-1].get('ts'))}, {len(events)} events "
                   f"(journal schema {_cell(events[0].get('schema_version'))}; {snapshots} recorded snapshots: "
                   f"stacktop replay {_cell(path.name)} shows the panes as they were).", ""]
+    if cut:
+        rows = max((c.get("rows") for c in cut if isinstance(c.get("rows"), int)), default=0)
+        texts = max((c.get("texts") for c in cut if isinstance(c.get("texts"), int)), default=0)
+        lines += [f"**{len(cut)} recorded snapshots were cut** to fit the journal file (up to {rows} rows left out "
+                  f"and {texts} long texts shortened in one): raise [recorder] max_file_mb to record them whole.", ""]
     notes = [e for e in events if e.get("type") == "note"]
     lines += ["## Notes", ""]
     note_lines = [f"- {_time(n.get('ts'))} ({_cell(_plain_key(str(n.get('subject'))))}): {_cell(n.get('text'))}"

@@ -10,7 +10,13 @@ by less than HEARTBEAT_S is not rewritten: a healthy cloud's heartbeats (ages of
 rewrite no row, a stopped one's every HEARTBEAT_S, and a replayed age is off by less than HEARTBEAT_S
 (absolute() turns ages back into times before decode()). A field at its class's default is left out of a row's
 JSON, and decode() gives it back. Each event names the snapshot's class so replay can rebuild the frozen
-dataclass (decode()).
+dataclass (decode()); only the classes in SNAPSHOT_CLASSES are rebuilt.
+
+A snapshot whose line would not fit the journal's line budget (tui.recorder: half a file) is written cut
+(SnapshotEncoder.shrink): long texts shortened to their head and tail with `… [N characters cut] …` between,
+then every list (and big mapping) kept to its first rows; the event then carries `"cut": {"rows": dropped,
+"texts": shortened}`, which replay and export show. A source stays cut, its patches made between cut snapshots,
+until the next file.
 """
 
 from __future__ import annotations
@@ -34,6 +40,17 @@ AGE_FIELDS = frozenset({"age_at_read_s", "age_s", "elapsed_s"})
 HEARTBEAT_FIELDS = AGE_FIELDS | {"updated_at", "heartbeat", "compute_updated_at"}
 _AGE = re.compile(r"@-?\d+(\.\d+)?(e-?\d+)?")
 _ABSENT = object()
+# the snapshot classes replay rebuilds (module:qualname); any other `class` in a journal is refused, never imported
+SNAPSHOT_CLASSES = frozenset({
+    "tui.models.galera:GaleraSnapshot",
+    "tui.models.instances:InstancesSnapshot",
+    "tui.models.placement:AuditDigest",
+    "tui.models.rabbitmq:RabbitSnapshot",
+    "tui.models.services:ServicesSnapshot",
+})
+CUT_TEXT = 512  # a cut snapshot's longest text (characters): its head and tail, the middle replaced by a marker
+CUT_TEXT_MIN = 128  # the shortest a text is cut to when rows alone do not make a snapshot fit
+CUT_ROWS_MIN = 32  # a cut snapshot keeps at least this many rows of each list (and entries of each mapping)
 IDENTITY_KEYS: tuple[tuple[str, ...], ...] = (("id",), ("vhost", "name"), ("address",), ("section", "binary", "host"),
                                               ("service_type", "url"), ("name",), ("key",), ("event",))
 
@@ -250,6 +267,19 @@ def _order_runs(old_ids: list[Any], ids: list[Any]) -> list[Any]:
 
 
 def _expand_runs(old_ids: list[Any], runs: list[Any]) -> list[Any]:
+    """The new order from its runs (_order_runs). Each old position is used at most once, so the order is at
+    most as long as the old list and the new ids together: runs that repeat rows (a crafted patch that would
+    expand a few KB into GBs) are a ValueError before anything is expanded."""
+    if not isinstance(runs, list):
+        raise ValueError("a patch's order is not a list of runs")
+    kept = 0  # old rows the runs take
+    for run in runs:
+        if isinstance(run, list):
+            if len(run) != 2 or not all(type(x) is int and x >= 0 for x in run):
+                raise ValueError("a patch's order run is not [start, length]")
+            kept += max(0, min(run[1], len(old_ids) - run[0]))
+    if kept > len(old_ids):
+        raise ValueError(f"a patch's order runs repeat rows ({kept} rows from a list of {len(old_ids)})")
     out: list[Any] = []
     for run in runs:
         if isinstance(run, list):
@@ -366,13 +396,72 @@ def class_name(value: Any) -> str | None:
     return None
 
 
+@dataclasses.dataclass(frozen=True)
+class Cut:
+    """How a source's snapshots are cut to fit a journal line: texts to `text` characters, lists (and mappings
+    of more than CUT_ROWS_MIN entries) to their first `rows` (None: all)."""
+
+    text: int = CUT_TEXT
+    rows: int | None = None
+
+
+@dataclasses.dataclass
+class _CutCount:
+    rows: int = 0  # rows (and mapping entries) left out
+    texts: int = 0  # texts shortened
+    longest: int = 0  # the longest list or mapping met, before its cut
+
+
+def _shorten(text: str, keep: int) -> str:
+    head = keep // 2
+    tail = keep - head
+    return f"{text[:head]}… [{len(text) - keep} characters cut] …{text[len(text) - tail:]}"
+
+
+def _cut(value: Any, cut: Cut, count: _CutCount) -> Any:
+    """value (a snapshot's JSON) cut by `cut`; a container with nothing to cut is returned as it is (the diff's
+    identity test then still skips an unchanged row)."""
+    tp = type(value)
+    if tp is str:
+        if len(value) > cut.text:
+            count.texts += 1
+            return _shorten(value, cut.text)
+        return value
+    if tp is list:
+        count.longest = max(count.longest, len(value))
+        items = value
+        if cut.rows is not None and len(value) > cut.rows:
+            count.rows += len(value) - cut.rows
+            items = value[:cut.rows]
+        out = [_cut(v, cut, count) if type(v) in (str, list, dict) else v for v in items]
+        return value if items is value and all(a is b for a, b in zip(out, value, strict=True)) else out
+    if tp is dict:
+        entries: Iterable[tuple[str, Any]] = value.items()
+        trimmed = False
+        if len(value) > CUT_ROWS_MIN:
+            count.longest = max(count.longest, len(value))
+            if cut.rows is not None and len(value) > cut.rows:
+                count.rows += len(value) - cut.rows
+                entries = list(value.items())[:cut.rows]
+                trimmed = True
+        changed = trimmed
+        new: dict[str, Any] = {}
+        for k, v in entries:
+            c = _cut(v, cut, count) if type(v) in (str, list, dict) else v
+            changed = changed or c is not v
+            new[k] = c
+        return new if changed else value
+    return value
+
+
 class SnapshotEncoder:
     """Per source: what a reader of the journal has rebuilt so far, to emit full snapshots or patches. Used by
     the journal's writer thread (the encoding of a big snapshot never runs on the UI loop).
 
     A source's snapshot is written in full first, then as patches until the bytes of the patches written since
     (told by written()) outweigh the full one, or after full_every patches: replaying from the last full
-    snapshot then reads at most about twice its size, and full snapshots are at most half of a journal."""
+    snapshot then reads at most about twice its size, and full snapshots are at most half of a journal.
+    A source whose line did not fit (shrink()) is cut (Cut) from then on, until reset()."""
 
     def __init__(self, full_every: int = FULL_EVERY) -> None:
         self.full_every = full_every
@@ -380,11 +469,15 @@ class SnapshotEncoder:
         self._last: dict[str, tuple[Any, Any, int]] = {}
         self._budget: dict[str, list[int]] = {}  # source -> [bytes of the last full, bytes of patches since]
         self._encoders: dict[str, Encoder] = {}
+        self._cuts: dict[str, Cut] = {}
+        self._longest: dict[str, int] = {}  # source -> its longest list in the last event (for shrink)
 
     def reset(self) -> None:
-        """The next snapshot of every source is written in full (after a rotation: each file stands alone)."""
+        """The next snapshot of every source is written in full, and measured again (after a rotation: each file
+        stands alone)."""
         self._last.clear()
         self._budget.clear()
+        self._cuts.clear()
 
     def written(self, source: str, size: int, *, full: bool) -> None:
         """The size of the line the journal wrote for this source's last event."""
@@ -392,6 +485,30 @@ class SnapshotEncoder:
             self._budget[source] = [size, 0]
         elif source in self._budget:
             self._budget[source][1] += size
+
+    def shrink(self, source: str, size: int, limit: int) -> bool:
+        """The line of this source's last event was `size` bytes, over `limit`: forget it (the next event is in
+        full) and cut tighter. False when it cannot be cut further (the event is then not written)."""
+        self._last.pop(source, None)
+        self._budget.pop(source, None)
+        cut = self._cuts.get(source)
+        if cut is None:
+            self._cuts[source] = Cut()
+            return True
+        longest = self._longest.get(source, 0)
+        rows = cut.rows if cut.rows is not None else longest
+        if rows > CUT_ROWS_MIN:
+            self._cuts[source] = Cut(cut.text, max(CUT_ROWS_MIN, min(rows - 1, int(rows * limit / size * 0.9))))
+            return True
+        if cut.text > CUT_TEXT_MIN:
+            self._cuts[source] = Cut(CUT_TEXT_MIN, CUT_ROWS_MIN)
+            return True
+        return False
+
+    def forget(self, source: str) -> None:
+        """This source's next event is in full (its last one was not written)."""
+        self._last.pop(source, None)
+        self._budget.pop(source, None)
 
     def _full_due(self, source: str, patches: int) -> bool:
         budget = self._budget.get(source)
@@ -402,8 +519,16 @@ class SnapshotEncoder:
         encoder = self._encoders.setdefault(source, Encoder())
         body = encoder.encode(snapshot)
         found = [f.to_dict() for f in findings]
+        cut = self._cuts.get(source)
+        count: _CutCount | None = None
+        if cut is not None:
+            count = _CutCount()
+            body, found = _cut(body, cut, count), _cut(found, cut, count)
+            self._longest[source] = count.longest
         last = self._last.get(source)
         event: dict[str, Any] = {"type": "snapshot", "source": source, "at": at, "class": class_name(snapshot)}
+        if count is not None:
+            event["cut"] = {"rows": count.rows, "texts": count.texts}
         if last is None or self._full_due(source, last[2]):
             event["full"] = body
             event["findings"] = found
@@ -522,12 +647,18 @@ def _fits(tp: Any, value: Any) -> bool:
     return False
 
 
+class UnknownClass(ValueError):
+    """A journal's `class` that is not one of SNAPSHOT_CLASSES."""
+
+
 def load_class(name: str | None) -> type | None:
+    """The snapshot class a journal event names (None: no class, the snapshot stays plain JSON). Only the
+    SNAPSHOT_CLASSES are imported: any other name, a module of stacktop's included, is UnknownClass."""
     if not name:
         return None
+    if name not in SNAPSHOT_CLASSES:
+        raise UnknownClass(f"the journal names a snapshot class stacktop does not replay: {name[:80]!r}")
     module, _, qual = name.partition(":")
-    if not module.startswith("tui."):
-        return None  # only stacktop's own snapshot types are rebuilt
     try:
         obj: Any = importlib.import_module(module)
         for part in qual.split("."):

@@ -65,6 +65,23 @@ def journal_files(path: str | Path) -> list[Path]:
     return [p for _, p in sorted(older, reverse=True)] + [base]
 
 
+def without_repeats(events: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The events of several files of one journal, oldest first, without the copies of notes (and the other
+    lines the recorder carries into each new file: `"carried": true`) already read from an earlier file."""
+    import json
+
+    seen: set[str] = set()
+    out = []
+    for e in events:
+        if e.get("type") in ("note", "exercise", "silence", "unsilence", "screenshot"):
+            key = json.dumps({k: v for k, v in e.items() if k != "carried"}, sort_keys=True, default=str)
+            if e.get("carried") and key in seen:
+                continue
+            seen.add(key)
+        out.append(e)
+    return out
+
+
 class Timeline:
     """A journal's events per source, and each source's state at any time."""
 
@@ -77,17 +94,25 @@ class Timeline:
         self.per_source: dict[str, list[_Entry]] = {}
         self.notes: list[tuple[float, dict[str, Any]]] = []
         times = []
+        cut: dict[str, bool] = {}  # per source: is its latest snapshot cut (a marker shown when it becomes so)
         for e in self.events:
             at = _epoch(e)
             if at is None:
                 continue
-            times.append(at)
+            if not e.get("carried"):  # a note carried into this file from an earlier one: not its time span
+                times.append(at)
             kind = e.get("type")
             source = e.get("source")
             if e.get("cloud") is not None and e.get("cloud") != cloud and kind != "note":
                 continue  # another cloud's sources
             if kind == "snapshot" and source:
                 self.per_source.setdefault(source, []).append(_Entry(at, "snapshot", e))
+                marked = isinstance(e.get("cut"), dict)
+                if marked and not cut.get(source):
+                    self.notes.append((at, {"type": "cut", "source": source, "cut": e["cut"]}))
+                cut[source] = marked
+            elif kind == "snapshot_omitted" and source:
+                self.notes.append((at, e))
             elif kind in ("source_failed", "source_recovered") and source:
                 self.per_source.setdefault(source, []).append(_Entry(at, kind[7:], e))
             elif kind in ("note", "exercise"):
@@ -104,7 +129,7 @@ class Timeline:
         for file in journal_files(path):
             if file.exists():
                 events.extend(read_journal(file))
-        return cls(events)
+        return cls(without_repeats(events))
 
     @property
     def sources(self) -> list[str]:
@@ -154,6 +179,18 @@ class Timeline:
 
     def notes_between(self, t0: float, t1: float) -> list[dict[str, Any]]:
         return [e for at, e in self.notes if t0 < at <= t1]
+
+
+def cut_message(event: Mapping[str, Any]) -> str:
+    """What replay says when it reaches a snapshot the recorder cut to fit its journal file (a `cut` marker of
+    the Timeline) or could not write at all (`snapshot_omitted`)."""
+    source = event.get("source")
+    if event.get("type") == "snapshot_omitted":
+        return (f"{source}: a snapshot was not recorded here ({event.get('bytes')} bytes, over the journal's line "
+                f"limit of {event.get('limit')}): the pane shows the one before")
+    cut = event.get("cut") or {}
+    return (f"{source}: recorded cut to fit the journal file ({cut.get('rows', 0)} rows left out, "
+            f"{cut.get('texts', 0)} long texts shortened): raise [recorder] max_file_mb to record it whole")
 
 
 # ------------------------------------------------------------------------------------------ clock, collectors
@@ -206,8 +243,9 @@ class ReplayCollector(BaseCollector):
         try:
             state = self.timeline.state_at(self.name, self.clock.now())
         except Exception as exc:  # a hand-edited or damaged journal: this source's pane says so, replay goes on
+            why = str(exc)[:200] if isinstance(exc, ValueError) and str(exc) else type(exc).__name__
             raise SourceError(f"replay: the recorded snapshot of {self.name} cannot be read "
-                              f"({type(exc).__name__}) - the journal is damaged at this point") from None
+                              f"({why}) - the journal is damaged at this point") from None
         if state is None:
             raise SourceError(f"replay: {self.name} was not recorded yet at this point of the journal")
         if state.error is not None:
