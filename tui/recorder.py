@@ -400,6 +400,7 @@ class JournalContents:
 
     events: list[dict[str, Any]]
     skipped: int = 0
+    first: str | None = None  # the first line skipped and why: "line 3: `at` is not a time from 1970 to 3000"
 
     def warning(self, path: str | Path) -> str | None:
         """The one stderr line about skipped lines, or None."""
@@ -407,36 +408,44 @@ class JournalContents:
             return None
         lines = "1 line that is not a journal entry" if self.skipped == 1 else \
             f"{self.skipped} lines that are not journal entries"
-        return clean(f"{path}: skipped {lines}")
+        why = f" ({self.first})" if self.first else ""
+        return clean(f"{path}: skipped {lines}{why}")
 
 
 _FINDING_TEXTS = ("kind", "subject", "summary", "next_step", "source")
 
 
-def _finding_ok(finding: Any) -> bool:
-    """A finding of a journal entry as the readers use it: a known severity, texts that are texts."""
-    if not isinstance(finding, dict) or finding.get("severity") not in SEVERITY_ORDER:
-        return False
-    if any(finding.get(k) is not None and not isinstance(finding[k], str) for k in _FINDING_TEXTS):
-        return False
-    return finding.get("evidence") is None or isinstance(finding["evidence"], dict)
+def _finding_wrong(finding: Any) -> str | None:
+    """What is wrong with a finding of a journal entry as the readers use it (a known severity, texts that are
+    texts), or None."""
+    if not isinstance(finding, dict):
+        return "a finding is not an object"
+    if finding.get("severity") not in SEVERITY_ORDER:
+        return "a finding's severity is not critical, warning or info"
+    for key in _FINDING_TEXTS:
+        if finding.get(key) is not None and not isinstance(finding[key], str):
+            return f"a finding's {key} is not a text"
+    if finding.get("evidence") is not None and not isinstance(finding["evidence"], dict):
+        return "a finding's evidence is not an object"
+    return None
 
 
-def _time_ok(event: dict[str, Any]) -> bool:
-    """`at` (epoch seconds) and `ts` (ISO 8601), when given, are times between 1970 and TIME_MAX."""
+def _time_wrong(event: dict[str, Any]) -> str | None:
+    """What is wrong with `at` (epoch seconds) or `ts` (ISO 8601), when given: each must be a time between 1970
+    and TIME_MAX; or None."""
     at = event.get("at")
     if at is not None and (isinstance(at, bool) or not isinstance(at, (int, float)) or not math.isfinite(at)
                            or not 0 <= at <= TIME_MAX):
-        return False
+        return "`at` is not a time from 1970 to 3000"
     ts = event.get("ts")
     if ts is not None:
         try:
             epoch = datetime.fromisoformat(ts).timestamp()
         except (ValueError, OverflowError, OSError):
-            return False
+            epoch = -1.0
         if not 0 <= epoch <= TIME_MAX:
-            return False
-    return True
+            return "`ts` is not an ISO 8601 time from 1970 to 3000"
+    return None
 
 
 def _bounded_texts(event: dict[str, Any]) -> dict[str, Any]:
@@ -458,36 +467,46 @@ def _bounded_texts(event: dict[str, Any]) -> dict[str, Any]:
     return event
 
 
-def _entry(line: bytes) -> dict[str, Any] | None:
-    """One journal line as an event, or None: not UTF-8, not JSON, not an object, no `type`, or fields of
-    the wrong shape (the readers then never meet a finding that is a number, a source that is a list, a kind
-    that is a dict, a time that is NaN, before 1970 or past TIME_MAX...). Texts are kept to their limits."""
+_TEXT_FIELDS = ("ts", "source", "cloud", "subject", "kind", "name", "class", "text", "error", "summary",
+                "severity", "path", "screenshot")
+
+
+def _entry(line: bytes) -> dict[str, Any] | str:
+    """One journal line as an event, or what makes it not one (a few words): not UTF-8, not JSON, not an object,
+    no `type`, or fields of the wrong shape (the readers then never meet a finding that is a number, a source
+    that is a list, a kind that is a dict, a time that is NaN, before 1970 or past TIME_MAX...). Texts are kept
+    to their limits."""
     try:
         event = json.loads(line.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        return None
+    except UnicodeDecodeError:
+        return "not UTF-8"
+    except RecursionError:
+        return "nested too deep"
+    except ValueError:
+        return "not JSON"
     if not isinstance(event, dict) or not isinstance(event.get("type"), str):
-        return None
+        return "not a JSON object with a type"
     version = event.get("schema_version")
     if version is not None and (isinstance(version, bool) or not isinstance(version, int)):
-        return None
-    for key in ("ts", "source", "cloud", "subject", "kind", "name", "class", "text", "error", "summary",
-                "severity", "path", "screenshot"):
+        return "schema_version is not a number"
+    for key in _TEXT_FIELDS:
         if event.get(key) is not None and not isinstance(event[key], str):
-            return None
-    if "finding" in event and not _finding_ok(event["finding"]):
-        return None
+            return f"`{key}` is not a text"
+    wrong = _finding_wrong(event["finding"]) if "finding" in event else None
     found = event.get("findings")
-    if found is not None and not (isinstance(found, list) and all(_finding_ok(f) for f in found)):
-        return None
+    if found is not None:
+        if not isinstance(found, list):
+            return "`findings` is not a list"
+        wrong = wrong or next((w for f in found if (w := _finding_wrong(f)) is not None), None)
     if event.get("delta") is not None and not isinstance(event["delta"], dict):
-        return None
-    if not _time_ok(event):
-        return None
+        wrong = wrong or "`delta` is not an object"
+    wrong = wrong or _time_wrong(event)
+    if wrong is not None:
+        return wrong
     try:
         return _bounded_texts(event)
     except RecursionError:
-        return None
+        return "nested too deep"
 
 
 def _too_big(path: Path, what: str) -> JournalError:
@@ -509,33 +528,36 @@ def _gzip_size(handle: Any, cap: int) -> int:
     return total
 
 
-def _lines(stream: Any) -> Iterator[bytes | None]:
-    """The lines of a stream, read 1 MB at a time; None for a line longer than MAX_LINE_BYTES (skipped unread,
-    never held); a megabyte of blank lines passes without a look at each."""
+def _lines(stream: Any) -> Iterator[tuple[int, bytes | None]]:
+    """The lines of a stream that are not blank, with their numbers, read 1 MB at a time; None for a line longer
+    than MAX_LINE_BYTES (skipped unread, never held); a megabyte of blank lines passes without a look at each."""
     pending = bytearray()  # the line read so far (it goes on in the next chunk)
     overlong = False  # the line read so far is longer than MAX_LINE_BYTES: skipped to its end
+    number = 1  # of the line being read
     while chunk := stream.read(1024 * 1024):
         if not pending and not overlong and not chunk.strip():
+            number += chunk.count(b"\n")
             continue
         parts = chunk.split(b"\n")
         for part in parts[:-1]:  # each ends a line
             if overlong:
-                yield None
+                yield number, None
                 overlong = False
             elif pending:
                 pending += part
-                yield None if len(pending) > MAX_LINE_BYTES else bytes(pending)
+                yield number, None if len(pending) > MAX_LINE_BYTES else bytes(pending)
                 pending = bytearray()
-            elif part:
-                yield part
+            elif part.strip():
+                yield number, part
+            number += 1
         if not overlong:
             pending += parts[-1]
             if len(pending) > MAX_LINE_BYTES:
                 pending, overlong = bytearray(), True
     if overlong:
-        yield None
-    elif pending:
-        yield bytes(pending)
+        yield number, None
+    elif pending.strip():
+        yield number, bytes(pending)
 
 
 def load_journal(path: str | Path, *, strict: bool = True) -> JournalContents:
@@ -553,6 +575,7 @@ def load_journal(path: str | Path, *, strict: bool = True) -> JournalContents:
     path = Path(path)
     events: list[dict[str, Any]] = []
     skipped = 0
+    first: str | None = None
     try:
         st = os.stat(path)
         if not stat.S_ISREG(st.st_mode):  # a FIFO or device is refused before open, never read
@@ -572,16 +595,15 @@ def load_journal(path: str | Path, *, strict: bool = True) -> JournalContents:
                                          f"{MAX_JOURNAL_BYTES // (1024 * 1024)} MB a journal file is read to")
                 handle.seek(0)
                 stream = handle
-            for line in _lines(stream):
-                if line is not None and not line.strip():
-                    continue
-                event = None if line is None else _entry(line)
-                if event is None:
+            for number, line in _lines(stream):
+                event = f"longer than {MAX_LINE_BYTES // (1024 * 1024)} MB" if line is None else _entry(line)
+                if isinstance(event, str):
                     skipped += 1
+                    first = first or f"line {number}: {event}"
                     if skipped > MAX_SKIPPED:
                         raise JournalError(clean(f"{path}: not a stacktop journal (more than {MAX_SKIPPED:,} "
-                                                 "lines are not journal entries) - give a file from [recorder] "
-                                                 "dir"))
+                                                 f"lines are not journal entries; {first}) - give a file from "
+                                                 "[recorder] dir"))
                     continue
                 if strict and event.get("schema_version", 1) not in READABLE_SCHEMAS:
                     readable = ", ".join(str(v) for v in READABLE_SCHEMAS)
@@ -599,9 +621,9 @@ def load_journal(path: str | Path, *, strict: bool = True) -> JournalContents:
             from None
     if strict and skipped and not events:
         lines = "its line is" if skipped == 1 else f"all {skipped} lines are"
-        raise JournalError(clean(f"{path}: not a stacktop journal ({lines} not journal entries) - give a "
+        raise JournalError(clean(f"{path}: not a stacktop journal ({lines} not journal entries; {first}) - give a "
                                  "file from [recorder] dir"))
-    return JournalContents(events, skipped)
+    return JournalContents(events, skipped, first)
 
 
 def read_journal(path: str | Path) -> list[dict[str, Any]]:
