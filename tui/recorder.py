@@ -146,16 +146,19 @@ def shorten(text: str, limit: int) -> str:
 
 
 def _shorten_all(value: Any, limit: int, depth: int = 0) -> Any:
-    """value (JSON) with every text longer than `limit` shortened (containers nested deeper than 64: dropped)."""
+    """value (JSON) with every text longer than `limit` shortened (containers nested deeper than 64: None); a
+    container with nothing to shorten is returned as it is."""
     if isinstance(value, str):
         return shorten(value, limit)
+    if not isinstance(value, (dict, list)):
+        return value
     if depth > 64:
         return None
     if isinstance(value, dict):
-        return {k: _shorten_all(v, limit, depth + 1) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_shorten_all(v, limit, depth + 1) for v in value]
-    return value
+        out = {k: _shorten_all(v, limit, depth + 1) for k, v in value.items()}
+        return value if all(out[k] is v for k, v in value.items()) else out
+    items = [_shorten_all(v, limit, depth + 1) for v in value]
+    return value if all(a is b for a, b in zip(items, value, strict=True)) else items
 
 
 @dataclass(frozen=True)
