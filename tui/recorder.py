@@ -470,8 +470,8 @@ def _bounded_texts(event: dict[str, Any]) -> dict[str, Any]:
     return event
 
 
-_TEXT_FIELDS = ("ts", "source", "cloud", "subject", "kind", "name", "class", "text", "error", "summary",
-                "severity", "path", "screenshot")
+_TEXT_FIELDS = frozenset({"ts", "source", "cloud", "subject", "kind", "name", "class", "text", "error", "summary",
+                          "severity", "path", "screenshot"})
 
 
 def _entry(line: bytes) -> dict[str, Any] | str:
@@ -492,8 +492,8 @@ def _entry(line: bytes) -> dict[str, Any] | str:
     version = event.get("schema_version")
     if version is not None and (isinstance(version, bool) or not isinstance(version, int)):
         return "schema_version is not a number"
-    for key in _TEXT_FIELDS:
-        if event.get(key) is not None and not isinstance(event[key], str):
+    for key in event.keys() & _TEXT_FIELDS:
+        if event[key] is not None and not isinstance(event[key], str):
             return f"`{key}` is not a text"
     wrong = _finding_wrong(event["finding"]) if "finding" in event else None
     found = event.get("findings")
@@ -506,6 +506,8 @@ def _entry(line: bytes) -> dict[str, Any] | str:
     wrong = wrong or _time_wrong(event)
     if wrong is not None:
         return wrong
+    if len(line) <= NOTE_MAX:  # no text of it can be longer than the line
+        return event
     try:
         return _bounded_texts(event)
     except RecursionError:
