@@ -288,9 +288,9 @@ class Journal:
         self._snapshots.forget(key)
         log.warning("journal: the %s snapshot does not fit a line of %d bytes even cut: not written", key,
                     self.line_max)
-        return json.dumps({"schema_version": SCHEMA_VERSION, "ts": _iso(obs.ok_at), "type": "snapshot_omitted",
-                           "source": obs.source, "bytes": size, "limit": self.line_max,
-                           **({"cloud": cloud} if cloud is not None else {})})
+        return self.redact(json.dumps({"schema_version": SCHEMA_VERSION, "ts": _iso(obs.ok_at),
+                                       "type": "snapshot_omitted", "source": obs.source, "bytes": size,
+                                       "limit": self.line_max, **({"cloud": cloud} if cloud is not None else {})}))
 
     def _write_loop(self) -> None:
         while True:
@@ -503,6 +503,9 @@ def _entry(line: bytes) -> dict[str, Any] | str:
         wrong = wrong or next((w for f in found if (w := _finding_wrong(f)) is not None), None)
     if event.get("delta") is not None and not isinstance(event["delta"], dict):
         wrong = wrong or "`delta` is not an object"
+    cut = event.get("cut")
+    if cut is not None and not (isinstance(cut, dict) and all(type(v) is int for v in cut.values())):
+        wrong = wrong or "`cut` is not an object of counts"
     wrong = wrong or _time_wrong(event)
     if wrong is not None:
         return wrong

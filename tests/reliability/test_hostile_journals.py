@@ -30,7 +30,7 @@ from tui.models.placement import AuditDigest
 from tui.models.rabbitmq import RabbitSnapshot
 from tui.models.services import ServicesSnapshot
 from tui.recorder import NOTE_MAX, Journal, Recorder, load_journal, read_journal
-from tui.replay import ReplayClock, ReplayCollector, SourceError, Timeline
+from tui.replay import ReplayClock, ReplayCollector, SourceError, Timeline, without_repeats
 from tui.rules.stuck import instance_findings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -128,13 +128,37 @@ def test_a_carried_note_does_not_move_the_start_of_a_replay() -> None:
 
 def test_a_carried_note_is_read_once_across_the_files_of_a_journal(tmp_path: Path) -> None:
     recorder = Recorder(Journal(tmp_path, name="j.jsonl", max_bytes=1 * MB, keep=5))
-    recorder.note("first look: 400 servers in ERROR")
+    recorder.note("first look: 300 servers in ERROR")
     for poll in range(6):
         _observe(recorder, poll, 300)
     recorder.close()
-    assert len(list(tmp_path.glob("j.jsonl.*.gz"))) >= 2
-    timeline = Timeline.from_journal(tmp_path / "j.jsonl")
-    assert [e["text"] for _, e in timeline.notes if e["type"] == "note"] == ["first look: 400 servers in ERROR"]
+    rotated = sorted(tmp_path.glob("j.jsonl.*.gz"), key=lambda f: int(f.name.split(".")[2]), reverse=True)
+    assert len(rotated) >= 2
+    events = [e for file in [*rotated, tmp_path / "j.jsonl"] for e in read_journal(file)]
+    assert sum(1 for e in events if e["type"] == "note") == len(rotated) + 1, "in every file"
+    timeline = Timeline(without_repeats(events))
+    assert [e["text"] for _, e in timeline.notes if e["type"] == "note"] == ["first look: 300 servers in ERROR"]
+
+
+async def test_replay_shows_where_a_snapshot_was_recorded_cut(tmp_path: Path) -> None:
+    from tui.config import Config
+    from tui.replay import Player
+    from tui.replay_app import ReplayApp
+
+    recorder = Recorder(Journal(tmp_path, name="j.jsonl", max_bytes=1 * MB))
+    for poll in range(3):
+        _observe(recorder, poll, 300)
+    recorder.close()
+    player = Player(Timeline(load_journal(tmp_path / "j.jsonl").events), speed=100)
+    app = ReplayApp(Config(), player, name="j.jsonl")
+    async with app.run_test(size=(160, 48)) as pilot:
+        for _ in range(50):
+            await pilot.pause(0.1)
+            toasts = [n.message for n in app._notifications]
+            if any("recorded cut to fit the journal file" in t for t in toasts):
+                break
+        assert any(t.startswith("instances: recorded cut to fit the journal file (") and
+                   t.endswith("raise [recorder] max_file_mb to record it whole") for t in toasts), toasts
 
 
 def test_a_huge_note_is_cut_when_recorded(tmp_path: Path) -> None:
@@ -259,6 +283,7 @@ CRAFTED = {
     "severity": ({**GALERA, "findings": [{"severity": "fatal", "kind": "galera.x", "subject": "db1",
                                           "summary": "s"}]},
                  "line 1: a finding's severity is not critical, warning or info"),
+    "cut": ({**GALERA, "cut": {"rows": "x" * 100_000}}, "line 1: `cut` is not an object of counts"),
 }
 
 
