@@ -62,7 +62,8 @@ DEFAULT_KEEP = 5
 DEFAULT_MAX_TOTAL_BYTES = 1024 * 1024 * 1024
 JOURNAL_GLOB = "stacktop-*.jsonl*"  # every session's journal in a directory (and its rotated files)
 MAX_LINE_BYTES = 32 * 1024 * 1024  # the longest line written and read (a longer one is skipped unread)
-MAX_JOURNAL_BYTES = 512 * 1024 * 1024  # the most lines one journal file (decompressed) may hold to be read
+# the most one journal file (decompressed) may hold to be read: [recorder] max_file_mb at most (512) and a line
+MAX_JOURNAL_BYTES = 512 * 1024 * 1024 + 2 * MAX_LINE_BYTES
 GZIP_RATIO = 64  # ... and a gzipped one at most this many times its own size (past GZIP_FLOOR): a gzip bomb
 GZIP_FLOOR = 64 * 1024 * 1024
 MAX_SKIPPED = 100_000  # a file with more lines that are not entries is not a journal (read no further)
@@ -519,7 +520,7 @@ def _entry(line: bytes) -> dict[str, Any] | str:
 
 def _too_big(path: Path, what: str) -> JournalError:
     return JournalError(clean(f"{path}: {what} - not a journal stacktop wrote (its files rotate at [recorder] "
-                              f"max_file_mb); give a file from [recorder] dir"))
+                              "max_file_mb, at most 512 MB); give a file from [recorder] dir"))
 
 
 def _gzip_size(handle: Any, cap: int) -> int:
@@ -593,8 +594,13 @@ def load_journal(path: str | Path, *, strict: bool = True) -> JournalContents:
                 cap = min(MAX_JOURNAL_BYTES, max(GZIP_FLOOR, GZIP_RATIO * st.st_size))
                 handle.seek(0)
                 if _gzip_size(handle, cap) > cap:
-                    raise _too_big(path, f"a gzip file of {st.st_size:,} bytes that decompresses past "
-                                         f"{cap // (1024 * 1024)} MB")
+                    if cap == MAX_JOURNAL_BYTES:
+                        raise _too_big(path, f"a gzip file that decompresses past the {cap // (1024 * 1024)} MB "
+                                             "a journal file is read to")
+                    raise JournalError(clean(
+                        f"{path}: a gzip file of {st.st_size:,} bytes that decompresses past {cap // (1024 * 1024)} "
+                        f"MB, more than {GZIP_RATIO} times its size - a gzip bomb, not a journal as stacktop writes "
+                        "them; if it is one, give it gunzipped"))
                 handle.seek(0)
                 stream: Any = gzip.GzipFile(fileobj=handle, mode="rb")
             else:

@@ -257,8 +257,8 @@ def test_a_gzip_bomb_is_refused_in_bounded_memory(tmp_path: Path, payload: bytes
     assert proc.returncode == 3 and proc.stdout == ""
     line = _one_line(proc)
     assert line.startswith(f"{path}: a gzip file of {path.stat().st_size:,} bytes that decompresses past "), line
-    assert line.endswith(" MB - not a journal stacktop wrote (its files rotate at [recorder] max_file_mb); give a "
-                         "file from [recorder] dir"), line
+    assert line.endswith(" MB, more than 64 times its size - a gzip bomb, not a journal as stacktop writes them; "
+                         "if it is one, give it gunzipped"), line
     assert peak_mb < PEAK_MB, f"{peak_mb:.0f} MB"
 
 
@@ -326,6 +326,26 @@ def test_a_huge_note_in_a_journal_is_read_cut(tmp_path: Path) -> None:
     path = _write(tmp_path / "j.jsonl", [{**NOTE, "text": "n" * (8 * MB)}])
     (note,) = load_journal(path).events
     assert len(note["text"]) < NOTE_MAX + 100 and "characters cut]" in note["text"]
+
+
+def test_a_journal_file_over_the_read_limit_is_refused_unread(tmp_path: Path) -> None:
+    path = tmp_path / "j.jsonl"
+    with path.open("wb") as out:
+        out.truncate(600 * MB)  # sparse: no disk taken
+    proc, peak_mb = _measured(tmp_path, "export", str(path))
+    assert proc.returncode == 3 and _one_line(proc) == (
+        f"{path}: 600 MB, over the 576 MB a journal file is read to - not a journal stacktop wrote (its files "
+        "rotate at [recorder] max_file_mb, at most 512 MB); give a file from [recorder] dir")
+    assert peak_mb < PEAK_MB, f"{peak_mb:.0f} MB"
+
+
+def test_max_file_mb_is_at_most_what_the_readers_read(tmp_path: Path) -> None:
+    from tui.config import ConfigError, load_config
+
+    config = tmp_path / "c.toml"
+    config.write_text("[recorder]\nmax_file_mb = 1024\n")
+    with pytest.raises(ConfigError, match="must be between 1 and 512 MB"):
+        load_config(str(config), env={})
 
 
 def test_a_gzip_journal_within_its_bounds_still_reads(tmp_path: Path) -> None:
