@@ -577,10 +577,41 @@ def _hints(cls: type) -> dict[str, Any]:
         return {f.name: Any for f in dataclasses.fields(cls)}
 
 
+# a number in a replayed snapshot beyond these (or not finite) is the journal's damage: an integer past 64 bits
+# (MySQL's unsigned -1 is one), a float past 1e15 (31 million years in seconds, a petabyte in bytes)
+INT_MAX = 2 ** 64
+FLOAT_MAX = 1e15
+
+
+class BadSnapshot(ValueError):
+    """A recorded snapshot whose JSON does not fit its class (a crafted or damaged journal): replay shows it as
+    that source's error instead of handing a pane a value of the wrong type."""
+
+
+_JSON_KINDS = {bool: "true/false", int: "a number", float: "a number", str: "a text", list: "a list",
+               dict: "an object", type(None): "null"}
+
+
+def _bad(tp: Any, value: Any) -> BadSnapshot:
+    name = getattr(tp, "__name__", None) or str(tp)
+    return BadSnapshot(f"{_JSON_KINDS.get(type(value), 'a value')} where the snapshot has {name[:60]}")
+
+
+def _optional(tp: Any) -> bool:
+    return tp is Any or tp is object or tp is type(None) or (
+        typing.get_origin(tp) in (typing.Union, types.UnionType) and type(None) in typing.get_args(tp))
+
+
 def decode(tp: Any, value: Any) -> Any:
-    """Rebuild a value of type `tp` (frozen dataclasses, datetimes, tuples, mappings...) from its JSON."""
-    if value is None or tp is Any or tp is object:
+    """Rebuild a value of type `tp` (frozen dataclasses, datetimes, tuples, mappings...) from its JSON. A value
+    that does not fit its type (a text where a number goes, a list where a dataclass goes, a number that is not
+    finite or beyond INT_MAX / FLOAT_MAX, null where the field is not optional and has no default) is BadSnapshot."""
+    if tp is Any or tp is object:
         return value
+    if value is None:
+        if _optional(tp):
+            return None
+        raise _bad(tp, value)
     origin = typing.get_origin(tp)
     args = typing.get_args(tp)
     if origin in (typing.Union, types.UnionType):
@@ -588,36 +619,64 @@ def decode(tp: Any, value: Any) -> Any:
         for option in options:
             if _fits(option, value):
                 return decode(option, value)
-        return value
+        raise _bad(tp, value)
     if origin is typing.Literal:
-        return value
+        if value in args:
+            return value
+        raise _bad(tp, value)
     if origin in (tuple,):
+        if not isinstance(value, list):
+            raise _bad(tp, value)
         if len(args) == 2 and args[1] is Ellipsis:
             return tuple(decode(args[0], v) for v in value)
         if args:
             return tuple(decode(a, v) for a, v in zip(args, value, strict=False))
         return tuple(value)
     if origin in (list, set, frozenset) or (origin is not None and origin.__name__ in ("Sequence", "Iterable")):
+        if not isinstance(value, list):
+            raise _bad(tp, value)
         inner = args[0] if args else Any
         items = [decode(inner, v) for v in value]
         return origin(items) if origin in (set, frozenset) else (items if origin is list else tuple(items))
     if origin in (dict,) or (origin is not None and getattr(origin, "__name__", "") in ("Mapping", "MutableMapping")):
+        if not isinstance(value, dict):
+            raise _bad(tp, value)
         inner = args[1] if len(args) == 2 else Any
         return {k: decode(inner, v) for k, v in value.items()}
     if isinstance(tp, type):
-        if tp is datetime and isinstance(value, str):
-            return datetime.fromisoformat(value)
-        if tp is date and isinstance(value, str):
-            return date.fromisoformat(value)
+        if tp is datetime or tp is date:
+            if not isinstance(value, str):
+                raise _bad(tp, value)
+            return tp.fromisoformat(value)
         if issubclass(tp, enum.Enum):
             return tp(value)
-        if tp is float and isinstance(value, int):
-            return float(value)
-        if dataclasses.is_dataclass(tp) and isinstance(value, dict):
+        if tp is bool or tp is int or tp is float:  # a number (a live model may hold 3.0 in an int field)
+            if not isinstance(value, (int, float)) or not abs(value) <= (INT_MAX if type(value) is int else FLOAT_MAX):
+                raise _bad(tp, value)
+            return float(value) if tp is float and type(value) is int else value
+        if tp is str:
+            if not isinstance(value, str):
+                raise _bad(tp, value)
+            return value
+        if dataclasses.is_dataclass(tp):
+            if not isinstance(value, dict):
+                raise _bad(tp, value)
             hints = _hints(tp)
-            kwargs = {f.name: decode(hints.get(f.name, Any), value[f.name])
-                      for f in dataclasses.fields(tp) if f.init and f.name in value}
-            return tp(**kwargs)
+            kwargs = {}
+            for f in dataclasses.fields(tp):
+                if not f.init or f.name not in value:
+                    continue
+                hint = hints.get(f.name, Any)
+                if value[f.name] is None and not _optional(hint) and _default(f) is not _ABSENT:
+                    continue  # null where the field is not optional: its default
+                try:
+                    kwargs[f.name] = decode(hint, value[f.name])
+                except BadSnapshot as exc:
+                    raise BadSnapshot(f"{tp.__name__}.{f.name}: {exc}"[:200]) from None
+            try:
+                return tp(**kwargs)
+            except TypeError as exc:  # a field without a default left out
+                raise BadSnapshot(str(exc)[:200]) from None
     return value
 
 
@@ -643,7 +702,7 @@ def _fits(tp: Any, value: Any) -> bool:
     if isinstance(value, bool):
         return origin is bool
     if isinstance(value, (int, float)):
-        return origin in (int, float) and not (origin is int and isinstance(value, float))
+        return origin in (int, float)
     return False
 
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from tui.collectors.base import BaseCollector
 from tui.errors import SourceError
-from tui.journal_codec import absolute, apply, decode, load_class
+from tui.journal_codec import BadSnapshot, absolute, apply, decode, load_class
 from tui.models.finding import Finding
 
 
@@ -52,6 +52,11 @@ def _epoch(event: Mapping[str, Any]) -> float | None:
         except ValueError:
             return None
     return None
+
+
+def _why(exc: Exception) -> str:
+    """A few words on why a recorded snapshot cannot be rebuilt: a ValueError's own text, else its type."""
+    return str(exc)[:200] if isinstance(exc, ValueError) and str(exc) else type(exc).__name__
 
 
 def journal_files(path: str | Path) -> list[Path]:
@@ -120,6 +125,7 @@ class Timeline:
         self.start = min(times) if times else time.time()
         self.end = max(times) if times else self.start
         self._cursor: dict[str, tuple[int, Any, Any, tuple[Finding, ...], str | None, float | None]] = {}
+        self._damage: dict[str, str | None] = {}  # per source: why its latest snapshot cannot be rebuilt
 
     @classmethod
     def from_journal(cls, path: str | Path) -> Timeline:
@@ -143,36 +149,50 @@ class Timeline:
         return gaps[len(gaps) // 2] if gaps else None
 
     def state_at(self, source: str, t: float) -> SourceState | None:
-        """The source's state at time t (None before its first recorded snapshot)."""
+        """The source's state at time t (None before its first recorded snapshot). A recorded snapshot that cannot
+        be rebuilt (a damaged patch, JSON that does not fit its class) is BadSnapshot until the source's next
+        full snapshot."""
         entries = self.per_source.get(source, [])
         index, body, snap, findings, error, ok_at = self._cursor.get(source, (0, None, None, (), None, None))
+        damage = self._damage.get(source)
         if index > 0 and entries[index - 1].at > t:  # went back in time: start over
-            index, body, snap, findings, error, ok_at = 0, None, None, (), None, None
+            index, body, snap, findings, error, ok_at, damage = 0, None, None, (), None, None, None
         dirty, cls_name = False, None
         while index < len(entries) and entries[index].at <= t:
             entry = entries[index]
             e = entry.event
+            index += 1
             if entry.kind == "snapshot":
-                if "full" in e:
-                    body = e["full"]
-                elif body is not None and e.get("delta") is not None:
-                    body = apply(body, e["delta"])
-                elif body is None:  # a patch without its base (file cut by rotation): wait for a full one
-                    index += 1
+                try:
+                    if "full" in e:
+                        body = e["full"]
+                    elif body is not None and e.get("delta") is not None:
+                        body = apply(body, e["delta"])
+                    elif body is None:  # a patch without its base (file cut by rotation): wait for a full one
+                        continue
+                    if "findings" in e:
+                        findings = tuple(Finding.from_dict(f) for f in e["findings"])
+                except Exception as exc:  # damaged here: the source waits for its next full snapshot
+                    body, snap, dirty, damage = None, None, False, _why(exc)
                     continue
-                if "findings" in e:
-                    findings = tuple(Finding.from_dict(f) for f in e["findings"])
-                cls_name, dirty = e.get("class"), True
+                cls_name, dirty, damage = e.get("class"), True, None
                 error, ok_at = None, entry.at
             elif entry.kind == "failed":
                 error = str(e.get("error") or "failed")
             elif entry.kind == "recovered":
                 error = None
-            index += 1
         if dirty:  # decoded once per poll that moved, however many patches it applied
-            cls = load_class(cls_name)
-            snap = decode(cls, absolute(body)) if cls is not None else absolute(body)
+            try:
+                cls = load_class(cls_name)
+                if cls is None:  # a pane is handed the snapshot class it shows, never plain JSON
+                    raise BadSnapshot("the snapshot names no class stacktop replays")
+                snap = decode(cls, absolute(body))
+            except Exception as exc:
+                snap, damage = None, _why(exc)
         self._cursor[source] = (index, body, snap, findings, error, ok_at)
+        self._damage[source] = damage
+        if snap is None and damage is not None:
+            raise BadSnapshot(damage)
         if snap is None and error is None:
             return None
         return SourceState(snap, findings, error, ok_at)
@@ -243,9 +263,8 @@ class ReplayCollector(BaseCollector):
         try:
             state = self.timeline.state_at(self.name, self.clock.now())
         except Exception as exc:  # a hand-edited or damaged journal: this source's pane says so, replay goes on
-            why = str(exc)[:200] if isinstance(exc, ValueError) and str(exc) else type(exc).__name__
             raise SourceError(f"replay: the recorded snapshot of {self.name} cannot be read "
-                              f"({why}) - the journal is damaged at this point") from None
+                              f"({_why(exc)}) - the journal is damaged at this point") from None
         if state is None:
             raise SourceError(f"replay: {self.name} was not recorded yet at this point of the journal")
         if state.error is not None:

@@ -368,6 +368,65 @@ def test_a_snapshot_that_cannot_fit_even_cut_is_an_omitted_marker(tmp_path: Path
     assert "still here" in to_markdown(tmp_path / "j.jsonl", events)
 
 
+WRONG_SHAPES = [
+    ({"source": "instances", "class": None, "full": {"servers": [{"id": "x"}]}},
+     "the snapshot names no class stacktop replays"),
+    ({"source": "galera", "class": "tui.models.galera:GaleraSnapshot", "full": {"nodes": 5}},
+     "GaleraSnapshot.nodes: a number where the snapshot has tuple"),
+    ({"source": "services", "class": "tui.models.services:ServicesSnapshot",
+      "full": {"taken_at": "2026-12-07T10:00:00+00:00", "keystone": [1, 2]}},
+     "ServicesSnapshot.keystone: a list where the snapshot has KeystoneCheck"),
+    ({"source": "rabbitmq", "class": "tui.models.rabbitmq:RabbitSnapshot",
+      "full": {"taken_at": "2026-12-07T10:00:00+00:00", "queues": [{"name": "q", "vhost": "/", "messages": 1e300}]}},
+     "RabbitSnapshot.queues: QueueInfo.messages: a number where the snapshot has int"),
+]
+
+
+def _shaped(tmp_path: Path) -> Path:
+    return _write(tmp_path / "j.jsonl", [{**GALERA, **shape} for shape, _ in WRONG_SHAPES])
+
+
+def test_a_snapshot_that_does_not_fit_its_class_is_that_sources_error(tmp_path: Path) -> None:
+    timeline = Timeline(load_journal(_shaped(tmp_path)).events)
+    clock = ReplayClock(timeline.start)
+    for shape, why in WRONG_SHAPES:
+        with pytest.raises(SourceError) as err:
+            asyncio.run(ReplayCollector(timeline, str(shape["source"]), clock).collect())
+        assert str(err.value) == (f"replay: the recorded snapshot of {shape['source']} cannot be read ({why}) - the "
+                                  "journal is damaged at this point")
+
+
+async def test_replay_of_snapshots_of_the_wrong_shape_runs(tmp_path: Path) -> None:
+    from tui.config import Config
+    from tui.replay import Player
+    from tui.replay_app import ReplayApp
+
+    app = ReplayApp(Config(), Player(Timeline(load_journal(_shaped(tmp_path)).events)), name="j.jsonl")
+    async with app.run_test(size=(160, 48)) as pilot:
+        for _ in range(30):
+            await pilot.pause(0.1)
+        assert app.is_running
+
+
+def test_a_snapshot_without_a_required_field_names_it() -> None:
+    timeline = Timeline([{**GALERA, "class": "tui.models.galera:GaleraSnapshot", "full": {"nodes": []}}])
+    with pytest.raises(ValueError, match="missing 1 required positional argument: 'expected_size'"):
+        timeline.state_at("galera", timeline.end)
+
+
+def test_a_damaged_patch_waits_for_the_next_full_snapshot() -> None:
+    full = {**GALERA, "class": "tui.models.galera:GaleraSnapshot",
+            "full": {"taken_at": 1796637600.0, "nodes": [], "expected_size": 3}}
+    delta = {k: v for k, v in full.items() if k != "full"}
+    events = [full, {**delta, "at": GALERA["at"] + 10, "delta": {"d": {"nodes": {"i": {"7": {}}}}}},
+              {**full, "at": GALERA["at"] + 20}]
+    timeline = Timeline(events)
+    with pytest.raises(ValueError, match="IndexError"):
+        timeline.state_at("galera", GALERA["at"] + 15)
+    state = timeline.state_at("galera", GALERA["at"] + 25)
+    assert state is not None and isinstance(state.snapshot, GaleraSnapshot)
+
+
 # ------------------------------------------------------------------------------------------------ class allow-list
 def test_a_class_outside_the_allow_list_is_never_imported(tmp_path: Path) -> None:
     path = _write(tmp_path / "j.jsonl", [{**GALERA, "class": "tui.__main__:main"}])
