@@ -14,6 +14,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 import uuid
 import zlib
 from datetime import UTC, datetime, timedelta
@@ -87,6 +88,15 @@ def _observe(recorder: Recorder, poll: int, count: int) -> None:
                                  duration_s=0.1, findings=findings))
 
 
+def _close(recorder: Recorder) -> None:
+    """Close once the writer thread took everything queued (Journal.close waits 10 s for the rest: a loaded
+    machine encodes megabytes of snapshots slowly)."""
+    deadline = time.monotonic() + 300
+    while recorder.journal.pending() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    recorder.close()
+
+
 def test_notes_survive_a_rotation_storm_and_snapshots_are_cut_not_rotated_every_poll(tmp_path: Path) -> None:
     max_bytes = 1 * MB
     recorder = Recorder(Journal(tmp_path, name="j.jsonl", max_bytes=max_bytes, keep=3))
@@ -94,7 +104,7 @@ def test_notes_survive_a_rotation_storm_and_snapshots_are_cut_not_rotated_every_
     recorder.note("rebooted compute c3 by hand at +15 s", subject="host:c3")
     for poll in range(1, 16):
         _observe(recorder, poll, 400)
-    recorder.close()
+    _close(recorder)
 
     files = sorted(tmp_path.glob("j.jsonl*"))
     assert [f.name for f in files] == ["j.jsonl", "j.jsonl.1.gz", "j.jsonl.2.gz", "j.jsonl.3.gz"], \
@@ -131,7 +141,7 @@ def test_a_carried_note_is_read_once_across_the_files_of_a_journal(tmp_path: Pat
     recorder.note("first look: 300 servers in ERROR")
     for poll in range(6):
         _observe(recorder, poll, 300)
-    recorder.close()
+    _close(recorder)
     rotated = sorted(tmp_path.glob("j.jsonl.*.gz"), key=lambda f: int(f.name.split(".")[2]), reverse=True)
     assert len(rotated) >= 2
     events = [e for file in [*rotated, tmp_path / "j.jsonl"] for e in read_journal(file)]
@@ -148,7 +158,7 @@ async def test_replay_shows_where_a_snapshot_was_recorded_cut(tmp_path: Path) ->
     recorder = Recorder(Journal(tmp_path, name="j.jsonl", max_bytes=1 * MB))
     for poll in range(3):
         _observe(recorder, poll, 300)
-    recorder.close()
+    _close(recorder)
     player = Player(Timeline(load_journal(tmp_path / "j.jsonl").events), speed=100)
     app = ReplayApp(Config(), player, name="j.jsonl")
     async with app.run_test(size=(160, 48)) as pilot:
@@ -164,7 +174,7 @@ async def test_replay_shows_where_a_snapshot_was_recorded_cut(tmp_path: Path) ->
 def test_a_huge_note_is_cut_when_recorded(tmp_path: Path) -> None:
     recorder = Recorder(Journal(tmp_path, name="j.jsonl"))
     recorder.note("start " + "x" * (5 * MB) + " end")
-    recorder.close()
+    _close(recorder)
     (note,) = read_journal(tmp_path / "j.jsonl")
     assert len(note["text"]) < NOTE_MAX + 100 and note["text"].startswith("start ") and note["text"].endswith(" end")
     assert "characters cut]" in note["text"]
@@ -360,7 +370,7 @@ def test_a_snapshot_that_cannot_fit_even_cut_is_an_omitted_marker(tmp_path: Path
     recorder = Recorder(Journal(tmp_path, name="j.jsonl", max_bytes=4096))  # lines of at most 2 KB
     _observe(recorder, 0, 100)
     recorder.note("still here")
-    recorder.close()
+    _close(recorder)
     events = read_journal(tmp_path / "j.jsonl")
     omitted = [e for e in events if e["type"] == "snapshot_omitted"]
     assert omitted and omitted[0]["source"] == "instances" and omitted[0]["limit"] == 2048
