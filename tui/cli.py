@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import math
@@ -12,7 +13,7 @@ import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from tui.config import Config, ConfigError, load_config
 from tui.recorder import JournalError
@@ -22,11 +23,37 @@ _STARTED = time.monotonic()  # `stacktop snapshot`'s deadline counts from here: 
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, but usage errors are one line and exit 3 (UNKNOWN), like every other bad input."""
+    """argparse, but usage errors are one line and exit 3 (UNKNOWN), like every other bad input; on stdout in
+    the plugin format when the command line asks for `--format nagios` (a check's console shows stdout only)."""
+
+    nagios = False
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        sys.stderr.write(f"stacktop: {message} - see stacktop --help\n")
-        raise SystemExit(EXIT_UNKNOWN)
+        fail(f"stacktop: {message} - see stacktop --help", nagios=self.nagios)
+
+
+def fail(line: str, *, nagios: bool = False, code: int = EXIT_UNKNOWN) -> NoReturn:
+    """One error line and exit `code`: on stderr, or with nagios on stdout as `STACKTOP UNKNOWN - <line>`."""
+    if nagios:
+        from tui.safetext import clean
+
+        sys.stdout.write(f"STACKTOP UNKNOWN - {clean(line).replace('|', '/')}\n")
+        sys.stdout.flush()
+    else:
+        sys.stderr.write(f"{line}\n")
+    raise SystemExit(code)
+
+
+def asks_nagios(argv: Sequence[str]) -> bool:
+    """Whether a `stacktop snapshot` command line asks for the Nagios format (read before argparse, whose own
+    errors must then be plugin output too)."""
+    args = list(argv)
+    if "snapshot" not in args:
+        return False
+    for i, arg in enumerate(args):
+        if arg == "--format=nagios" or (arg == "--format" and args[i + 1:i + 2] == ["nagios"]):
+            return True
+    return False
 
 
 class _Version(argparse.Action):
@@ -46,7 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     # SUPPRESS: an option given before the subcommand (stacktop --config F snapshot) is not reset by it
     common.add_argument("--config", metavar="PATH", default=argparse.SUPPRESS,
-                        help="config file (default: $STACKTOP_CONFIG, then ~/.config/stacktop/config.toml)")
+                        help="config file (default: $STACKTOP_CONFIG, then $XDG_CONFIG_HOME/stacktop/config.toml, "
+                        "~/.config/stacktop/config.toml, /etc/stacktop/config.toml)")
     common.add_argument("--demo", action="store_true", default=argparse.SUPPRESS,
                         help="use the built-in simulated cloud")
     common.add_argument("--cloud", metavar="NAME", default=argparse.SUPPRESS,
@@ -67,12 +95,20 @@ def build_parser() -> argparse.ArgumentParser:
     snap.add_argument("--json", action="store_true", help="the same as --format json")
     snap.add_argument("--deadline", metavar="SECONDS", type=_deadline, default=None,
                       help="answer within this, naming the sources still late (exit 3); default [snapshot] "
-                      "deadline, 30")
+                      "deadline, 30 (under check_nrpe's 10 s timeout: --deadline 8)")
+    snap.add_argument("-o", "--output", metavar="FILE", default=None,
+                      help="write the report to FILE (a temporary file beside it, renamed over it: never half "
+                      "a file), whatever the exit code; for node_exporter's textfile collector")
     exp = sub.add_parser("export", help="turn a recorded journal into a review-ready report")
     exp.add_argument("journal", help="a journal file (JSON lines) from [recorder] dir")
     exp.add_argument("--markdown", action="store_true", help="Markdown (the default and only format for now)")
     exp.add_argument("-o", "--output", metavar="FILE", help="write there instead of stdout")
     _init_parser(sub)
+    conf = sub.add_parser("config", help="print the example config, or which config file stacktop reads",
+                          description="stacktop config example: the example config, every key commented (start "
+                          "yours from it: stacktop config example > ~/.config/stacktop/config.toml). stacktop "
+                          "config path: the file stacktop would read, and where it looks.")
+    conf.add_argument("config_action", choices=("example", "path"), metavar="example|path")
     rep = sub.add_parser("replay", help="play a recorded journal back through the panes (pause, speed)",
                          description="Play a journal back through the same panes: p pauses, + and - change "
                          "the speed, ] skips a minute. Nothing is read from the cloud.")
@@ -87,14 +123,19 @@ def build_parser() -> argparse.ArgumentParser:
 def _init_parser(sub: Any) -> None:
     init = sub.add_parser("init", help="write a config from a kolla-ansible or OpenStack-Ansible deployment's files",
                           description="Write a stacktop config from a deployment's own files. No secret goes into "
-                          "the TOML: passwords go to files (mode 600) beside it, or --password-env. A missing or "
-                          "ambiguous value: one line naming the file and key, exit 3.")
+                          "the TOML: passwords go to files (mode 600) beside it, or --password-env. The release's "
+                          "defaults apply (docs/deployment-facts.md). A missing or ambiguous value: one line naming "
+                          "the file and key, exit 3, nothing written. Something the deployment lacks (e.g. no "
+                          "RabbitMQ monitoring user): one line per gap with the exact fix, the rest written, exit 4.")
     where = init.add_mutually_exclusive_group(required=True)
     where.add_argument("--kolla", metavar="DIR", help="kolla-ansible's config folder (/etc/kolla)")
     where.add_argument("--osa", metavar="DIR", help="OpenStack-Ansible's config folder (/etc/openstack_deploy)")
     init.add_argument("--inventory", metavar="FILE", help="kolla: the Ansible inventory with the [mariadb] hosts "
-                      "(default: multinode or all-in-one in DIR)")
+                      "(default: multinode, all-in-one or ansible/inventory/all-in-one in DIR)")
     init.add_argument("--openrc", metavar="FILE", help="OSA: the admin openrc (default: DIR/openrc)")
+    init.add_argument("--release", dest="init_release", metavar="SERIES", help="the deployment's release, e.g. "
+                      "2025.1 or master (default: globals.yml openstack_release, else the installed kolla-ansible "
+                      "/ OpenStack-Ansible version)")
     init.add_argument("--cloud", dest="init_cloud", metavar="NAME", help="the clouds.yaml entry to use (default: "
                       "kolla-admin-internal / kolla-admin, OSA's default, or the only one)")
     init.add_argument("-o", "--output", metavar="FILE", default=None,
@@ -103,6 +144,12 @@ def _init_parser(sub: Any) -> None:
                       "$STACKTOP_GALERA_PASSWORD instead of writing password files")
     init.add_argument("--dry-run", action="store_true", help="print the config; write nothing")
     init.add_argument("--force", action="store_true", help="replace an existing config (and its password files)")
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
+    """The subcommands' parsers (their own errors go through _Parser.error too)."""
+    return [p for action in parser._actions if isinstance(action, argparse._SubParsersAction)
+            for p in action.choices.values()]
 
 
 def _positive_int(text: str) -> int:
@@ -312,7 +359,12 @@ def _snapshot(args: argparse.Namespace) -> int:
     finally:
         if demo is not None:
             demo.stop()
-    _print_snapshot(fmt, observations, config, clock())
+    report = _snapshot_report(fmt, observations, config, clock(), to_terminal=args.output is None,
+                              cloud=_cloud_name(config, args.cloud))
+    if args.output is not None:
+        _write_atomic(Path(args.output).expanduser(), report, nagios=fmt == "nagios")
+    elif report is not None:
+        sys.stdout.write(report)
     late = late_sources(observations)
     if late:
         sys.stderr.write(f"stacktop snapshot: {', '.join(late)} still not answered after the {deadline:g}s "
@@ -332,24 +384,57 @@ SNAPSHOT_FORMATS = ("text", "json", "nagios", "prometheus")
 def _snapshot_format(args: argparse.Namespace) -> str:
     """--format, or json for --json; both, disagreeing: a usage error."""
     if args.json and args.format not in (None, "json"):
-        sys.stderr.write(f"stacktop: --json and --format {args.format} disagree - give one of them\n")
-        raise SystemExit(EXIT_UNKNOWN)
+        fail(f"stacktop: --json and --format {args.format} disagree - give one of them",
+             nagios=args.format == "nagios")
     return "json" if args.json else args.format or "text"
 
 
-def _print_snapshot(fmt: str, observations: list, config: Config, now: float) -> None:
-    """The report on stdout in `fmt`, as of `now`; every known secret redacted (a source's error may quote a
-    URL)."""
+def _cloud_name(config: Config, cloud: str | None) -> str:
+    """The name of the cloud a snapshot reads: its [[clouds]] name, else its clouds.yaml entry."""
+    if config.clouds:
+        return cloud or config.clouds[0].name
+    if config.demo:
+        return "demo-east"
+    return config.openstack.cloud or ""
+
+
+def _write_atomic(path: Path, report: str | None, *, nagios: bool = False) -> None:
+    """`report` into `path` through a temporary file in the same folder renamed over it (a reader sees the old
+    file or the new one, never a part); the temporary file never stays behind. A folder that cannot be written
+    is one line, exit 3."""
+    import tempfile
+
+    tmp: str | None = None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(report or "")
+        os.chmod(tmp, 0o644)  # node_exporter (another user) reads it; mkstemp makes it 600
+        os.replace(tmp, path)
+        tmp = None
+    except OSError as exc:
+        fail(f"stacktop snapshot: --output {path}: cannot write: {exc.strerror or exc} - point it at a writable "
+             "folder", nagios=nagios)
+    finally:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+
+
+def _snapshot_report(fmt: str, observations: list, config: Config, now: float, *, to_terminal: bool = True,
+                     cloud: str = "") -> str | None:
+    """The report in `fmt`, as of `now`, every known secret redacted (a source's error may quote a URL); None
+    when it went to the terminal as a table (text on a tty, no --output)."""
     from tui.recorder import Redactor
 
     thresholds = config.thresholds
-    if fmt == "text" and sys.stdout.isatty():
+    if fmt == "text" and to_terminal and sys.stdout.isatty():
         from rich.console import Console
 
         from tui.snapshot import render_text
 
         Console().print(render_text(observations, thresholds=thresholds, now=now))
-        return
+        return None
     if fmt == "json":
         from tui.snapshot import to_report
 
@@ -361,12 +446,12 @@ def _print_snapshot(fmt: str, observations: list, config: Config, now: float) ->
     elif fmt == "prometheus":
         from tui.snapshot_prometheus import render_prometheus
 
-        report = render_prometheus(observations, now)
+        report = render_prometheus(observations, now, cloud=cloud, thresholds=thresholds)
     else:
         from tui.snapshot_plain import render_plain
 
         report = render_plain(observations, thresholds, now)
-    sys.stdout.write(Redactor(config.secrets())(report))
+    return Redactor(config.secrets())(report)
 
 
 def _dashboard(args: argparse.Namespace) -> int:
@@ -431,7 +516,7 @@ def _export(args: argparse.Namespace) -> int:
 
 def _init(args: argparse.Namespace) -> int:
     from tui.config import DEFAULT_PATH
-    from tui.deployinit.common import InitError
+    from tui.deployinit.common import EXIT_INCOMPLETE, InitError
     from tui.deployinit.kolla import read_kolla
     from tui.deployinit.osa import read_osa
     from tui.deployinit.write import build, check, write
@@ -445,22 +530,42 @@ def _init(args: argparse.Namespace) -> int:
     try:
         if args.kolla is not None:
             inventory = Path(args.inventory).expanduser() if args.inventory else None
-            plan = read_kolla(Path(args.kolla), inventory=inventory, cloud=args.init_cloud)
+            plan = read_kolla(Path(args.kolla), inventory=inventory, cloud=args.init_cloud,
+                              release=args.init_release)
         else:
             openrc = Path(args.openrc).expanduser() if args.openrc else None
-            plan = read_osa(Path(args.osa), openrc=openrc, cloud=args.init_cloud)
+            plan = read_osa(Path(args.osa), openrc=openrc, cloud=args.init_cloud, release=args.init_release)
         check(plan)
         result = build(plan, output, password_env=args.password_env)
+        code = EXIT_INCOMPLETE if plan.gaps else 0
         if args.dry_run:
             sys.stdout.write(result.text)
+            sys.stderr.write("".join(f"{gap}\n" for gap in plan.gaps))
             sys.stderr.write(clean(f"stacktop init: dry run, nothing written (would write {output}); "
                                    f"{result.summary}") + "\n")
-            return 0
+            return code
         write(result, force=args.force)
     except InitError as exc:
         sys.stderr.write(f"{exc}\n")
         return EXIT_UNKNOWN
+    sys.stderr.write("".join(f"{gap}\n" for gap in plan.gaps))
     sys.stderr.write(clean(f"stacktop init: wrote {output}; {result.summary}") + "\n")
+    return code
+
+
+def _config(args: argparse.Namespace) -> int:
+    """`stacktop config example` prints the packaged example; `stacktop config path` the lookup."""
+    from tui.config import config_candidates, find_config_path
+
+    if args.config_action == "example":
+        from importlib.resources import files
+
+        sys.stdout.write(files("tui").joinpath("config.example.toml").read_text(encoding="utf-8"))
+        return 0
+    path, explicit = find_config_path(None)
+    sys.stdout.write(f"{path if path is not None else '(none: no config file found)'}\n")
+    if not explicit:
+        sys.stdout.write("looked in: " + ", ".join(str(p) for p in config_candidates()) + "\n")
     return 0
 
 
@@ -514,11 +619,14 @@ def _recorder(config: Config):  # type: ignore[no-untyped-def]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    nagios = asks_nagios(sys.argv[1:] if argv is None else argv)
+    for action in [parser, *_subparsers(parser)]:
+        action.nagios = nagios  # type: ignore[attr-defined]
+    args = parser.parse_args(argv)
     if _demo_options(args) and not getattr(args, "demo", False):
-        sys.stderr.write("stacktop: --instances/--hosts/--queues/--churn/--speed/--seed/--hostile shape the simulated "
-                         "cloud - add --demo\n")
-        return EXIT_UNKNOWN
+        fail("stacktop: --instances/--hosts/--queues/--churn/--speed/--seed/--hostile shape the simulated cloud - "
+             "add --demo", nagios=nagios)
     if args.command is not None:
         from tui import gcpolicy
 
@@ -530,10 +638,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _export(args)
         if args.command == "init":
             return _init(args)
+        if args.command == "config":
+            return _config(args)
         if args.command == "replay":
             return _replay(args)
         return _dashboard(args)
     except ConfigError as exc:
+        if nagios:
+            fail(str(exc), nagios=True)
         sys.stderr.write(f"{exc}\n")
         return EXIT_UNKNOWN
     except JournalError as exc:

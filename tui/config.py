@@ -1,16 +1,20 @@
 """TOML config -> frozen dataclasses. Every error is one line: `FILE: key: problem - fix`.
 
-Lookup: --config PATH, then $STACKTOP_CONFIG, then ~/.config/stacktop/config.toml (missing is fine: then
-only what the CLI and environment give is configured). Precedence for values: CLI > environment > file.
+Lookup: --config PATH, then $STACKTOP_CONFIG, then the first of $XDG_CONFIG_HOME/stacktop/config.toml,
+~/.config/stacktop/config.toml and /etc/stacktop/config.toml that exists (none is fine: then only what the CLI
+and environment give is configured; a sourced openrc's OS_* variables are the cloud when nothing names one,
+as the openstack CLI reads them). Precedence for values: CLI > environment > file.
 Secrets are referenced (clouds.yaml, an env var name, a password file); a plain `password` is accepted only
 when the file is not readable by group or others.
 """
 
 from __future__ import annotations
 
+import errno
 import math
 import os
 import stat
+from collections.abc import Mapping
 from dataclasses import field, replace
 from pathlib import Path
 from typing import Any
@@ -19,6 +23,8 @@ from tui.records import record
 from tui.rules.task_states import DEFAULT_STUCK_SECONDS, KNOWN_TASK_STATES
 
 DEFAULT_PATH = Path("~/.config/stacktop/config.toml")
+SYSTEM_PATH = Path("/etc/stacktop/config.toml")  # for a check run as another user (nagios, prometheus)
+ENVVARS_CLOUD = "envvars"  # openstacksdk's name for the cloud the OS_* variables describe
 
 
 class ConfigError(Exception):
@@ -115,6 +121,7 @@ class Thresholds:
     agent_down_time: float = 75.0
     volume_service_down_time: float = 60.0
     fleet_down_fraction: float = 0.5
+    consumer_lost_grace: float = 10.0
     stuck: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_STUCK_SECONDS))
 
     def stuck_after(self, task_state: str) -> float:
@@ -224,6 +231,7 @@ _SECTIONS: dict[str, set[str]] = {
     },
     "thresholds": {
         "service_down_time", "agent_down_time", "volume_service_down_time", "fleet_down_fraction", "stuck",
+        "consumer_lost_grace",
     },
     "recorder": {"dir", "trace_interval", "log_sources", "max_file_mb", "max_total_mb"},
     "ui": {"inactive_cloud_interval"},
@@ -371,6 +379,9 @@ class _Reader:
             raw = read_regular_file(path)
         except NotRegularFile as exc:
             raise self.err(f"{section}.password_file", f"{path} is {exc.kind}, not a regular file", fix) from None
+        except FileTooLarge as exc:
+            raise self.err(f"{section}.password_file", f"{path} is {exc.strerror}: not a password file", fix) \
+                from None
         except OSError as exc:
             raise self.err(f"{section}.password_file", f"cannot read {path}: {exc.strerror}", fix) from None
         try:
@@ -391,6 +402,7 @@ _BOUNDS: dict[str, tuple[float, float, str]] = {
     "agent_down_time": (1, 86400, " seconds"),
     "volume_service_down_time": (1, 86400, " seconds"),
     "fleet_down_fraction": (0.01, 1, ""),
+    "consumer_lost_grace": (0, 3600, " seconds"),
 }
 _STUCK_BOUNDS = (1.0, 7 * 86400.0, " seconds")
 
@@ -402,10 +414,11 @@ def _bounds(section: str, key: str) -> tuple[float, float, str] | None:
 
 
 def url_has_userinfo(url: str) -> bool:
-    """True when the URL's authority holds `user@` or `user:password@`."""
+    """True when the URL holds `user@` or `user:password@`. Any `@` after the scheme counts: a password may
+    hold `/`, `?` or `#`, which end the authority for a URL parser (its tail would then be read as a port or a
+    path, and echoed in errors); the service URLs of a config have no `@` of their own."""
     rest = url.split("://", 1)[1] if "://" in url else url
-    authority = rest.split("/", 1)[0].split("?", 1)[0].split("#", 1)[0]
-    return "@" in authority
+    return "@" in rest
 
 
 class NotRegularFile(OSError):
@@ -425,14 +438,28 @@ def file_kind(mode: int) -> str:
     return "not a regular file"
 
 
+class FileTooLarge(OSError):
+    """A file over the size limit: refused whole, never cut to the limit (a cut password or YAML file would be
+    read as another value)."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(errno.EFBIG, f"larger than {limit / (1024 * 1024):g} MB")
+        self.limit = limit
+
+
 def read_regular_file(path: Path, limit: int | None = 16 * 1024 * 1024) -> bytes:
-    """The bytes of a regular file (os.stat first: a FIFO or device is refused before open, never read),
-    at most `limit` of them (None: all)."""
+    """The bytes of a regular file (os.stat first: a FIFO or device is refused before open, never read);
+    FileTooLarge when it holds more than `limit` bytes (None: no limit)."""
     st = os.stat(path)
     if not stat.S_ISREG(st.st_mode):
         raise NotRegularFile(file_kind(st.st_mode))
+    if limit is not None and st.st_size > limit:
+        raise FileTooLarge(limit)
     with open(path, "rb") as handle:
-        return handle.read(-1 if limit is None else limit)
+        data = handle.read(-1 if limit is None else limit + 1)  # one byte more: a file that grew is seen too
+    if limit is not None and len(data) > limit:
+        raise FileTooLarge(limit)
+    return data
 
 
 def _log_sources(r: _Reader, raw: Any) -> tuple[LogSource, ...]:
@@ -464,15 +491,32 @@ def _typename(value: Any) -> str:
             float: "a number"}.get(type(value), type(value).__name__)
 
 
-def find_config_path(cli_path: str | None, env: dict[str, str] | None = None) -> tuple[Path | None, bool]:
-    """Return (path, explicit). An explicit path (CLI or env) must exist; the default may be missing."""
+def config_candidates(env: Mapping[str, str] | None = None) -> list[Path]:
+    """Where stacktop looks for its config when none is named, in order (the first that exists wins)."""
+    env = os.environ if env is None else env
+    out = []
+    if env.get("XDG_CONFIG_HOME"):
+        out.append(Path(env["XDG_CONFIG_HOME"]).expanduser() / "stacktop" / "config.toml")
+    out += [DEFAULT_PATH.expanduser(), SYSTEM_PATH]
+    return list(dict.fromkeys(out))
+
+
+def find_config_path(cli_path: str | None, env: Mapping[str, str] | None = None) -> tuple[Path | None, bool]:
+    """Return (path, explicit). An explicit path (CLI or env) must exist; the default ones may be missing."""
     env = os.environ if env is None else env
     if cli_path:
         return Path(cli_path).expanduser(), True
     if env.get("STACKTOP_CONFIG"):
         return Path(env["STACKTOP_CONFIG"]).expanduser(), True
-    default = DEFAULT_PATH.expanduser()
-    return (default, False) if default.exists() else (None, False)
+    return next(((p, False) for p in config_candidates(env) if p.exists()), (None, False))
+
+
+def default_cloud(env: Mapping[str, str]) -> str | None:
+    """The cloud when the config names none: $OS_CLOUD, else the OS_* variables of a sourced openrc (as the
+    openstack CLI reads them, openstacksdk's `envvars` cloud)."""
+    if env.get("OS_CLOUD"):
+        return env["OS_CLOUD"]
+    return ENVVARS_CLOUD if env.get("OS_AUTH_URL") else None
 
 
 def load_config(cli_path: str | None = None, env: dict[str, str] | None = None) -> Config:
@@ -487,6 +531,9 @@ def load_config(cli_path: str | None = None, env: dict[str, str] | None = None) 
     except NotRegularFile as exc:
         raise ConfigError(name, "(file)", f"is {exc.kind}, not a regular file",
                           "point --config / $STACKTOP_CONFIG at a TOML file") from None
+    except FileTooLarge as exc:
+        raise ConfigError(name, "(file)", f"is {exc.strerror}, too large for a config file",
+                          "point --config / $STACKTOP_CONFIG at the stacktop TOML file") from None
     except FileNotFoundError:
         raise ConfigError(name, "(file)", "does not exist",
                           "create it from config.example.toml or fix --config / $STACKTOP_CONFIG") from None
@@ -647,7 +694,7 @@ def parse_config(data: dict[str, Any], *, file: str, mode: int | None, env: dict
     if clouds:
         openstack, rabbitmq, galera = clouds[0].openstack, clouds[0].rabbitmq, clouds[0].galera
     else:
-        openstack = _openstack(r, data, "openstack", env.get("OS_CLOUD"))
+        openstack = _openstack(r, data, "openstack", default_cloud(env))
         rabbitmq = _rabbitmq(r, data, "rabbitmq")
         galera = _galera(r, data, "galera")
 
@@ -667,6 +714,7 @@ def parse_config(data: dict[str, Any], *, file: str, mode: int | None, env: dict
         agent_down_time=r.number(th, "thresholds", "agent_down_time", 75.0),
         volume_service_down_time=r.number(th, "thresholds", "volume_service_down_time", 60.0),
         fleet_down_fraction=r.number(th, "thresholds", "fleet_down_fraction", 0.5, maximum=1.0),
+        consumer_lost_grace=r.number(th, "thresholds", "consumer_lost_grace", 10.0),
         stuck=stuck,
     )
 

@@ -25,6 +25,7 @@ import itertools
 import socket
 import threading
 import time
+import zlib
 from collections.abc import Iterator
 from typing import Any
 
@@ -184,21 +185,86 @@ def install_httpx(client: Any) -> Any:
 def read_httpx(response: Any, *, cap: int, key: str) -> bytes:
     """Stream an httpx response's body (opened with stream=True) under the cap; the body is kept on the
     response, so .content / .json() work as after a plain read. A Content-Length over the cap is refused at
-    once, a body that grows past it as soon as it does (the connection is then closed, not reused)."""
+    once, a body that grows past it as soon as it does (the connection is then closed, not reused). A gzip or
+    deflate body is decoded here, CHUNK bytes at a time, and the cap counts the decoded bytes: a small
+    compressed answer that would inflate to gigabytes is refused after cap bytes of it."""
+    from tui.httpx_import import import_httpx
+
     url = str(response.url)
     announced = _length(response.headers.get("Content-Length"))
     if announced is not None and announced > cap:
         raise BodyTooLarge(url, cap, key, announced)
+    if hasattr(response, "_content"):  # read already (a response built in memory): nothing left to stream
+        if len(response._content) > cap:
+            raise BodyTooLarge(url, cap, key)
+        return bytes(response._content)
+    decoder = BoundedDecoder(response.headers.get("Content-Encoding", ""))
     parts: list[bytes] = []
     size = 0
-    for chunk in response.iter_bytes(CHUNK):
-        size += len(chunk)
-        if size > cap:
-            raise BodyTooLarge(url, cap, key)
-        parts.append(chunk)
+    try:
+        for raw in response.iter_raw(CHUNK):
+            for piece in decoder.feed(raw):
+                size += len(piece)
+                if size > cap:
+                    raise BodyTooLarge(url, cap, key)
+                parts.append(piece)
+    except zlib.error as exc:
+        raise import_httpx().DecodingError(f"the {decoder.encoding} body cannot be decoded: {exc}") from None
     body = b"".join(parts)
     response._content = body  # what httpx.Response.read() stores: .content and .json() read it
     return body
+
+
+class BoundedDecoder:
+    """A body's Content-Encoding undone a piece at a time: each `feed` yields pieces of at most CHUNK bytes,
+    so the memory held never depends on how far the data inflates. gzip (x-gzip) and deflate (zlib-wrapped,
+    else raw, as servers send it) are decoded, layered ones in reverse order of listing; identity and names
+    this client never asks for are passed through, as httpx does. zlib.error on a broken stream."""
+
+    def __init__(self, content_encoding: str) -> None:
+        names = [n.strip().lower() for n in content_encoding.split(",") if n.strip()]
+        self.encoding = ", ".join(names) or "identity"
+        self._layers = [_Inflate(n) for n in reversed(names) if n in _INFLATE_WBITS]
+
+    def feed(self, data: bytes) -> Iterator[bytes]:
+        pieces: Iterator[bytes] = iter((data,))
+        for layer in self._layers:
+            pieces = layer.feed_all(pieces)
+        for piece in pieces:
+            if piece:
+                yield piece
+
+
+_INFLATE_WBITS = {"gzip": zlib.MAX_WBITS | 16, "x-gzip": zlib.MAX_WBITS | 16, "deflate": zlib.MAX_WBITS}
+
+
+class _Inflate:
+    """One gzip or deflate layer: zlib with max_length, so no call returns more than CHUNK bytes."""
+
+    def __init__(self, name: str) -> None:
+        self._raw_fallback = name == "deflate"  # "deflate" is zlib-wrapped by the RFC, raw by some servers
+        self._obj = zlib.decompressobj(_INFLATE_WBITS[name])
+
+    def feed_all(self, pieces: Iterator[bytes]) -> Iterator[bytes]:
+        for piece in pieces:
+            yield from self.feed(piece)
+
+    def feed(self, data: bytes) -> Iterator[bytes]:
+        while not self._obj.eof:  # data after the end of the stream is ignored, as httpx does
+            try:
+                out = self._obj.decompress(data, CHUNK)
+            except zlib.error:
+                if not self._raw_fallback:
+                    raise
+                self._raw_fallback = False
+                self._obj = zlib.decompressobj(-zlib.MAX_WBITS)
+                continue
+            data = self._obj.unconsumed_tail
+            if out:
+                self._raw_fallback = False
+                yield out
+            elif not data:
+                return
 
 
 def _length(value: str | None) -> int | None:
@@ -332,8 +398,7 @@ def _capped_send(send: Any, *, cap: int, key: str, timeout_key: str, default_tim
                 if not stream:
                     parts: list[bytes] = []
                     size = 0
-                    # iter_content, as requests' own .content: a broken body raises requests' exceptions
-                    for chunk in resp.iter_content(CHUNK):
+                    for chunk in _requests_body(resp):
                         size += len(chunk)
                         if size > cap:
                             resp.close()
@@ -357,3 +422,25 @@ def _capped_send(send: Any, *, cap: int, key: str, timeout_key: str, default_tim
                 _local.sockets = outer
 
     return capped_send
+
+
+def _requests_body(resp: Any) -> Iterator[bytes]:
+    """A requests response's body, decoded here a piece at a time (BoundedDecoder) from the raw stream, so the
+    cap counts decoded bytes whatever urllib3 version is installed; a broken body raises requests' exceptions,
+    as its iter_content does."""
+    import requests
+    from urllib3.exceptions import DecodeError, ProtocolError, ReadTimeoutError
+    from urllib3.exceptions import SSLError as Urllib3SSLError
+
+    decoder = BoundedDecoder(resp.headers.get("Content-Encoding", ""))
+    try:
+        for raw in resp.raw.stream(CHUNK, decode_content=False):
+            yield from decoder.feed(raw)
+    except ProtocolError as exc:
+        raise requests.exceptions.ChunkedEncodingError(exc) from None
+    except (DecodeError, zlib.error) as exc:
+        raise requests.exceptions.ContentDecodingError(exc) from None
+    except ReadTimeoutError as exc:
+        raise requests.exceptions.ConnectionError(exc) from None
+    except Urllib3SSLError as exc:
+        raise requests.exceptions.SSLError(exc) from None

@@ -190,15 +190,21 @@ class Redactor:
 class RedactingFormatter(logging.Formatter):
     """The log file's formatter: each formatted record (message and traceback) through a Redactor, and every
     control character from outside (a tenant's name in an error) written out, so `tail -f` of the log cannot
-    steer the terminal; the record's own line breaks stay."""
+    steer the terminal. The message is one line whatever its arguments hold (a line break in an endpoint's
+    error is written `\\x0a`: no text from outside can start a record of its own); the lines of a traceback
+    that follow it are indented, so every line that starts at the margin is a record's first."""
 
     def __init__(self, fmt: str, *, secrets: Iterable[str | None] = ()) -> None:
         super().__init__(fmt)
         self.redact = Redactor(secrets)
 
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        return clean(self.redact(super().formatMessage(record)))
+
     def format(self, record: logging.LogRecord) -> str:
-        text = self.redact(super().format(record))
-        return "\n".join(clean(line) for line in text.split("\n"))
+        head, *rest = super().format(record).split("\n")
+        tail = [clean(self.redact(line)) for line in rest]
+        return "\n".join([head, *(line if line[:1] in (" ", "\t") else "  " + line for line in tail)])
 
 
 class Journal:

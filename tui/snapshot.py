@@ -102,10 +102,11 @@ TRIAGE_SOURCES = ("services", "rabbitmq", "galera")
 
 def all_findings(observations: list[Observation]) -> list[Finding]:
     """Every source's findings plus the triage hints derived from them, most severe first."""
-    from tui.rules.triage import triage_hints
+    from tui.rules.triage import triage_hints, without_absorbed
 
     by_source = {obs.source: obs for obs in observations}
-    found = sort_findings([f for obs in observations for f in obs.findings] + triage_hints(by_source))
+    hints = triage_hints(by_source)
+    found = sort_findings(without_absorbed([f for obs in observations for f in obs.findings], hints) + hints)
     return sorted(found, key=lambda f: (SEVERITY_ORDER[f.severity], not f.kind.startswith("triage.")))
 
 

@@ -10,7 +10,9 @@ library wrapped it in (keystoneauth and httpx repeat OpenSSL's message)."""
 from __future__ import annotations
 
 import re
+import socket
 import ssl
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 _WITH_SSL_C = re.compile(r"certificate verify failed: (.*?)\s*\(_ssl\.c:\d+\)", re.IGNORECASE)
@@ -50,17 +52,52 @@ def ca_file_problem(cacert: str) -> str | None:
     return None
 
 
-def describe_verify(reason: str, trust_fix: str, host_key: str) -> str:
+def is_name_mismatch(reason: str) -> bool:
+    """Whether OpenSSL's reason says the certificate is valid, but for other names than the one used."""
+    low = reason.lower()
+    return "mismatch" in low or "doesn't match" in low or "not valid for" in low
+
+
+def certificate_names(host: str, port: int, cafile: str | None = None, timeout: float = 5.0,
+                      starttls: Callable[[socket.socket], None] | None = None) -> list[str]:
+    """The names the server's certificate holds (its DNS and IP subjectAltNames, else its common name), read by a
+    TLS handshake that checks the chain against cafile (else the system's CAs) but not the name, and sends
+    nothing after it. starttls: what the protocol says before its handshake (MySQL's SSL request). [] when that
+    handshake fails too."""
+    ctx = ssl.create_default_context(cafile=str(Path(cafile).expanduser()) if cafile else None)
+    ctx.check_hostname = False
+    try:
+        with socket.create_connection((host, port), timeout=timeout) as raw:
+            if starttls is not None:
+                starttls(raw)
+            with ctx.wrap_socket(raw, server_hostname=host) as tls:
+                cert = tls.getpeercert() or {}
+    except (OSError, ValueError):
+        return []
+    names = [str(value) for kind, value in cert.get("subjectAltName", ()) if kind in ("DNS", "IP Address")]
+    if not names:
+        names = [str(value) for rdn in cert.get("subject", ()) for key, value in rdn if key == "commonName"]
+    return list(dict.fromkeys(names))
+
+
+def describe_verify(reason: str, trust_fix: str, host_key: str, *, names: Sequence[str] = (),
+                    used: str | None = None) -> str:
     """One line for a failed certificate check: the problem, OpenSSL's reason, the fix.
 
     trust_fix: how to trust the right CA ("set [rabbitmq] cacert to the CA that signed it");
-    host_key: the key holding the address the client used ("[rabbitmq] management_url")."""
+    host_key: the key holding the address the client used ("[rabbitmq] management_url");
+    names / used: on a name mismatch, the names the certificate holds (certificate_names) and the one the client
+    used: the line then says `certificate names X, not Y` and which name to put in host_key."""
     said = f"certificate verify failed: {reason}" if reason else "certificate verify failed"
     low = reason.lower()
+    if names and used and is_name_mismatch(reason):
+        held = ", ".join(names)
+        return (f"TLS certificate names {held}, not {used} ({said}) - use {names[0]} (a name the certificate "
+                f"holds) in {host_key}")
     if "expired" in low:
         return f"TLS certificate expired ({said}) - the server must get a renewed certificate"
     if "not yet valid" in low:
         return f"TLS certificate not yet valid ({said}) - check the clock of this host and of the server"
-    if "mismatch" in low or "doesn't match" in low or "not valid for" in low:
+    if is_name_mismatch(reason):
         return f"TLS certificate is for another name ({said}) - use a name the certificate holds in {host_key}"
     return f"TLS certificate not trusted ({said}) - {trust_fix}"

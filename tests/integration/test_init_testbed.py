@@ -32,6 +32,7 @@ def kolla_folder(folder: Path, cloud: OpenStackCloud, broker: Broker, galera: Ga
     host = broker.mgmt_url.split("://", 1)[1].rsplit(":", 1)
     (folder / "globals.yml").write_text(yaml.safe_dump({
         "kolla_base_distro": "debian",
+        "openstack_release": "2025.2",  # its defaults: monitor account with a password, ProxySQL on
         "kolla_internal_vip_address": host[0],
         "rabbitmq_management_port": host[1].rstrip("/"),
         "rabbitmq_monitoring_user": broker.user,

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("base", ("tui", "tui.errors", "tui.deadline", "tui.safetext", "tui.redact", "tui.jsonable", "tui.readonly",
               "tui.tablediff", "tui.breadcrumb", "tui.sources", "tui.commands", "tui.gcpolicy",
-              "tui.tlserror", "tui.records", "tui.httpx_import")),
+              "tui.tlserror", "tui.records", "tui.httpx_import", "tui.redirects", "tui.yamlsafe")),
     ("models", ("tui.models", "tui.freshness")),
     ("rules", ("tui.rules",)),
     ("config", ("tui.config", "tui.deployinit")),

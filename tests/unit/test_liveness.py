@@ -132,8 +132,31 @@ def test_enabled_but_down_compute_is_critical_about_the_host() -> None:
     assert "no heartbeat for 1m (down after 60 s)" in f.summary and f.source == "services"
 
 
-def test_late_compute_has_no_finding_yet() -> None:
-    assert services_findings(snap([svc("compute-01", age=3), svc("compute-02", age=45)]), NOW, TH) == []
+def test_late_compute_is_a_warning_with_the_countdown() -> None:
+    (f,) = services_findings(snap([svc("compute-01", age=3), svc("compute-02", age=45)]), NOW, TH)
+    assert (f.kind, f.subject, f.severity) == ("nova.service_late", "compute-02", "warning")
+    assert "heartbeat late (45 s old); nova calls it down in 15 s (after 60 s)" in f.summary
+    assert f.evidence["down_in_s"] == 15 and f.evidence["host"] == "compute-02"
+
+
+def test_a_fresh_heartbeat_has_no_finding() -> None:
+    assert services_findings(snap([svc("compute-01", age=3), svc("compute-02", age=29)]), NOW, TH) == []
+
+
+def test_a_row_just_past_half_the_down_time_is_late_in_the_pane_but_no_finding_yet() -> None:
+    # with down = 2 x report_interval, half the down time is one interval: a report lands a little after it
+    s = snap([svc("compute-01", age=3), svc("compute-02", age=30.8)])
+    assert services_findings(s, NOW, TH) == []
+    assert [lv.late for _, lv in assess_section(s.compute, NOW, TH)] == [False, True]
+    assert kinds(services_findings(snap([svc("compute-02", age=32.5)]), NOW, TH)) == [
+        ("nova.service_late", "compute-02", "warning")]
+
+
+def test_many_late_of_one_binary_are_one_finding() -> None:
+    rows = [svc(f"compute-{i:02d}", age=40 + i) for i in range(6)] + [svc("compute-99", age=1)]
+    (f,) = services_findings(snap(rows), NOW, TH)
+    assert (f.kind, f.subject, f.evidence["late"]) == ("nova.service_late", "nova-compute", 6)
+    assert "6 nova-compute heartbeats are late together" in f.summary and f.evidence["down_in_s"] == 15
 
 
 def test_conductor_down_alone_is_critical_service_down() -> None:
@@ -210,7 +233,8 @@ def test_fleet_in_progress_one_down_one_late_is_already_the_fleet() -> None:
 
 
 def test_two_late_none_down_is_not_yet_a_fleet() -> None:
-    assert services_findings(snap([svc("compute-01", age=50), svc("compute-02", age=45)]), NOW, TH) == []
+    assert kinds(services_findings(snap([svc("compute-01", age=50), svc("compute-02", age=45)]), NOW, TH)) == [
+        ("nova.service_late", "compute-01", "warning"), ("nova.service_late", "compute-02", "warning")]
 
 
 def test_deaths_further_apart_than_the_down_time_are_separate_hosts() -> None:
@@ -275,7 +299,8 @@ def test_dead_ovs_agent_is_critical_neutron_agent_down() -> None:
 
 def test_agent_uses_agent_down_time() -> None:
     s = snap(network=[agent("compute-01", 3), agent("compute-02", 70)])
-    assert services_findings(s, NOW, TH) == []
+    (f,) = services_findings(s, NOW, TH)  # 70 s of 75: late, not down
+    assert (f.kind, f.severity, f.evidence["down_in_s"]) == ("neutron.agent_late", "warning", 5)
 
 
 def test_one_of_two_dhcp_agents_down_is_a_warning() -> None:
@@ -307,7 +332,8 @@ def test_cinder_volume_down() -> None:
 def test_cinder_uses_volume_down_time() -> None:
     th = Thresholds(volume_service_down_time=120)
     s = snap(volume=[svc("storage@lvm", "cinder-volume", age=90, section="volume", id="")])
-    assert services_findings(s, NOW, th) == []
+    (f,) = services_findings(s, NOW, th)  # 90 s of 120: late, not down
+    assert (f.kind, f.severity, f.evidence["down_in_s"]) == ("cinder.service_late", "warning", 30)
 
 
 # ---------------------------------------------------------------------------------- keystone, catalog

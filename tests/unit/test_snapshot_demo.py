@@ -89,10 +89,13 @@ def test_formats_on_the_demo() -> None:
 
 
 def test_json_and_another_format_disagree() -> None:
-    proc = run("snapshot", "--json", "--format", "nagios")
+    proc = run("snapshot", "--json", "--format", "prometheus")
     assert proc.returncode == 3
-    assert proc.stderr == "stacktop: --json and --format nagios disagree - give one of them\n"
+    assert proc.stderr == "stacktop: --json and --format prometheus disagree - give one of them\n"
     assert proc.stdout == ""
+    nagios = run("snapshot", "--json", "--format", "nagios")  # a check's console shows stdout only
+    assert nagios.returncode == 3
+    assert nagios.stdout == "STACKTOP UNKNOWN - stacktop: --json and --format nagios disagree - give one of them\n"
 
 
 def test_unknown_format_is_a_usage_error() -> None:

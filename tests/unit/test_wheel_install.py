@@ -1,7 +1,7 @@
 """stacktop as users install a Python CLI: a wheel built from this tree (the files a clone holds), installed
 with `pipx install` into a fresh environment of its own, run from a directory outside the tree (so the source
-is not what gets imported): `stacktop --version`, `stacktop snapshot --demo --json` and `stacktop --demo` in a
-real terminal."""
+is not what gets imported): `stacktop --version`, `stacktop config example` (the packaged example config),
+`stacktop snapshot --demo --json` and `stacktop --demo` in a real terminal. The wheel holds the LICENSE."""
 
 from __future__ import annotations
 
@@ -62,6 +62,14 @@ def test_wheel_installs_into_a_fresh_venv_and_runs_the_demo(tmp_path: Path) -> N
     assert data <= packaged, f"package data left out of the wheel: {sorted(data - packaged)}"
     sources = {n for n in files if n.startswith("tui/") and n.endswith(".py")}
     assert sources <= packaged, f"modules left out of the wheel: {sorted(sources - packaged)}"
+    # the example config the messages point to, and the license text the metadata names
+    assert "tui/config.example.toml" in packaged
+    licenses = [n for n in packaged if n.endswith(".dist-info/licenses/LICENSE")]
+    assert licenses, sorted(n for n in packaged if ".dist-info/" in n)
+    license_text = zipfile.ZipFile(wheel).read(licenses[0]).decode()
+    assert "Apache License" in license_text and "Version 2.0, January 2004" in license_text
+    metadata = zipfile.ZipFile(wheel).read(next(n for n in packaged if n.endswith(".dist-info/METADATA"))).decode()
+    assert "License-Expression: Apache-2.0" in metadata and "Classifier: Topic :: System :: Monitoring" in metadata
 
     pipx_env = {**pip_env, "PIPX_HOME": str(tmp_path / "pipx"), "PIPX_BIN_DIR": str(tmp_path / "bin"),
                 "PIPX_MAN_DIR": str(tmp_path / "man")}
@@ -76,6 +84,10 @@ def test_wheel_installs_into_a_fresh_venv_and_runs_the_demo(tmp_path: Path) -> N
 
     version = sh(stacktop, "--version", cwd=elsewhere, env=env)
     assert (version.returncode, version.stdout) == (0, f"stacktop {tui.__version__}\n")
+
+    example = sh(stacktop, "config", "example", cwd=elsewhere, env=env)
+    assert example.returncode == 0, example.stderr
+    assert example.stdout == (ROOT / "config.example.toml").read_text(encoding="utf-8")
 
     # a deadline no loaded machine reaches: what is judged here is that it runs, not how fast
     snap = sh(stacktop, "snapshot", "--demo", "--json", "--deadline", "600", cwd=elsewhere, env=env, timeout=900)

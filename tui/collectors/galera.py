@@ -37,7 +37,9 @@ from tui.collectors.galera_sql import (
     VARIABLES_SQL,
     Connection,
     Connector,
+    PrivilegeMissing,
     describe_error,
+    privilege_missing,
     pymysql_connector,
     run_query,
     tls_context,
@@ -60,6 +62,7 @@ class _NodeState:
     retry_at: float = 0.0
     error: str | None = None
     auth_error: bool = False
+    privilege_error: bool = False
     prev_paused_ns: int | None = None
     prev_sent: int | None = None
     prev_at: float | None = None
@@ -133,15 +136,27 @@ class GaleraCollector(BaseCollector):
     def _fail(self, st: _NodeState, exc: BaseException) -> GaleraNode:
         self._drop(st)
         st.error, st.auth_error = describe_error(exc)
+        st.privilege_error = isinstance(exc, PrivilegeMissing)
         st.failures += 1
         st.retry_at = self._monotonic() + min(self.max_backoff_s, 2.0 ** (st.failures - 1))
         st.forget_history()
-        return GaleraNode(address=st.address, reachable=False, error=st.error, auth_error=st.auth_error)
+        return GaleraNode(address=st.address, reachable=False, error=st.error, auth_error=st.auth_error,
+                          privilege_error=st.privilege_error)
+
+    def _query(self, conn: Connection, sql: str) -> list[tuple[Any, ...]]:
+        """run_query; a statement refused for a missing privilege raises PrivilegeMissing naming the GRANT."""
+        try:
+            return run_query(conn, sql)
+        except Exception as exc:
+            missing = privilege_missing(exc, sql, self.user)
+            if missing is not None:
+                raise missing from None
+            raise
 
     def _read(self, st: _NodeState, conn: Connection) -> tuple[dict[str, str], dict[str, str], float]:
         t0 = self._monotonic()
-        status = rows_to_dict(run_query(conn, STATUS_SQL))
-        variables = rows_to_dict(run_query(conn, VARIABLES_SQL))
+        status = rows_to_dict(self._query(conn, STATUS_SQL))
+        variables = rows_to_dict(self._query(conn, VARIABLES_SQL))
         return status, variables, self._monotonic() - t0
 
     def _poll_node(self, st: _NodeState) -> GaleraNode:
@@ -150,7 +165,8 @@ class GaleraCollector(BaseCollector):
                               error=f"previous query still running (no answer within {self.node_timeout:g}s)")
         try:
             if st.conn is None and st.failures and self._monotonic() < st.retry_at:
-                return GaleraNode(address=st.address, reachable=False, error=st.error, auth_error=st.auth_error)
+                return GaleraNode(address=st.address, reachable=False, error=st.error, auth_error=st.auth_error,
+                                  privilege_error=st.privilege_error)
             try:
                 if st.conn is not None:
                     try:
@@ -167,7 +183,7 @@ class GaleraCollector(BaseCollector):
                 return self._fail(st, ValueError(f"{st.address} answered SHOW GLOBAL STATUS without "
                                                  "wsrep_cluster_status: not a Galera node (wsrep_on=OFF?) - check "
                                                  "[galera] nodes"))
-            st.failures, st.error, st.auth_error = 0, None, False
+            st.failures, st.error, st.auth_error, st.privilege_error = 0, None, False, False
             return self._node(st, status, variables, took)
         finally:
             st.lock.release()
@@ -201,7 +217,8 @@ class GaleraCollector(BaseCollector):
             for n in nodes:  # nodes failing alike (a shared certificate, a wrong password) share one line
                 by_reason.setdefault(n.error, []).append(n.address)
             reasons = "; ".join(f"{', '.join(addresses)}: {error}" for error, addresses in by_reason.items())
-            if all((n.error or "").startswith(("TLS certificate", "[galera] cacert")) for n in nodes):  # own fix
+            if all((n.error or "").startswith(("TLS certificate", "[galera] cacert")) or n.privilege_error
+                   for n in nodes):  # each carries its own fix
                 raise SourceError(f"no Galera node answers ({reasons})")
             raise SourceError(f"no Galera node answers ({reasons}) - check [galera] nodes, user and password")
         self._disagreement_polls = self._disagreement_polls + 1 if disagreement(nodes) else 0
@@ -243,6 +260,6 @@ def build(config: Config, context: BuildContext | None = None, *, connector: Con
             connector = unusable_ca(f"[galera] cacert {ga.cacert} {problem} - point it at the PEM bundle of the CA "
                                     "that signed the nodes' certificates")
         else:
-            connector = pymysql_connector(ssl=tls_context(ga.cacert, ga.insecure))
+            connector = pymysql_connector(ssl=tls_context(ga.cacert, ga.insecure), cafile=ga.cacert)
     return [GaleraCollector(ga.nodes, ga.user, ga.password.value, expected_size=ga.expected_size,
                             arbitrators=ga.arbitrators, interval=ga.interval, timeout=ga.timeout, connector=connector)]

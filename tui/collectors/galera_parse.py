@@ -3,6 +3,7 @@ wsrep_provider_options never leave this module)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from typing import Any
 
@@ -18,25 +19,32 @@ def rows_to_dict(rows: Iterable[tuple[Any, ...]]) -> dict[str, str]:
     return out
 
 
+MAX_STATUS = 2**64 - 1  # the server's status counters are 64-bit: a larger number is absurd, unknown
+
+
 def to_int(value: str | None) -> int | None:
-    if value is None or value == "":
+    """A status value as an integer; None (unknown) when it is not a number, not finite or beyond MAX_STATUS."""
+    if value is None or value == "" or len(value) > 40:
         return None
     try:
-        return int(value)
+        number = int(value)
     except ValueError:
-        try:
-            return int(float(value))
-        except ValueError:
+        parsed = to_float(value)
+        if parsed is None:
             return None
+        number = int(parsed)
+    return number if -MAX_STATUS <= number <= MAX_STATUS else None
 
 
 def to_float(value: str | None) -> float | None:
-    if value is None or value == "":
+    """A status value as a finite float; None (unknown) otherwise (inf, nan, 1e400)."""
+    if value is None or value == "" or len(value) > 40:
         return None
     try:
-        return float(value)
+        number = float(value)
     except ValueError:
         return None
+    return number if math.isfinite(number) else None
 
 
 def to_bool(value: str | None) -> bool | None:

@@ -20,18 +20,43 @@ from __future__ import annotations
 
 import contextlib
 import re
+import socket
 import ssl
+import struct
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
-from tui.tlserror import describe_verify, verify_reason
+from tui.tlserror import certificate_names, describe_verify, is_name_mismatch, verify_reason
 
 STATUS_SQL = "SHOW GLOBAL STATUS LIKE 'wsrep%'"
 VARIABLES_SQL = "SHOW GLOBAL VARIABLES LIKE 'wsrep%'"
 
 # 1044 db access denied, 1045 access denied (user/password), 1130 host not allowed, 1698 plugin refused
 AUTH_ERROR_CODES = frozenset({1044, 1045, 1130, 1698})
+# a statement refused to a logged-in account: 1142 command denied, 1143 column denied, 1227 needs a privilege
+PRIVILEGE_ERROR_CODES = frozenset({1142, 1143, 1227})
+_NEEDS = re.compile(r"need \(at least one of\) the (.+?) privilege", re.IGNORECASE)
+_COMMAND = re.compile(r"^(\w+) command denied", re.IGNORECASE)
+_ACCOUNT = re.compile(r"to user '([^']*)'@'([^']*)'", re.IGNORECASE)
+
+
+class PrivilegeMissing(ValueError):
+    """A statement the account may not run: str() names the statement, the server's answer and the GRANT."""
+
+
+def privilege_missing(exc: BaseException, sql: str, user: str) -> PrivilegeMissing | None:
+    """The PrivilegeMissing for a statement refused with a privilege error, else None."""
+    args = getattr(exc, "args", ())
+    if len(args) < 2 or args[0] not in PRIVILEGE_ERROR_CODES:
+        return None
+    message = " ".join(str(args[1]).split())
+    needs = _NEEDS.search(message) or _COMMAND.search(message)
+    privilege = needs.group(1).split(",")[0].strip().upper() if needs else "the privilege it names"
+    account = _ACCOUNT.search(message)
+    name, host = (account.group(1), account.group(2)) if account else (user, "%")
+    return PrivilegeMissing(f"user '{user}' may not run {sql}: ({args[0]}) {message} - "
+                            f"GRANT {privilege} ON *.* TO '{name}'@'{host}'")
 
 
 class Connection(Protocol):
@@ -83,7 +108,7 @@ def describe_error(exc: BaseException) -> tuple[str, bool]:
         return f"({code}) {line}", code in AUTH_ERROR_CODES
     text = str(exc).strip().splitlines()
     first = text[0] if text else ""
-    if type(exc) is ValueError and first:  # our own description of an answer we cannot use
+    if (type(exc) is ValueError or isinstance(exc, PrivilegeMissing)) and first:  # our own description
         return first, False
     if isinstance(exc, TimeoutError) and not first:
         first = "timed out"
@@ -103,6 +128,34 @@ def tls_context(cacert: str | None = None, insecure: bool = False) -> ssl.SSLCon
         ctx.check_hostname = False
         ctx.verify_mode = ssl.CERT_NONE
     return ctx
+
+
+# the SSL request of MySQL's protocol 4.1: what a client sends, after the server's greeting, to start TLS
+_CLIENT_FLAGS = 0x1 | 0x4 | 0x200 | 0x800 | 0x8000  # LONG_PASSWORD, LONG_FLAG, PROTOCOL_41, SSL, SECURE_CONNECTION
+_SSL_REQUEST = struct.pack("<IIB23s", _CLIENT_FLAGS, 1 << 24, 45, b"\0" * 23)
+
+
+def mysql_ssl_request(sock: socket.socket) -> None:
+    """Read the server's greeting and ask for TLS (no user, no password: nothing but the SSL request)."""
+    header = b""
+    while len(header) < 4:
+        chunk = sock.recv(4 - len(header))
+        if not chunk:
+            raise OSError("the server closed the connection before its greeting")
+        header += chunk
+    left = int.from_bytes(header[:3], "little")
+    while left > 0:
+        chunk = sock.recv(min(left, 65536))
+        if not chunk:
+            raise OSError("the server closed the connection during its greeting")
+        left -= len(chunk)
+    sock.sendall(len(_SSL_REQUEST).to_bytes(3, "little") + bytes([header[3] + 1]) + _SSL_REQUEST)
+
+
+def node_certificate_names(address: str, cafile: str | None, timeout: float) -> list[str]:
+    """The names a node's certificate holds (tui.tlserror.certificate_names through MySQL's SSL request)."""
+    host, port = split_address(address)
+    return certificate_names(host, port, cafile, timeout, starttls=mysql_ssl_request)
 
 
 def tls_reason(exc: BaseException) -> str | None:
@@ -130,7 +183,7 @@ class PyMySQLConnection:
     Autocommit left as the server has it (no statement sent on connect)."""
 
     def __init__(self, address: str, user: str, password: str | None, timeout: float,
-                 ssl: ssl.SSLContext | dict[str, Any] | None = None) -> None:
+                 ssl: ssl.SSLContext | dict[str, Any] | None = None, cafile: str | None = None) -> None:
         from tui.collectors.mysql_import import import_pymysql
 
         pymysql = import_pymysql()  # lazy (~60 ms, only with a Galera source), cryptography deferred
@@ -150,6 +203,11 @@ class PyMySQLConnection:
             reason = tls_reason(exc) if ssl else None
             if reason is None:
                 raise
+            said = verify_reason(exc) or ""
+            if is_name_mismatch(said):
+                names = node_certificate_names(address, cafile, timeout)
+                reason = describe_verify(said, "set [galera] cacert to the CA that signed it (or insecure = true)",
+                                         "[galera] nodes", names=names, used=host)
             raise ValueError(reason) from None
 
     def query(self, sql: str) -> list[tuple[Any, ...]]:
@@ -162,10 +220,11 @@ class PyMySQLConnection:
             self._conn.close()
 
 
-def pymysql_connector(ssl: ssl.SSLContext | dict[str, Any] | None = None) -> Connector:
-    """The real Connector. ssl: a TLS context (tls_context) or pymysql's ssl dict to use TLS; None = TLS off."""
+def pymysql_connector(ssl: ssl.SSLContext | dict[str, Any] | None = None, cafile: str | None = None) -> Connector:
+    """The real Connector. ssl: a TLS context (tls_context) or pymysql's ssl dict to use TLS; None = TLS off.
+    cafile: the CA the context trusts (to read a certificate's names when they do not match the address)."""
 
     def connect(address: str, user: str, password: str | None, timeout: float) -> Connection:
-        return PyMySQLConnection(address, user, password, timeout, ssl=ssl)
+        return PyMySQLConnection(address, user, password, timeout, ssl=ssl, cafile=cafile)
 
     return connect

@@ -25,6 +25,12 @@ window (a queue younger than it), one collect() takes a second sample instead: a
 ticked once more (the newest sample timestamp of a suspect queue's length moved; watched every TICK_WATCH_S), and
 at the latest `confirm_delay_s` later.
 
+A vhost the user may not read is a blind spot, told as a finding (rabbitmq.vhost_not_readable), never silence: a
+`monitoring` user lists only the queues of vhosts it has a permission on, yet /api/overview counts every queue.
+A full poll that counts more queues than it listed asks each vhost of /api/vhosts with no queue in sight for its
+listing (one small GET each); a 401 "not authorised to access virtual host" names it. A vhost of [rabbitmq] vhosts
+refused that way is the same finding, and the other vhosts are still read.
+
 Errors are SourceError with one line naming the URL and the config key to fix; a failed AMQP confirmation does
 not fail the poll (snapshot.confirm_error). Without a password, user "guest" gets "guest" (RabbitMQ's default).
 """
@@ -41,7 +47,7 @@ import time
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 from tui import deadline
 from tui.collectors.base import BaseCollector, BuildContext, Collector
@@ -52,6 +58,7 @@ from tui.collectors.rabbitmq_payload import (
     NODE_COLUMNS,
     OVERVIEW_COLUMNS,
     ParsedQueues,
+    bounded_counts,
     parse_alarms,
     parse_node,
     parse_queues_reusing,
@@ -62,8 +69,18 @@ from tui.httpx_import import import_httpx
 from tui.models.finding import Finding
 from tui.models.rabbitmq import Alarm, NodeInfo, QueueInfo, RabbitSnapshot
 from tui.readonly import httpx_request_hook
-from tui.rules.queues import MIN_POLLS, History, apply_history, classify_queue, is_suspect, rabbitmq_findings
-from tui.tlserror import ca_file_problem, describe_verify, verify_reason
+from tui.redirects import httpx_response_hook
+from tui.rules.consumers import DEFAULT_GRACE_S, ConsumerHistory, apply_consumer_history
+from tui.rules.queues import (
+    MIN_POLLS,
+    History,
+    apply_history,
+    classify_queue,
+    is_suspect,
+    rabbitmq_findings,
+    set_permissions,
+)
+from tui.tlserror import ca_file_problem, certificate_names, describe_verify, is_name_mismatch, verify_reason
 
 if TYPE_CHECKING:
     import httpx
@@ -77,10 +94,31 @@ DETAIL_PARALLEL = 8  # of those GETs at a time
 MAX_DETAIL = 300  # more queues than this hold messages in a light poll: list them all with statistics
 MAX_EMPTY_WATCH = 50  # empty queues last seen with no consumer, re-checked on light polls (beyond: next full)
 MAX_LIVE_CHECKS = 200
+MAX_CONSUMER_LISTING = 2000  # consumers on the broker (its overview): up to this many, each poll lists them
+MAX_SERVICE_WATCH = 64  # service topic queues with a consumer whose count every poll reads fresh (beyond: full polls)
 CONFIRM_DELAY_S = 6.0  # the latest second sample of a one-shot run (the broker's statistics tick is 5 s)
 TICK_WATCH_S = 0.5  # how often a one-shot run asks whether the broker's statistics ticked
 MAX_HISTORY_CHECKS = 50  # suspect queues a one-shot run asks the sample history of (one GET each)
 HISTORY_PARALLEL = 8  # of those GETs at a time
+MAX_VHOST_PROBES = 50  # vhosts with no queue in sight, asked whether the user may list them (full polls only)
+
+
+class VhostNotReadable(SourceError):
+    """The management API refused a vhost's queue listing: the user has no permission on that vhost."""
+
+    def __init__(self, message: str, vhost: str) -> None:
+        super().__init__(message)
+        self.vhost = vhost
+
+
+def _vhost_refused(resp: httpx.Response) -> bool:
+    """A 401 that is about the vhost, not the login: `{"reason": "User not authorised to access virtual host"}`."""
+    try:
+        data = resp.json()
+    except ValueError:
+        return False
+    return isinstance(data, dict) and "virtual host" in str(data.get("reason", ""))
+
 
 def password_key(secret: Secret) -> str:
     """Which config key holds the password, for error lines (never the password itself)."""
@@ -214,6 +252,7 @@ class RabbitMQCollector(BaseCollector):
         cacert: str | None = None,
         insecure: bool = False,
         max_body_mb: float = 16.0,
+        consumer_grace_s: float = DEFAULT_GRACE_S,
     ) -> None:
         base = management_url.rstrip("/")
         if base.endswith("/api"):
@@ -247,18 +286,23 @@ class RabbitMQCollector(BaseCollector):
         self.max_body = int(max_body_mb * deadline.MB)  # bytes: a larger answer is refused before decoding
         self._poll_deadline = 0.0  # time.monotonic() by which this poll's requests end (collect())
         self._history: History = {}
+        self._consumers: ConsumerHistory = {}  # service queues seen with a consumer (tui.rules.consumers)
+        self.consumer_grace_s = consumer_grace_s
+        self._refused: set[str] = set()  # configured vhosts this poll's listing was refused
+        self._blind: tuple[str, ...] = ()  # the last full poll's unreadable vhosts (light polls carry them)
         self._bytes = 0
         self._requests = 0
 
     @classmethod
-    def from_config(cls, rq: RabbitMQConfig) -> RabbitMQCollector:
+    def from_config(cls, rq: RabbitMQConfig, consumer_grace_s: float = DEFAULT_GRACE_S) -> RabbitMQCollector:
         assert rq.management_url
         password = rq.password.value
         if password is None:
             password = "guest" if rq.user == "guest" else ""
         return cls(rq.management_url, rq.user, password, vhosts=rq.vhosts, amqp_url=rq.amqp_url,
                    interval=rq.interval, timeout=rq.timeout, password_key=password_key(rq.password),
-                   cacert=rq.cacert, insecure=rq.insecure, max_body_mb=rq.max_body_mb)
+                   cacert=rq.cacert, insecure=rq.insecure, max_body_mb=rq.max_body_mb,
+                   consumer_grace_s=consumer_grace_s)
 
     @property
     def timeout_hint(self) -> str:
@@ -305,12 +349,21 @@ class RabbitMQCollector(BaseCollector):
             return ctx
         return verify
 
+    def _name_mismatch(self, reason: str) -> str:
+        """A name mismatch told with the names the management API's certificate does hold."""
+        url = httpx.URL(self.base_url)
+        names = certificate_names(url.host, url.port or 443, self.cacert, min(5.0, self.request_timeout))
+        return describe_verify(reason, "set [rabbitmq] cacert to the CA that signed it (or insecure = true to skip "
+                               "verification)", "[rabbitmq] management_url", names=names, used=url.host)
+
     def _http(self) -> httpx.Client:
         if self._client is None:
             self._client = deadline.install_httpx(httpx.Client(
                 base_url=self.base_url, auth=(self.user, self._password), verify=self._verify(),
                 timeout=httpx.Timeout(self.request_timeout), headers={"Accept": "application/json"},
-                event_hooks={"request": [httpx_request_hook]}))  # the read-only guard (tui.readonly)
+                # the read-only guard (tui.readonly); a redirect to another origin or from https to http is
+                # named as refused (tui.redirects; none is followed)
+                event_hooks={"request": [httpx_request_hook], "response": [httpx_response_hook]}))
         return self._client
 
     async def _get(self, path: str, params: dict[str, Any] | None = None, ok: tuple[int, ...] = (200,)) -> Any:
@@ -339,12 +392,18 @@ class RabbitMQCollector(BaseCollector):
                               "management_url (or raise [rabbitmq] timeout)") from None
         except httpx.HTTPError as exc:
             reason = _reason(exc)
+            if is_name_mismatch(verify_reason(exc) or ""):
+                reason = await asyncio.to_thread(self._name_mismatch, verify_reason(exc) or "")
             if reason.startswith("TLS certificate"):  # the reason carries its own fix
                 raise SourceError(f"{where}: {reason}") from None
             raise SourceError(f"{where} unreachable ({reason}) - check [rabbitmq] management_url") from None
         self._requests += 1
         self._bytes += len(resp.content)
         status = resp.status_code
+        if status == 401 and path.startswith("/api/queues/") and _vhost_refused(resp):
+            vhost = unquote(path.split("/")[3])
+            raise VhostNotReadable(f"{where}: user '{self.user}' may not read vhost {vhost} - "
+                                   f"{set_permissions(vhost, self.user)}", vhost)
         if status == 401:
             raise SourceError(f"{where}: 401 Unauthorized for user '{self.user}' - check [rabbitmq] user and "
                               f"{self.password_key}")
@@ -396,11 +455,17 @@ class RabbitMQCollector(BaseCollector):
                             key: tuple[str, ...] | None = None) -> tuple[list[dict[str, Any]], bool]:
         """Every row of one unpaged queue listing, and (with a key) whether it was the same bytes as under that
         key last time."""
-        if key is None:
-            _, data = await self._get(path, params)
-            same = False
-        else:
-            data, same = await self._get_same(key, path, params)
+        try:
+            if key is None:
+                _, data = await self._get(path, params)
+                same = False
+            else:
+                data, same = await self._get_same(key, path, params)
+        except VhostNotReadable as exc:
+            if not self.vhosts:
+                raise
+            self._refused.add(exc.vhost)  # a configured vhost the user may not read: a finding, not a failure
+            return [], False
         if not isinstance(data, list):
             raise SourceError(f"RabbitMQ management API at {self.base_url}: {path} is not a queue list - "
                               "check [rabbitmq] management_url")
@@ -462,6 +527,7 @@ class RabbitMQCollector(BaseCollector):
         full = (self.full_every <= 1 or self.oneshot or not self._stats
                 or self._polls % self.full_every == 0)
         self._polls += 1
+        self._refused = set()
         info: dict[str, Any] = {"mode": "full"}
         # a poll that fails half-way (its light listing stored, its statistics not read) must not leave the
         # judgement of an older listing standing: set again only by a poll that completes
@@ -514,6 +580,8 @@ class RabbitMQCollector(BaseCollector):
         known_stats = self._stats
         wanted: set[tuple[str, str]] = set()
         empty: list[tuple[str, str]] = []
+        consumed = self._consumers
+        service: list[tuple[str, str]] = []
         for r in rows:
             key = (str(r.get("vhost")), str(r.get("name")))
             known = known_stats.get(key)
@@ -522,8 +590,12 @@ class RabbitMQCollector(BaseCollector):
                 wanted.add(key)
             elif known.get("consumers") in (0, None):
                 empty.append(key)
+            elif key in consumed:  # a service queue with its consumer: losing it is news at once
+                service.append(key)
         if len(empty) <= MAX_EMPTY_WATCH:
             wanted.update(empty)
+        if len(service) <= MAX_SERVICE_WATCH:
+            wanted.update(service)
         return wanted
 
     def _merge(self, rows: list[dict[str, Any]], detail: list[dict[str, Any]], wanted: set[tuple[str, str]]
@@ -583,10 +655,12 @@ class RabbitMQCollector(BaseCollector):
             if isinstance(r, BaseException):
                 raise r
         (queues, pages, queue_info), nodes, (alarms, checked), overview = results  # type: ignore[misc]
+        totals = overview.get("object_totals")
+        unreadable = await self._unreadable_vhosts(queues, totals if isinstance(totals, dict) else {},
+                                                   queue_info.get("mode") == "full")
         now = self._clock()
         # 2,000 queues: off the UI loop, like the parse (one poll at a time: the history is this poll's alone)
         self._history, queues = await asyncio.to_thread(apply_history, self._history, queues, now)
-        totals = overview.get("object_totals")
         return RabbitSnapshot(
             endpoint=self.base_url, taken_at=now, queues=tuple(queues), nodes=tuple(nodes), alarms=alarms,
             alarms_checked=checked, vhosts=self.vhosts, via="management",
@@ -594,12 +668,51 @@ class RabbitMQCollector(BaseCollector):
             rabbitmq_version=overview.get("rabbitmq_version")
             if isinstance(overview.get("rabbitmq_version"), str) else None,
             node=overview.get("node") if isinstance(overview.get("node"), str) else None,
-            object_totals=dict(totals) if isinstance(totals, dict) else {},
+            object_totals=bounded_counts(totals),
             detail_by_queue=self.light_max_queues if self._by_queue() else None,
             fetch={"requests": self._requests - requests0, "bytes": self._bytes - bytes0, "queue_pages": pages,
                    "seconds": round(time.monotonic() - start, 4), "columns_trimmed": self.trim_columns,
                    "queues": queue_info},
+            unreadable_vhosts=unreadable, user=self.user,
         )
+
+    async def _unreadable_vhosts(self, queues: list[QueueInfo], totals: dict[str, Any], full: bool
+                                 ) -> tuple[str, ...]:
+        """The vhosts the user may not list the queues of. With [rabbitmq] vhosts: those refused this poll.
+        Else, on full polls, only when the broker counts more queues than the listing showed (object_totals
+        counts every vhost's for a `monitoring` user): each vhost of /api/vhosts with no queue in sight is
+        asked for its listing (one small GET each); a refusal names it. Light polls carry the last answer."""
+        if self.vhosts:
+            return tuple(sorted(self._refused))
+        if not full:
+            return self._blind
+        total = totals.get("queues")
+        self._blind = ()
+        if not isinstance(total, int) or total <= len(queues):
+            return ()
+        try:
+            _, data = await self._get("/api/vhosts", {"columns": "name"})
+        except SourceError:
+            return ()
+        seen = {q.vhost for q in queues}
+        names = [v["name"] for v in data if isinstance(v, dict) and isinstance(v.get("name"), str)] \
+            if isinstance(data, list) else []
+        gate = asyncio.Semaphore(DETAIL_PARALLEL)
+
+        async def refused(vhost: str) -> bool:
+            async with gate:
+                try:
+                    await self._request(f"/api/queues/{quote(vhost, safe='')}", {"columns": "name"}, (200, 404))
+                except VhostNotReadable:
+                    return True
+                except SourceError:
+                    return False
+            return False
+
+        asked = [v for v in names if v not in seen][:MAX_VHOST_PROBES]
+        answers = await asyncio.gather(*(refused(v) for v in asked))
+        self._blind = tuple(sorted(v for v, no in zip(asked, answers, strict=True) if no))
+        return self._blind
 
     # -- AMQP -------------------------------------------------------------------------------------------
 
@@ -611,7 +724,16 @@ class RabbitMQCollector(BaseCollector):
         return suspects
 
     def _to_confirm(self, snap: RabbitSnapshot) -> list[QueueInfo]:
-        return self._suspects(snap, 1 if self.oneshot else self.min_polls)[:MAX_LIVE_CHECKS]
+        todo = self._suspects(snap, 1 if self.oneshot else self.min_polls)[:MAX_LIVE_CHECKS]
+        if self.oneshot:
+            return todo
+        # the service queues that had a consumer: a passive declare tells a lost one now, not at the broker's
+        # next statistics tick (at most MAX_SERVICE_WATCH of them)
+        asked = {q.key for q in todo}
+        service = [q for q in snap.queues if q.key in self._consumers and q.key not in asked]
+        if len(service) <= MAX_SERVICE_WATCH:
+            todo += service
+        return todo
 
     async def _confirm_live(self, snap: RabbitSnapshot) -> RabbitSnapshot:
         if not self.amqp_url:  # before the scan: 2,000 queues every poll on the UI loop, for nothing
@@ -626,12 +748,49 @@ class RabbitMQCollector(BaseCollector):
             return dataclasses.replace(snap, confirm_error=str(exc))
         return dataclasses.replace(snap, queues=tuple(apply_live(snap.queues, live)), confirmation="amqp")
 
+    async def _consumer_connections(self, snap: RabbitSnapshot) -> dict[tuple[str, str], frozenset[str]] | None:
+        """The connections consuming each watched service queue (a restart quicker than a poll replaces one), from
+        one consumer listing per vhost, trimmed to three columns; None when the broker has more than
+        MAX_CONSUMER_LISTING consumers (the listing would cost it more than the restart is worth), when nothing
+        is watched yet, or when the listing fails (the poll goes on without it)."""
+        total = snap.object_totals.get("consumers")
+        if not self._consumers or not isinstance(total, int) or total > MAX_CONSUMER_LISTING:
+            return None
+        paths = [f"/api/consumers/{quote(v, safe='')}" for v in self.vhosts] or ["/api/consumers"]
+        params = {"columns": "queue.name,queue.vhost,channel_details.connection_name"}
+        found: dict[tuple[str, str], set[str]] = {}
+        try:
+            for path in paths:
+                _, data = await self._get(path, params)
+                for c in data if isinstance(data, list) else ():
+                    queue, channel = c.get("queue"), c.get("channel_details")
+                    if not isinstance(queue, dict) or not isinstance(channel, dict):
+                        continue
+                    key = (str(queue.get("vhost")), str(queue.get("name")))
+                    if key in self._consumers:
+                        found.setdefault(key, set()).add(str(channel.get("connection_name")))
+        except SourceError:
+            return None
+        return {key: frozenset(conns) for key, conns in found.items()}
+
+    async def _judge_consumers(self, snap: RabbitSnapshot) -> RabbitSnapshot:
+        """Service queues that had a consumer and have none now get consumer_lost_since, those whose consumer
+        came back or was replaced consumer_restarted_at (one-shot runs keep no history: a snapshot cannot tell
+        a lost consumer from a queue never consumed)."""
+        if self.oneshot:
+            return snap
+        conns = await self._consumer_connections(snap)
+        self._consumers, queues = await asyncio.to_thread(apply_consumer_history, self._consumers, snap.queues,
+                                                          snap.taken_at, conns)
+        return dataclasses.replace(snap, queues=tuple(queues))
+
     # -- protocol ---------------------------------------------------------------------------------------
 
     async def collect(self) -> RabbitSnapshot:
         self._poll_deadline = time.monotonic() + self.timeout  # the runner's timeout for this poll
         snap = await self._sample()
         snap = await self._confirm_live(snap)
+        snap = await self._judge_consumers(snap)
         if self.oneshot and snap.confirmation is None and any(is_suspect(q) for q in snap.queues):
             # No live answer: the suspects' sample history stands for the second poll when it covers the window
             judged = await self._confirm_by_history(snap)
@@ -704,7 +863,7 @@ class RabbitMQCollector(BaseCollector):
                     return
 
     def findings(self, snapshot: RabbitSnapshot, now: datetime) -> list[Finding]:
-        return rabbitmq_findings(snapshot, now, self.min_polls)
+        return rabbitmq_findings(snapshot, now, self.min_polls, self.consumer_grace_s)
 
     async def aclose(self) -> None:
         if self._client is not None:
@@ -715,7 +874,7 @@ class RabbitMQCollector(BaseCollector):
 def build(config: Config, context: BuildContext | None = None) -> list[Collector]:
     rq = config.rabbitmq
     if rq.management_url:
-        return [RabbitMQCollector.from_config(rq)]
+        return [RabbitMQCollector.from_config(rq, config.thresholds.consumer_lost_grace)]
     if rq.cli_command:
         from tui.collectors.rabbitmq_cli import RabbitMQCliCollector
 

@@ -23,6 +23,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from tui.collectors.rabbitmq_payload import MAX_COUNT
+
 HISTORY_AGE_S = 60
 HISTORY_INCR_S = 5
 HISTORY_WINDOW_S = 10.0  # how long the history must show the queue held with nobody taking messages
@@ -47,7 +49,8 @@ class HistoryVerdict:
 
 def _samples(details: Any) -> list[tuple[int, int]] | None:
     """(timestamp ms, sample) newest first, or None when the samples are missing or not the broker's shape
-    (a non-integer sample or timestamp, a negative count, too many entries, one timestamp twice)."""
+    (a non-integer sample or timestamp, a negative count, a number beyond MAX_COUNT, too many entries, one
+    timestamp twice)."""
     if not isinstance(details, dict):
         return None
     raw = details.get("samples")
@@ -59,6 +62,8 @@ def _samples(details: Any) -> list[tuple[int, int]] | None:
             return None
         ts, value = entry.get("timestamp"), entry.get("sample")
         if type(ts) is not int or type(value) is not int or value < 0 or ts in out:
+            return None
+        if abs(ts) > MAX_COUNT or value > MAX_COUNT:  # absurd: no arithmetic on a 400-digit number
             return None
         out[ts] = value
     return sorted(out.items(), reverse=True)

@@ -6,6 +6,7 @@ Real field names only. A key the broker left out stays None: fresh queue rows la
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
@@ -28,10 +29,25 @@ NODE_COLUMNS = ("name", "type", "running", "partitions", "mem_alarm", "disk_free
 OVERVIEW_COLUMNS = ("cluster_name", "rabbitmq_version", "management_version", "node", "object_totals")
 
 
+# Above what a broker's counters reach (Erlang keeps them in 64 bits): a larger number is absurd, not a count
+MAX_COUNT = 2**63 - 1
+
+
 def _int(value: Any) -> int | None:
+    """A count or size from the broker; None (unknown) for anything else, and for Infinity, NaN or a number
+    beyond MAX_COUNT (JSON allows them): that one value is unknown, the row and the source stand."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    return int(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return int(value) if -MAX_COUNT <= value <= MAX_COUNT else None
+
+
+def bounded_counts(value: Any) -> dict[str, int]:
+    """/api/overview object_totals ({"queues": 12, ...}): the names with a count MAX_COUNT bounds."""
+    if not isinstance(value, Mapping):
+        return {}
+    return {k: n for k, v in value.items() if isinstance(k, str) and (n := _int(v)) is not None}
 
 
 def _bool(value: Any) -> bool | None:

@@ -25,21 +25,22 @@ class Inventory:
         return group in self.members or group in self.children
 
     def group_hosts(self, group: str) -> list[str]:
-        """Every host of `group` and of its children (recursively), in file order, each once."""
+        """Every host of `group` and of its children (depth first), in file order, each once; walked without
+        recursion (a chain of thousands of child groups is read like any other)."""
         out: list[str] = []
+        known: set[str] = set()
         seen_groups: set[str] = set()
-
-        def walk(name: str) -> None:
+        stack = [group]
+        while stack:
+            name = stack.pop()
             if name in seen_groups:
-                return
+                continue
             seen_groups.add(name)
             for host in self.members.get(name, []):
-                if host not in out:
+                if host not in known:
+                    known.add(host)
                     out.append(host)
-            for child in self.children.get(name, []):
-                walk(child)
-
-        walk(group)
+            stack += reversed(self.children.get(name, []))
         return out
 
     def host_var(self, host: str, key: str) -> str | None:
@@ -64,10 +65,14 @@ class Inventory:
 
 
 MAX_HOSTS = 10000  # per host line: a larger range is a typo, and would cost memory before any check
+MAX_RANGES = 8  # ranges in one host pattern (`rack[1:4]-node[01:20]` has two)
 
 
 def expand(pattern: str) -> list[str]:
     """`control[01:03]` -> control01, control02, control03 (numeric ranges keep their width; letters too)."""
+    if len(_RANGE.findall(pattern)) > MAX_RANGES:
+        raise InitError(pattern[:80], "(host range)", f"more than {MAX_RANGES} ranges in one host pattern",
+                        "check the line")
     out: list[str] = []
     _expand(pattern, out)
     return out
@@ -146,3 +151,48 @@ def load_inventory(path: Path) -> Inventory:
                     inv.members[section].append(host)
                 inv.hosts.setdefault(host, {}).update(variables)
     return inv
+
+
+_SKIPPED = ("~", ".orig", ".bak", ".ini~", ".retry", ".pyc", ".cfg", ".yml", ".yaml", ".json")
+
+
+def load_inventory_path(path: Path) -> Inventory:
+    """An INI inventory file, or an inventory directory as kolla-ansible >= 2025.1 accepts (its INI files merged
+    in name order, host_vars/HOST[.yml] and group_vars/GROUP[.yml] scalars added)."""
+    if not path.is_dir():
+        return load_inventory(path)
+    files = sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith(".")
+                   and not p.name.endswith(_SKIPPED))
+    if not files:
+        raise InitError(path, "(inventory)", "is a directory with no INI inventory file in it",
+                        "give the inventory file the deployment uses (--inventory FILE)")
+    inv = Inventory(path)
+    for file in files:
+        part = load_inventory(file)
+        for host, variables in part.hosts.items():
+            inv.hosts.setdefault(host, {}).update(variables)
+        for group, hosts in part.members.items():
+            inv.members.setdefault(group, [])
+            inv.members[group] += [h for h in hosts if h not in inv.members[group]]
+        for group, kids in part.children.items():
+            inv.children.setdefault(group, [])
+            inv.children[group] += [k for k in kids if k not in inv.children[group]]
+        for group, variables in part.group_vars.items():
+            inv.group_vars.setdefault(group, {}).update(variables)
+    _vars_dir(path / "host_vars", inv.hosts, set(inv.hosts))
+    _vars_dir(path / "group_vars", inv.group_vars, set(inv.members) | set(inv.children) | {"all"})
+    return inv
+
+
+def _vars_dir(folder: Path, into: dict[str, dict[str, str]], names: set[str]) -> None:
+    """host_vars / group_vars files: YAML mappings; their plain values (text, numbers, yes/no) are kept."""
+    from tui.deployinit.common import load_yaml
+
+    if not folder.is_dir():
+        return
+    for name in sorted(names):
+        for candidate in (folder / name, folder / f"{name}.yml", folder / f"{name}.yaml"):
+            if candidate.is_file():
+                data = load_yaml(candidate, f"fix or remove {candidate}")
+                values = {k: str(v) for k, v in data.items() if isinstance(v, (str, int, float, bool))}
+                into.setdefault(name, {}).update(values)

@@ -13,6 +13,8 @@ What is read, as OpenStack-Ansible lays it out:
   management_address / ansible_host, MariaDB on 3306;
 - the openrc (--openrc, else openrc in the folder) or a clouds.yaml in the folder (entry `default`);
 - the CA: haproxy_user_ssl_ca_cert, else the PKI role's root in pki/roots/NAME/certs/NAME.crt.
+The release (release_detect.py: --release, else OSA_VERSION in /usr/local/bin/openstack-ansible) is said in a
+note; the facts read here are the same from 2024.1 to master (docs/deployment-facts.md).
 """
 
 from __future__ import annotations
@@ -23,17 +25,21 @@ from typing import Any
 
 from tui.deployinit.cloudentry import from_clouds_yaml, from_openrc
 from tui.deployinit.common import InitError, Plan, flag, host_port, load_yaml, password, read_text, text_value
+from tui.deployinit.release_detect import detect_osa
 
 OSA_CLOUDS = ("default", "default_project_scope")
 GALERA_PORT = 3306  # the galera_server role's my.cnf
 
 
-def read_osa(folder: Path, *, openrc: Path | None = None, cloud: str | None = None) -> Plan:
+def read_osa(folder: Path, *, openrc: Path | None = None, cloud: str | None = None,
+             release: str | None = None) -> Plan:
     folder = folder.expanduser().absolute()  # the config names files in it: valid from any working directory
     if not folder.is_dir():
         raise InitError(folder, "(folder)", "is not a directory", "point --osa at OpenStack-Ansible's config "
                         "folder (/etc/openstack_deploy)")
     plan = Plan("OpenStack-Ansible", folder)
+    row, how = detect_osa(release)
+    plan.notes.append(f"OpenStack-Ansible {row.series} facts ({how}; docs/deployment-facts.md)")
     what = "point --osa at OpenStack-Ansible's config folder (/etc/openstack_deploy)"
     user_config_path = folder / "openstack_user_config.yml"
     secrets_path = folder / "user_secrets.yml"
@@ -112,6 +118,11 @@ def _galera(plan: Plan, folder: Path, variables: dict[str, Any], secrets: dict[s
         inventory = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InitError(path, "(syntax)", f"not valid JSON at line {exc.lineno}", "regenerate it") from None
+    except RecursionError:
+        raise InitError(path, "(syntax)", "nested too deeply to be the dynamic inventory's output",
+                        "regenerate it with the dynamic inventory") from None
+    except ValueError:  # an integer of more than 4,300 digits (Python's int limit)
+        raise InitError(path, "(syntax)", "holds a number too long to read", "regenerate it") from None
     hostvars = (inventory.get("_meta") or {}).get("hostvars") if isinstance(inventory, dict) else None
     if not isinstance(hostvars, dict):
         raise InitError(path, "_meta.hostvars", "is missing", "regenerate it with the dynamic inventory")
@@ -137,18 +148,24 @@ def _galera(plan: Plan, folder: Path, variables: dict[str, Any], secrets: dict[s
     plan.galera = section
 
 
-def _group_hosts(inventory: dict[str, Any], group: str, seen: set[str] | None = None) -> list[str]:
-    seen = set() if seen is None else seen
-    if group in seen or not isinstance(inventory.get(group), dict):
-        return []
-    seen.add(group)
+def _group_hosts(inventory: dict[str, Any], group: str) -> list[str]:
+    """The hosts of `group` and of its children, depth first in file order, each once (walked without
+    recursion: a chain of thousands of child groups is read like any other)."""
+    seen: set[str] = set()
     out: list[str] = []
-    entry = inventory[group]
-    for host in entry.get("hosts") or []:
-        if isinstance(host, str) and host not in out:
-            out.append(host)
-    for child in entry.get("children") or []:
-        for host in _group_hosts(inventory, child, seen) if isinstance(child, str) else []:
-            if host not in out:
+    known: set[str] = set()
+    stack: list[Any] = [group]
+    while stack:
+        name = stack.pop()
+        if not isinstance(name, str) or name in seen or not isinstance(inventory.get(name), dict):
+            continue
+        seen.add(name)
+        entry = inventory[name]
+        hosts = entry.get("hosts")
+        for host in hosts if isinstance(hosts, list) else []:
+            if isinstance(host, str) and host not in known:
+                known.add(host)
                 out.append(host)
+        children = entry.get("children")
+        stack += reversed(children) if isinstance(children, list) else []
     return out

@@ -5,16 +5,21 @@ from __future__ import annotations
 from typing import Any
 
 from tui.deployinit.common import Plan
+from tui.safetext import clean, has_unsafe
 
 
 def toml_string(text: str) -> str:
-    """A TOML basic string: quotes, backslashes and every control character escaped."""
+    """A TOML basic string: quotes, backslashes, every control character (C0, DEL, C1) and every invisible
+    formatting character (bidirectional, zero-width) escaped, so the value reads back the same and the text
+    printed or written holds none of them."""
     out = []
     for ch in text:
         if ch in ('"', "\\"):
             out.append("\\" + ch)
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append({"\n": "\\n", "\t": "\\t", "\r": "\\r"}.get(ch, f"\\u{ord(ch):04x}"))
+        elif ch in "\n\t\r":
+            out.append({"\n": "\\n", "\t": "\\t", "\r": "\\r"}[ch])
+        elif has_unsafe(ch):
+            out.append(f"\\u{ord(ch):04x}")
         else:
             out.append(ch)
     return '"' + "".join(out) + '"'
@@ -33,8 +38,9 @@ def toml_value(value: Any) -> str:
 
 
 def _comment(text: str) -> str:
-    """One comment line: controls (a newline would end the comment) written as spaces."""
-    return "# " + "".join(" " if ord(c) < 0x20 or ord(c) == 0x7F else c for c in text)
+    """One comment line: controls and invisible formatting characters (a newline would end the comment)
+    written out as escapes (`\\x1b`, `\\u202e`)."""
+    return "# " + clean(text)
 
 
 def render(plan: Plan, refs: dict[str, dict[str, str]]) -> str:

@@ -26,7 +26,10 @@ class QueueInfo:
     ("running", "down", "minority", ...). Quorum queues and streams name their leader, members and the members online
     (None when not reported: classic queues); node is where a classic queue lives. history_s: how long the
     broker's own sample history showed it holding messages with no consumer and no delivery (a one-shot run's
-    confirmation, tui.collectors.rabbitmq_history; None when not asked).
+    confirmation, tui.collectors.rabbitmq_history; None when not asked). consumer_lost_since: for a service topic
+    queue seen with a consumer before, the first poll that saw it with none (None while it has one, or never had
+    one); consumer_restarted_at: the last poll that saw its consumer come back, or a new consumer connection
+    replace the old one (a restarted process): tui.rules.consumers.
     """
 
     vhost: str
@@ -51,6 +54,8 @@ class QueueInfo:
     delivery_limit: int | None = None
     dead_letter: bool = False
     history_s: float | None = None
+    consumer_lost_since: datetime | None = None
+    consumer_restarted_at: datetime | None = None
 
     @property
     def key(self) -> tuple[str, str]:
@@ -129,6 +134,8 @@ class RabbitSnapshot:
     confirm_error why an AMQP confirmation could not be done (the poll itself still succeeded).
     detail_by_queue is set (to the collector's light_max_queues) when the listing held more queues than that:
     the light polls ask the statistics they need one queue at a time (tui.collectors.rabbitmq).
+    unreadable_vhosts are the vhosts whose queues `user` may not list (the management API answers 401 "not
+    authorised to access virtual host"): a blind spot, told as a finding (rabbitmq.vhost_not_readable).
     """
 
     endpoint: str
@@ -147,6 +154,8 @@ class RabbitSnapshot:
     confirm_error: str | None = None
     detail_by_queue: int | None = None
     fetch: Mapping[str, Any] = field(default_factory=dict)
+    unreadable_vhosts: tuple[str, ...] = ()
+    user: str | None = None
 
     def queue(self, name: str, vhost: str | None = None) -> QueueInfo | None:
         for q in self.queues:

@@ -23,7 +23,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from tui import deadline
+from tui import deadline, redirects
 from tui.config import OpenStackConfig
 from tui.errors import SourceError
 from tui.openstack.errors import (
@@ -67,8 +67,11 @@ class OpenStackClient:
     def _adapter(self, service: str) -> Any:
         # building a proxy may authenticate and discover versions: failures surface here too
         try:
-            return getattr(self.conn, SERVICE_ADAPTERS.get(service, service))
+            with redirects.recording() as refused:
+                return getattr(self.conn, SERVICE_ADAPTERS.get(service, service))
         except Exception as exc:
+            if refused:  # discovery met a redirect it must not follow, and went on without saying so
+                raise refused[-1] from None
             url = self._catalog_url(service)
             names = {cls.__name__ for cls in type(exc).__mro__}
             if url and names & {"NotSupported", "DiscoveryFailure"}:
@@ -166,10 +169,13 @@ class OpenStackClient:
             if service in self._mv:
                 return self._mv[service]
         adapter = self._adapter(service)
-        try:
-            data = adapter.get_endpoint_data()
-        except Exception as exc:
-            raise to_source_error(exc, self.where, action=f"{service} version discovery") from None
+        with redirects.recording() as refused:
+            try:
+                data = adapter.get_endpoint_data()
+            except Exception as exc:
+                raise to_source_error(exc, self.where, action=f"{service} version discovery") from None
+        if refused:  # keystoneauth's discovery swallows a refused redirect: say it
+            raise refused[-1]
         if data is None or not data.max_microversion:
             # keystoneauth falls back to the bare catalog URL when discovery fails (TLS, refused...) and says
             # why only in a log line: one plain GET of that URL says it here
@@ -438,6 +444,8 @@ class OpenStackClient:
         for a in answers:
             if isinstance(a, FetchError):
                 out.append(SourceError(f"GET {a.url}: {a.reason}"))
+            elif a.status in redirects.REDIRECT_STATUSES and a.location is not None:
+                out.append(_redirect_error(a.url, a.status, a.location))
             elif a.status >= 400:
                 out.append(http_error("GET", a.url, a.status, a.body, self.where))
             else:
@@ -480,6 +488,17 @@ def dropped_connection(exc: Exception) -> bool:
     return not is_timeout(exc) and bool(_DROPPED.search(f"{type(exc).__name__} {exc}"))
 
 
+def _redirect_error(url: str, status: int, location: str) -> SourceError:
+    """A redirect answer to a GET of fastget, which follows none: named as refused when following it would leave
+    the origin or https (tui.redirects), else as not followed."""
+    target = redirects.target_of(url, location)
+    reason = redirects.refusal(url, target)
+    if reason is not None:
+        return redirects.RedirectRefused(url, target, reason)
+    return SourceError(f"GET {redirects.shown(url)} answered {status} (redirect to {redirects.shown(target)}, "
+                       "not followed) - check the endpoint in the catalog")
+
+
 def _version_document(resp: Any) -> str | None:
     """Why a version answer is not a version document (None when it is one): Keystone's must be."""
     if resp.status_code >= 400:
@@ -520,6 +539,9 @@ def connect(cfg: OpenStackConfig) -> OpenStackClient:
     where = Where(cfg.cloud, cfg.clouds_file)
     _quiet_library_loggers()
     try:
+        from tui.openstack.cloudsyaml import refuse_alias_bombs
+
+        refuse_alias_bombs(cfg)  # openstacksdk would expand a billion-laughs clouds.yaml: refused first
         import openstack.connection  # lazy: ~0.36 s
         from openstack.config import loader
 
@@ -533,6 +555,7 @@ def connect(cfg: OpenStackConfig) -> OpenStackClient:
                 tls["cacert"] = str(Path(cfg.cacert).expanduser())
             region = osc.get_one(cloud=cfg.cloud, api_timeout=cfg.timeout, **tls)
             ca = region.config.get("cacert")
+            where.cafile = str(ca) if ca else None
             problem = ca_file_problem(str(ca)) if ca and region.config.get("verify", True) else None
             if problem:
                 origin = f"[openstack] cacert {ca}" if cfg.cacert else f"cacert {ca} of {where.cloud_ref}"
@@ -557,6 +580,8 @@ def connect(cfg: OpenStackConfig) -> OpenStackClient:
         deadline.guard_requests_session(conn.session.session, cap=int(cfg.max_body_mb * deadline.MB),
                                         key="[openstack] max_body_mb", timeout_key="[openstack] timeout",
                                         default_timeout=cfg.timeout)
+        # no redirect to another origin or from https to http is followed (tui.redirects)
+        redirects.guard_requests_session(conn.session.session)
     except SourceError:
         raise
     except Exception as exc:

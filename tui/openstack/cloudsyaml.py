@@ -10,13 +10,18 @@ openstacksdk, which also gives the usual error lines for broken configs (a missi
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tui import yamlsafe
 from tui.config import OpenStackConfig
+from tui.errors import SourceError
+from tui.safetext import clean
+from tui.yamlsafe import YamlRefused
 
 PASSWORD_TYPES = frozenset({"password", "v3password"})
 APPCRED_TYPES = frozenset({"v3applicationcredential", "applicationcredential"})
@@ -85,7 +90,10 @@ def _load_first(files: list[Path]) -> tuple[Path | None, dict[str, Any] | None]:
             raise LightUnsupported(f"{path}: {exc.strerror}") from None
         try:
             data = json.loads(text) if path.suffix == ".json" else _yaml(text)
-        except ValueError as exc:
+        except YamlRefused as exc:  # not handed to openstacksdk either: it would expand the aliases
+            raise SourceError(clean(f"{path}: {exc} - fix the file (a clouds.yaml needs no such aliases)")) \
+                from None
+        except (ValueError, RecursionError) as exc:
             raise LightUnsupported(f"{path}: not parseable") from exc
         if not isinstance(data, dict):
             raise LightUnsupported(f"{path}: not a mapping")
@@ -96,11 +104,21 @@ def _load_first(files: list[Path]) -> tuple[Path | None, dict[str, Any] | None]:
 def _yaml(text: str) -> Any:
     import yaml
 
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        return yaml.load(text, Loader=loader)  # a safe loader (the C one when built)
+        return yamlsafe.load(text)  # a safe loader (the C one when built), aliases within a budget
     except yaml.YAMLError as exc:
         raise ValueError(str(exc)) from None
+
+
+def refuse_alias_bombs(cfg: OpenStackConfig) -> None:
+    """SourceError when the clouds.yaml (or secure.yaml) openstacksdk would read holds aliases that expand it
+    past tui.yamlsafe's budget: called before openstacksdk reads it (it would expand them, for minutes and
+    gigabytes). Any other problem is left to openstacksdk to word."""
+    given = [Path(cfg.clouds_file).expanduser()] if cfg.clouds_file else None
+    for files in (_candidates("clouds", given, "OS_CLIENT_CONFIG_FILE"),
+                  _candidates("secure", None, "OS_CLIENT_SECURE_FILE")):
+        with contextlib.suppress(LightUnsupported):
+            _load_first(files)
 
 
 def yaml_problem(path: Path) -> str | None:

@@ -1,6 +1,9 @@
 """Turn openstacksdk / keystoneauth / HTTP failures into one-line SourceErrors that say what to fix.
 
-Pure: classifies by exception class name and attributes, so it never imports openstack itself.
+Classifies by exception class name and attributes, so it never imports openstack itself. Pure but for one
+case: on a TLS name mismatch, the certificate's own names are read (tui.tlserror.certificate_names: a
+handshake that checks the chain against Where.cafile, not the name, and sends nothing) so the line can say
+which names it holds.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ import re
 from typing import Any
 
 from tui.errors import SourceError
-from tui.tlserror import describe_verify, verify_reason
+from tui.tlserror import certificate_names, describe_verify, is_name_mismatch, verify_reason
 
 _URL = re.compile(r"(https?://[^\s]+?)(?=:\s|\s|$)")
 
@@ -22,10 +25,12 @@ class NotFound(SourceError):
 class Where:
     """Which cloud a client reads, for the "fix" half of every message."""
 
-    def __init__(self, cloud: str | None, clouds_file: str | None, auth_url: str | None = None) -> None:
+    def __init__(self, cloud: str | None, clouds_file: str | None, auth_url: str | None = None,
+                 cafile: str | None = None) -> None:
         self.cloud = cloud
         self.clouds_file = clouds_file
         self.auth_url = auth_url
+        self.cafile = cafile  # the CA bundle the cloud's certificates are checked against (None: the system's)
 
     @property
     def cloud_ref(self) -> str:
@@ -71,6 +76,22 @@ def _short_reason(text: str) -> str:
     return "connection failed"
 
 
+def _names_held(url: str | None, where: Where) -> tuple[list[str], str | None]:
+    """(the names the certificate at url holds, the host name url used); ([], None) without a url."""
+    if not url:
+        return [], None
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        host, port = parts.hostname, parts.port or 443
+    except ValueError:
+        return [], None
+    if not host:
+        return [], None
+    return certificate_names(host, port, where.cafile, 5.0), host
+
+
 def describe(exc: BaseException, where: Where, *, action: str = "") -> str:
     """One line: what failed (URL/cloud), why, and the config key to fix."""
     if isinstance(exc, SourceError):  # already one line (tui.deadline: too slow, too large)
@@ -92,8 +113,10 @@ def describe(exc: BaseException, where: Where, *, action: str = "") -> str:
         reason = verify_reason(exc)
         if reason is not None:
             fix = f"set [openstack] cacert (or cacert in {where.cloud_ref}) to the CA that signed it"
-            return f"{what}TLS failed for {url or 'the endpoint'}: " \
-                   f"{describe_verify(reason, fix, f'the catalog or auth_url of {where.cloud_ref}')}"
+            names, used = _names_held(url, where) if is_name_mismatch(reason) else ([], None)
+            line = describe_verify(reason, fix, f"the catalog or auth_url of {where.cloud_ref}", names=names,
+                                   used=used)
+            return f"{what}TLS failed for {url or 'the endpoint'}: {line}"
         return f"{what}TLS failed for {url or 'the endpoint'} ({_short_reason(text)}) - set [openstack] cacert " \
                f"(or cacert in {where.cloud_ref}) to the CA that signed its certificate"
     if "ConnectTimeout" in names:

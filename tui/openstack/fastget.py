@@ -3,8 +3,9 @@
 Why not httpx: httpcore's pool re-checks every pooled connection's socket for each request, which at 32
 connections costs more CPU per request than the SDK's own adapter; this client costs a fraction of either.
 N workers, each owning one keep-alive connection, pull paths from a shared queue. GET only, Content-Length or
-chunked bodies, TLS through an ssl context. Each request has one overall timeout (connect, headers and body);
-a body larger than `max_body` is refused unread. Proxies from the environment are not used (the SDK path
+chunked bodies, TLS through an ssl context. No redirect is followed: a 30x is an answer with its Location (the
+caller judges it, tui.redirects). Each request has one overall timeout (connect, headers and body); a body
+larger than `max_body` is refused unread. Proxies from the environment are not used (the SDK path
 honours them). Measured costs: docs/performance.md.
 """
 
@@ -35,6 +36,7 @@ class Answer:
     status: int
     body: bytes
     url: str
+    location: str | None = None  # a redirect's Location (never followed here)
 
 
 class FetchError(Exception):
@@ -70,7 +72,7 @@ class _Conn:
             self.writer.close()
         self.reader = self.writer = None
 
-    async def get(self, request: bytes) -> tuple[int, bytes, bool]:
+    async def get(self, request: bytes) -> tuple[int, bytes, bool, str | None]:
         if self.writer is None:
             await self.open()
         assert self.reader is not None and self.writer is not None
@@ -111,9 +113,9 @@ class _Conn:
                 if total > self.max_body:
                     raise TooLarge(None)
                 parts.append(chunk)
-            return status, b"".join(parts), True
+            return status, b"".join(parts), True, headers.get("location")
         keep = headers.get("connection", "").lower() != "close" and not lines[0].startswith("HTTP/1.0")
-        return status, body, not keep
+        return status, body, not keep, headers.get("location")
 
 
 async def get_many(base_url: str, paths: Sequence[str], headers: Mapping[str, str], *, concurrency: int = 32,
@@ -150,8 +152,8 @@ async def get_many(base_url: str, paths: Sequence[str], headers: Mapping[str, st
                 for attempt in (1, 2):  # a kept-alive connection the server closed: retry once, fresh
                     reused = conn.writer is not None
                     try:
-                        status, body, close = await asyncio.wait_for(conn.get(request), timeout)
-                        results[i] = Answer(status, body, url)
+                        status, body, close, location = await asyncio.wait_for(conn.get(request), timeout)
+                        results[i] = Answer(status, body, url, location)
                         if close:
                             conn.close()
                         break

@@ -7,6 +7,7 @@ catalog, endpoints, microversions, HTTP) is its own, over httpx (already loaded 
 (tui.openstack.triage: openstacksdk only for what it does not handle).
 
 Read-only: the token POST to .../v3/auth/tokens and GETs, every request through tui.readonly.check_method.
+Redirects are followed within their origin only, never from https to http (tui.redirects).
 Failures name the same things as the openstacksdk path: transport errors are raised as exceptions named like
 keystoneauth's (ConnectFailure, ConnectTimeout, SSLError, Unauthorized) with keystoneauth's texts, and go
 through the same tui.openstack.errors.describe(). What it does not handle raises LightUnsupported.
@@ -30,6 +31,7 @@ from tui.openstack.cloudsyaml import LightCloud, LightUnsupported
 from tui.openstack.errors import Where, check_list, http_error, not_json, to_source_error
 from tui.openstack.paging import version_tuple
 from tui.readonly import check_method
+from tui.redirects import httpx_response_hook
 
 TOKEN_MARGIN_S = 120.0  # renew a token that expires within this (keystoneauth's minimum token life)
 SERVICE_TYPES: dict[str, tuple[str, ...]] = {
@@ -115,7 +117,7 @@ class LightClient(OpenStackClient):
                     verify = ssl.create_default_context(cafile=verify)
                 client = self._http[secure] = install_httpx(httpx.Client(
                     verify=verify, timeout=self.timeout, follow_redirects=True, headers={"User-Agent": "stacktop"},
-                    event_hooks={"request": [_guard]}))
+                    event_hooks={"request": [_guard], "response": [httpx_response_hook]}))
         return client
 
     def _send(self, method: str, url: str, *, headers: dict[str, str], body: Any = None,

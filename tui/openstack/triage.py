@@ -147,7 +147,8 @@ def triage_client(cfg: OpenStackConfig, *, handover_after_s: float) -> TriageCli
         return None
     if isinstance(cloud.verify, str) and ca_file_problem(cloud.verify):
         return None  # openstacksdk's path says what is wrong with the CA bundle, in one line
-    where = Where(cfg.cloud, cfg.clouds_file, cloud.auth_url)
+    where = Where(cfg.cloud, cfg.clouds_file, cloud.auth_url,
+                  cafile=cloud.verify if isinstance(cloud.verify, str) else None)
     if where.cloud is None:
         where.cloud = cloud.name
     light = LightClient(cloud, where=where, timeout=cfg.timeout, max_body_mb=cfg.max_body_mb)

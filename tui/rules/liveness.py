@@ -417,6 +417,56 @@ def volume_findings(assessed: Sequence[tuple[ServiceRow, Liveness]], skip: set[s
     return out
 
 
+# ------------------------------------------------------------------------------------------ late heartbeats
+LATE_KINDS = {"compute": "nova.service_late", "network": "neutron.agent_late", "volume": "cinder.service_late"}
+LATE_GROUP_OVER = 3  # more late services of one binary than this: one finding naming the hosts
+# a report lands a little after its interval (the database write, the API's clock): a finding only past this
+# much over LATE_FRACTION of the down time (with down = 2 x report_interval, half the down time is one interval)
+LATE_SLACK_S = 1.0
+
+
+def late_findings(section: str, assessed: Sequence[tuple[ServiceRow, Liveness]], skip: set[str]) -> list[Finding]:
+    """A warning per enabled service whose heartbeat is late (older than LATE_FRACTION of the down time) but
+    not yet down: the countdown to nova's (neutron's, cinder's) own verdict. Many of one binary at once: one
+    finding (a fleet about to flip, told by its fleet finding once one is down)."""
+    kind = LATE_KINDS[section]
+    late = [(r, lv) for r, lv in assessed if lv.late and r.enabled and not r.forced_down and r.key not in skip
+            and (lv.age_s or 0.0) > lv.down_time * LATE_FRACTION + LATE_SLACK_S]
+    by_binary: dict[str, list[tuple[ServiceRow, Liveness]]] = {}
+    for row, live in late:
+        by_binary.setdefault(row.binary, []).append((row, live))
+    out = []
+    for binary, members in sorted(by_binary.items()):
+        if len(members) > LATE_GROUP_OVER:
+            hosts = _hosts(r for r, _ in members)
+            soonest = min(lv.remaining_s or 0.0 for _, lv in members)
+            shown = ", ".join(hosts[:6]) + (f" and {len(hosts) - 6} more" if len(hosts) > 6 else "")
+            out.append(Finding(
+                "warning", kind, binary,
+                f"{len(members)} {binary} heartbeats are late together ({shown}); the first is down in "
+                f"{soonest:.0f} s: what carries their reports (RabbitMQ, nova-conductor, the database) more likely "
+                "than the hosts",
+                {"binary": binary, "hosts": hosts, "late": len(members), "down_in_s": round(soonest, 1),
+                 "down_time_s": members[0][1].down_time},
+                "RabbitMQ (alarms, partitions, the conductor queue's consumers) and nova-conductor before the hosts",
+                SOURCE))
+            continue
+        for row, live in members:
+            subject = row.host if row.binary == "nova-compute" else f"{row.binary}@{row.host}"
+            age = live.age_s or 0.0
+            judge = {"compute": "nova", "network": "neutron", "volume": "cinder"}[section]
+            summary = (f"{row.binary} on {row.host}: heartbeat late ({age:.0f} s old); {judge} calls it down in "
+                       f"{live.remaining_s or 0.0:.0f} s (after {live.down_time:g} s)")
+            ev = _evidence(row, live)
+            ev["down_in_s"] = round(live.remaining_s or 0.0, 1)
+            next_step = (f"on {row.host}: is {row.binary} running and not hung (SIGSTOP, a stuck thread)? If it "
+                         "consumes its queue but cannot report, follow what carries the report: "
+                         + ("nova-conductor, then RabbitMQ and the database" if row.binary == "nova-compute"
+                            else "RabbitMQ and the database"))
+            out.append(Finding("warning", kind, subject, summary, ev, next_step, SOURCE))
+    return out
+
+
 # ------------------------------------------------------------------------------------ keystone, catalog
 def keystone_findings(snap: ServicesSnapshot) -> list[Finding]:
     ks = snap.keystone
@@ -518,6 +568,7 @@ def services_findings(snap: ServicesSnapshot, now: datetime, thresholds: Any) ->
             for fleet in find_fleets(candidates, down_time_for(section.name, thresholds), fraction):
                 out.append(fleet_finding(fleet, assessed, followers))
                 skip.update(r.key for r in fleet.rows)
+        out.extend(late_findings(section.name, [(r, lv) for r, lv in assessed if r.key not in folded], skip))
         if section.name == "network":
             out.extend(network_findings(assessed, skip, followers))
         elif section.name == "compute":

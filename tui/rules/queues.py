@@ -23,11 +23,13 @@ declare sees a consumer, or no messages, or no queue at all, the management numb
 from __future__ import annotations
 
 import dataclasses
+import shlex
 from collections.abc import Iterable
 from datetime import datetime
 
 from tui.models.finding import Finding, Severity
 from tui.models.rabbitmq import Alarm, NodeInfo, QueueInfo, RabbitSnapshot
+from tui.rules.consumers import DEFAULT_GRACE_S, consumer_lost_findings
 from tui.rules.queue_groups import group_queue_findings
 from tui.rules.queue_names import (
     SOURCE,
@@ -110,6 +112,8 @@ def queue_no_consumer_finding(q: QueueInfo, now: datetime, min_polls: int = MIN_
     }
     if q.history_s is not None:
         evidence["history_s"] = q.history_s  # the broker's own samples showed it held that long
+    if q.consumer_lost_since is not None:
+        evidence["consumer_lost_since"] = q.consumer_lost_since
     if q.live_consumers is not None:
         evidence["live_messages"] = q.live_messages
         evidence["live_consumers"] = q.live_consumers
@@ -225,9 +229,48 @@ def partition_findings(nodes: Iterable[NodeInfo]) -> list[Finding]:
     return out
 
 
-def rabbitmq_findings(snapshot: RabbitSnapshot, now: datetime, min_polls: int = MIN_POLLS) -> list[Finding]:
+def set_permissions(vhost: str, user: str) -> str:
+    """The command that lets `user` list `vhost`'s queues and change nothing (empty configure, write and read
+    patterns: the management API lists a vhost to any user with a permission entry on it)."""
+    return f"rabbitmqctl set_permissions -p {shlex.quote(vhost)} {shlex.quote(user)} '' '' ''"
+
+
+def unreadable_vhost_findings(snapshot: RabbitSnapshot) -> list[Finding]:
+    """One warning when the user may not list some vhosts' queues: whatever is stuck there goes unseen. The fix
+    is the least permission the management API needs to list a vhost: an empty configure, write and read
+    pattern (no right to declare, publish or consume anything)."""
+    vhosts = list(snapshot.unreadable_vhosts)
+    if not vhosts:
+        return []
+    user = snapshot.user or "USER"
+    evidence: dict[str, object] = {"user": user, "vhosts": vhosts, "queues_seen": len(snapshot.queues)}
+    total = snapshot.object_totals.get("queues") if not snapshot.vhosts else None
+    hidden = ""
+    if isinstance(total, int) and total > len(snapshot.queues):
+        evidence["queues_on_broker"] = total
+        hidden = f" ({total - len(snapshot.queues)} of the broker's {total} queues)"
+    names = ", ".join(vhosts)
+    grants = "; ".join(set_permissions(v, user) for v in vhosts)
+    return [Finding(
+        severity="warning", kind="rabbitmq.vhost_not_readable", subject=names,
+        summary=f"RabbitMQ user '{user}' may not read vhost{'s' if len(vhosts) > 1 else ''} {names}: "
+                f"{'their' if len(vhosts) > 1 else 'its'} queues{hidden} are neither shown nor judged",
+        evidence=evidence,
+        next_step=f"{grants} (lets it list the queues, change nothing; or set [rabbitmq] user to an account "
+                  "that can)",
+        source=SOURCE)]
+
+
+def rabbitmq_findings(snapshot: RabbitSnapshot, now: datetime, min_polls: int = MIN_POLLS,
+                      consumer_grace_s: float = DEFAULT_GRACE_S) -> list[Finding]:
+    """Every RabbitMQ finding of one poll. A service queue that lost its consumer and holds messages confirmed
+    waiting is told once, by its queue_no_consumer finding (with when the consumer left in its evidence)."""
+    backlog = queue_findings(snapshot.queues, now, min_polls)
+    told = {(str(f.evidence.get("vhost")), str(f.evidence.get("queue"))) for f in backlog}
+    lost = consumer_lost_findings(snapshot.queues, now, consumer_grace_s, told)
     return (alarm_findings(snapshot.nodes, snapshot.alarms) + partition_findings(snapshot.nodes)
-            + cluster_findings(snapshot) + group_queue_findings(queue_findings(snapshot.queues, now, min_polls)))
+            + cluster_findings(snapshot) + unreadable_vhost_findings(snapshot) + lost
+            + group_queue_findings(backlog))
 
 
 def queue_sort_key(q: QueueInfo) -> tuple[int, int, str, str]:

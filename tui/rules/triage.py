@@ -33,6 +33,7 @@ from tui.models.rabbitmq import RabbitSnapshot
 from tui.models.services import SectionRead, ServicesSnapshot
 from tui.models.triage import Level, TriageCell, TriageSummary
 from tui.rules.liveness import assess_section
+from tui.rules.queue_names import classify_queue
 from tui.rules.quorum import READS_FAIL, STILL_ANSWERS, WRITES_FAIL
 
 SOURCE = "triage"
@@ -119,6 +120,17 @@ def _counts_by_binary(section: SectionRead, now: datetime, thresholds: Any) -> d
             c[0] += 1
             c[2] += int(live.late)
     return counts
+
+
+def service_counts(snap: ServicesSnapshot, now: datetime, thresholds: Any) -> list[tuple[str, str, int, int]]:
+    """(section, binary, up, enabled total) of every binary the control plane listed, as the triage row judges
+    them (heartbeats against [thresholds]); a section not deployed is left out."""
+    out = []
+    for section in (snap.compute, snap.network, snap.volume):
+        if section.deployed:
+            out += [(section.name, binary, c[0], c[1])
+                    for binary, c in sorted(_counts_by_binary(section, now, thresholds).items())]
+    return out
 
 
 def _section_counts(section: SectionRead, now: datetime, thresholds: Any,
@@ -230,13 +242,17 @@ def _rabbit_cell(obs: Observation) -> TriageCell:
     partitioned = [n.name for n in nodes if n.partitions]
     parts.append(f"PARTITIONED ({', '.join(partitioned)})" if partitioned else "no partitions")
     queues = service_queue_subjects(findings)
+    blind = list(getattr(snap, "unreadable_vhosts", ()))
     if queues:
         shown = ", ".join(queues[:3]) + (f" +{len(queues) - 3}" if len(queues) > 3 else "")
         parts.append(f"{len(queues)} service queue{'s' if len(queues) != 1 else ''} without consumers: {shown}")
-    else:
+    elif not blind:
         parts.append("service queues consumed")
+    if blind:  # never "consumed" about queues it cannot see
+        parts.append(f"vhost{'s' if len(blind) != 1 else ''} not readable: {', '.join(blind)}")
     # the triage questions only: a notifications queue nobody reads is a finding, not a red row
-    level: Level = "critical" if alarms or partitioned or queues or running < len(nodes) else "ok"
+    level: Level = "critical" if alarms or partitioned or queues or running < len(nodes) else \
+        "warning" if blind else "ok"
     return TriageCell("rabbitmq", "RabbitMQ", ", ".join(parts), level, "rabbitmq")
 
 
@@ -584,7 +600,7 @@ def compute_down_hints(ctx: _Context) -> list[Finding]:
     inst: InstancesSnapshot | None = ctx.snapshot("instances", InstancesSnapshot)
     for f in ctx.of("nova.service_enabled_but_down"):
         host = str(f.evidence.get("host") or f.subject)
-        queue = [q for q in ctx.of("rabbitmq.queue_no_consumer") if q.evidence.get("topic") == "compute"
+        queue = [q for q in ctx.of("rabbitmq.queue_no_consumer", LOST_KIND) if q.evidence.get("topic") == "compute"
                  and q.evidence.get("host") == host]
         stuck = [s for s in ctx.of("instance.stuck") if s.evidence.get("host") == host]
         summary = f"nova-compute on {host} is down while the other computes report: " + _on_down_host(
@@ -599,6 +615,154 @@ def compute_down_hints(ctx: _Context) -> list[Finding]:
         out.append(_hint(f.severity, "triage.compute_down", host, summary, [f, *queue, *stuck], next_step,
                          host=host))
     return out
+
+
+# --- a process gone from the bus, or late to report: the two signals told together ---------------------------
+LOST_KIND = "rabbitmq.consumer_lost"
+LATE_KINDS = ("nova.service_late", "neutron.agent_late", "cinder.service_late")
+DOWN_KINDS = ("nova.service_enabled_but_down", "nova.service_down", "neutron.agent_down", "cinder.service_down")
+# "gone", "leaving" (gone for less than the restart grace), "present", "restarted" (present, a new process since
+# its last report) or "unknown"
+ConsumerState = str
+HeartbeatState = str  # "fresh" | "late" | "down" | "unknown"
+
+
+def lost_service_cause(consumer: ConsumerState, heartbeat: HeartbeatState) -> str | None:
+    """The likely cause from the bus (is its queue consumed?) and the service listing (is its heartbeat on
+    time?); None when neither signal says anything is wrong."""
+    if consumer == "leaving" and heartbeat == "late":
+        return ("restarting? Its consumer left moments ago and its heartbeat is late: a restart consumes again "
+                "within the grace; if it does not, the process died or lost the bus")
+    if consumer == "leaving" and heartbeat in ("fresh", "unknown"):
+        return ("its consumer left moments ago (a restart?): watching; the process is gone or cut off from the bus if "
+                "it does not return within the grace")
+    if consumer == "restarted" and heartbeat == "late":
+        return ("restarting: a new process consumes its queue again; its first heartbeat comes about one report "
+                "interval after it started")
+    if consumer == "restarted" and heartbeat == "down":
+        return ("it was restarted and consumes its queue, but has not reported since: follow what carries its "
+                "heartbeat (nova-conductor for nova-compute, the database, the bus)")
+    if consumer == "gone" and heartbeat in ("late", "down"):
+        return "the process died or lost the bus: its queue has no consumer and its heartbeat stopped"
+    if consumer == "gone" and heartbeat == "fresh":
+        return ("it lost its queue only: its heartbeat still arrives (a restart in progress, or its RabbitMQ "
+                "connection dropped while its reports still get through)")
+    if consumer == "gone":
+        return "the process is gone or cut off from the bus (no consumer on its queue)"
+    if consumer == "present" and heartbeat in ("late", "down"):
+        return ("it runs but cannot report: it still consumes its queue, so follow what carries its heartbeat "
+                "(nova-conductor for nova-compute, the database, the bus) or a hung process")
+    if heartbeat in ("late", "down"):
+        return "its heartbeat stopped (its queue's consumers are not known)"
+    return None
+
+
+def _service_key(binary: str, host: str) -> tuple[str, str]:
+    return (binary, host.split("@")[0])
+
+
+def _heartbeats(ctx: _Context) -> dict[tuple[str, str], HeartbeatState]:
+    """(binary, host) -> the heartbeat state the services source judged this poll."""
+    out: dict[tuple[str, str], HeartbeatState] = {}
+    svc: ServicesSnapshot | None = ctx.snapshot("services", ServicesSnapshot)
+    if svc is not None:
+        for section in svc.sections:
+            for row in section.rows:
+                out[_service_key(row.binary, row.host)] = "fresh"
+    for f in ctx.of(*LATE_KINDS):
+        if f.evidence.get("host"):
+            out[_service_key(str(f.evidence.get("binary")), str(f.evidence["host"]))] = "late"
+    for f in ctx.of(*DOWN_KINDS):
+        if f.evidence.get("host"):
+            out[_service_key(str(f.evidence.get("binary")), str(f.evidence["host"]))] = "down"
+    return out
+
+
+def _consumers(ctx: _Context, recent_s: float) -> dict[tuple[str, str], ConsumerState]:
+    """(service, host) -> whether its per-host topic queue has a consumer (from the RabbitMQ snapshot):
+    "restarted" when it came back or changed connection within the last `recent_s` seconds."""
+    out: dict[tuple[str, str], ConsumerState] = {}
+    rabbit: RabbitSnapshot | None = ctx.snapshot("rabbitmq", RabbitSnapshot)
+    if rabbit is not None:
+        for q in rabbit.queues:
+            if q.consumers is None or not q.name.count("."):
+                continue
+            kind = classify_queue(q.name)
+            if kind.cls != "service" or not kind.host or not kind.service:
+                continue
+            n = q.live_consumers if q.live_consumers is not None else q.consumers
+            key = _service_key(kind.service, kind.host)
+            if out.get(key) == "gone" or n <= 0:
+                out.setdefault(key, "unknown")
+                continue
+            restarted = q.consumer_restarted_at
+            fresh = restarted is not None and (rabbit.taken_at - restarted).total_seconds() <= recent_s
+            out[key] = "restarted" if fresh or out.get(key) == "restarted" else "present"
+    for f in ctx.of(LOST_KIND, "rabbitmq.queue_no_consumer"):
+        if f.evidence.get("host") and f.evidence.get("service") and f.evidence.get("class") == "service":
+            out[_service_key(str(f.evidence["service"]), str(f.evidence["host"]))] = "gone"
+    return out
+
+
+def lost_service_hints(ctx: _Context, told_hosts: Collection[str]) -> list[Finding]:
+    """One hint per process whose queue lost its consumer or whose heartbeat is late, telling both facts and the
+    likely cause (lost_service_cause); computes already told by compute_down_hints are left to it."""
+    # a lost consumer is told by rabbitmq.consumer_lost, or, once messages wait for it, by queue_no_consumer
+    lost = {_service_key(str(f.evidence["service"]), str(f.evidence["host"])): f
+            for f in ctx.of("rabbitmq.queue_no_consumer", LOST_KIND)
+            if f.evidence.get("host") and f.evidence.get("service") and f.evidence.get("class") == "service"}
+    late = {_service_key(str(f.evidence.get("binary")), str(f.evidence["host"])): f for f in ctx.of(*LATE_KINDS)
+            if f.evidence.get("host")}
+    if not lost and not late:
+        return []
+    beats = _heartbeats(ctx)
+    # a restart counts while the heartbeat it interrupted has not come back: at most the longest down time
+    recent = max([float(f.evidence.get("down_time_s") or 60.0) for f in late.values()] + [60.0])
+    consumers = _consumers(ctx, recent)
+    out = []
+    for key in sorted(set(lost) | set(late)):
+        binary, host = key
+        if binary == "nova-compute" and host in told_hosts:
+            continue
+        consumer = consumers.get(key, "unknown")
+        if key in lost and lost[key].severity == "info":
+            consumer = "leaving"  # within the grace (rabbitmq.consumer_lost is an info until then)
+        heartbeat = beats.get(key, "unknown")
+        cause = lost_service_cause(consumer, heartbeat)
+        if cause is None:
+            continue
+        derived = [f for f in (lost.get(key), late.get(key)) if f is not None]
+        derived += [f for f in ctx.of(*DOWN_KINDS) if f.evidence.get("host")
+                    and _service_key(str(f.evidence.get("binary")), str(f.evidence["host"])) == key]
+        facts = []
+        if key in lost:
+            facts.append(lost[key].summary)
+        if key in late:
+            facts.append(late[key].summary)
+        summary = f"{binary} on {host}: {cause}. " + "; ".join(facts)
+        queue = lost[key].evidence.get("queue") if key in lost else None
+        next_step = _steps(
+            f"the {binary} row of {host}: heartbeat {heartbeat}.",
+            f"queue {queue or '(its topic queue)'}: consumer {consumer}; on {host}: is {binary} running, what does "
+            "its log say (AMQP errors)?",
+            "not involved.")
+        severity = _severity(derived)
+        absorbs: list[Key] = []
+        if consumer in ("restarted", "leaving") and heartbeat in ("late", "fresh", "unknown"):
+            # a restart's heartbeat gap is expected: told once, as an info, instead of the late warning
+            severity = "info"
+            absorbs = [late[key].key] if key in late else []
+        out.append(_hint(severity, "triage.service_lost", f"{binary}@{host}", summary, derived, next_step,
+                         host=host, binary=binary, consumer=consumer, heartbeat=heartbeat, cause=cause,
+                         pane="services", absorbs=absorbs))
+    return out
+
+
+def without_absorbed(findings: Iterable[Finding], hints: Iterable[Finding]) -> list[Finding]:
+    """The findings a hint does not stand in for (evidence["absorbs"]: a restart's late heartbeat is told by its
+    info hint, not as a warning of its own)."""
+    absorbed = {tuple(k) for h in hints for k in h.evidence.get("absorbs", ())}
+    return [f for f in findings if f.key not in absorbed] if absorbed else list(findings)
 
 
 def _on_down_host(servers: list[Any] | None, stuck: int) -> str:
@@ -671,7 +835,10 @@ def triage_hints(observations: Mapping[str, Observation], now: datetime | None =
     hints.append(bus)
     placement = placement_hint(ctx)
     hints += [placement, image_hint(ctx)]
-    hints.extend(compute_down_hints(ctx))
+    down_hints = compute_down_hints(ctx)
+    hints.extend(down_hints)
+    if bus is None and galera is None:
+        hints.extend(lost_service_hints(ctx, {h.subject for h in down_hints}))
     if galera is None and bus is None and placement is None:
         hints.append(scheduling_hint(ctx))
     return [h for h in hints if h is not None]
@@ -679,7 +846,8 @@ def triage_hints(observations: Mapping[str, Observation], now: datetime | None =
 
 # ===================================================================================== where enter goes
 HOST_KINDS = ("nova.service_enabled_but_down", "nova.service_down", "nova.service_disabled", "nova.service_unknown",
-              "neutron.agent_down", "cinder.service_down", "triage.compute_down")
+              "neutron.agent_down", "cinder.service_down", "triage.compute_down", "triage.service_lost",
+              "nova.service_late", "neutron.agent_late", "cinder.service_late")
 PANE_BY_PREFIX = (("rabbitmq.", "rabbitmq"), ("galera.", "galera"), ("instance.", "instances"),
                   ("keystone.", "services"), ("catalog.", "services"), ("nova.", "services"),
                   ("neutron.", "services"), ("cinder.", "services"), ("services.", "services"))

@@ -166,6 +166,21 @@ def node_dict(n: RabbitNode, t: float, v4: bool = False) -> dict[str, Any]:
     return d
 
 
+def consumer_rows(q: Any, consumers: int, node: str) -> list[dict[str, Any]]:
+    """The consumers of one queue as /api/consumers and a queue's consumer_details list them (at most 50). A
+    consumer's connection is named by its peer address and port: the port follows the queue's last consumer
+    consumers' last return, so a consumer that went and came back (a restarted process) is on a new connection."""
+    port = 40000 + int(q.connected * 10) % 20000
+    return [{
+        "arguments": {}, "ack_required": True, "active": True, "activity_status": "up",
+        "channel_details": {"connection_name": f"10.0.0.{10 + i}:{port + i} -> 10.0.0.1:5672",
+                            "name": f"10.0.0.{10 + i}:{port + i} -> 10.0.0.1:5672 (1)", "node": node,
+                            "number": 1, "peer_host": f"10.0.0.{10 + i}", "peer_port": port + i,
+                            "user": "openstack"},
+        "consumer_tag": f"{i + 1}", "exclusive": False, "prefetch_count": 0,
+        "queue": {"name": q.name, "vhost": q.vhost}} for i in range(min(consumers, 50))]
+
+
 def _select(row: dict[str, Any], columns: list[str]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for col in columns:
@@ -320,15 +335,7 @@ def make_app(engine: Engine, user: str, password: str) -> Router:
             d.update({"garbage_collection": {"fullsweep_after": 65535, "max_heap_size": 0,
                                              "min_bin_vheap_size": 46422, "min_heap_size": 233, "minor_gcs": 9},
                       "operator_policy": None, "policy": None})
-        consumers = d.get("consumers", 0) or 0
-        d["consumer_details"] = [{
-            "arguments": {}, "ack_required": True, "active": True, "activity_status": "up",
-            "channel_details": {"connection_name": f"10.0.0.{10 + i}:{40000 + i} -> 10.0.0.1:5672",
-                                "name": f"10.0.0.{10 + i}:{40000 + i} -> 10.0.0.1:5672 (1)", "node": node0().name,
-                                "number": 1, "peer_host": f"10.0.0.{10 + i}", "peer_port": 40000 + i,
-                                "user": "openstack"},
-            "consumer_tag": f"{i + 1}", "exclusive": False, "prefetch_count": 0,
-            "queue": {"name": q.name, "vhost": q.vhost}} for i in range(min(consumers, 50))]
+        d["consumer_details"] = consumer_rows(q, d.get("consumers", 0) or 0, node0().name)
         d["deliveries"] = []
         d["incoming"] = []
         try:
@@ -411,6 +418,26 @@ def make_app(engine: Engine, user: str, password: str) -> Router:
                                "cluster_state": {n.name: "running" for n in engine.rabbit_nodes}}
                               for v in names])
 
+    def _consumers(vhost: str | None, t: float) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        for q in engine.queues.values():
+            if vhost is not None and q.vhost != vhost:
+                continue
+            out += consumer_rows(q, q.stats(t, STATS_INTERVAL)[0], node0().name)
+        return out
+
+    @api
+    def consumers(req: Request, t: float) -> Response:
+        columns = [c for c in (req.q("columns") or "").split(",") if c]
+        rows = _consumers(None, t)
+        return json_response([_select(x, columns) for x in rows] if columns else rows)
+
+    @api
+    def consumers_vhost(req: Request, t: float, vhost: str) -> Response:
+        columns = [c for c in (req.q("columns") or "").split(",") if c]
+        rows = _consumers(unquote(vhost), t)
+        return json_response([_select(x, columns) for x in rows] if columns else rows)
+
     @api
     def whoami(req: Request, t: float) -> Response:
         return json_response({"name": user, "tags": ["administrator"]})
@@ -425,4 +452,6 @@ def make_app(engine: Engine, user: str, password: str) -> Router:
     r.add("GET", "/api/health/checks/alarms", cluster_alarms)
     r.add("GET", "/api/vhosts", vhosts)
     r.add("GET", "/api/whoami", whoami)
+    r.add("GET", "/api/consumers", consumers)
+    r.add("GET", "/api/consumers/(?P<vhost>[^/]+)", consumers_vhost)
     return r

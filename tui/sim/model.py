@@ -216,6 +216,7 @@ class Queue:
     prev: tuple[int, int, int] = (1, 0, 0)  # (consumers, ready, unacked) before `changed`
     qtype: str = "classic"  # classic | quorum | stream (RabbitMQ 4 shape; 3.10 rows are all classic)
     leader: int = 0  # index into the engine's rabbit_nodes of the member leading it (quorum/stream)
+    connected: float = 0.0  # when its consumers last came back from none (their connections are new since)
 
     def set(self, t: float, *, consumers: int | None = None, ready: int | None = None,
             growth: float | None = None) -> None:
@@ -225,6 +226,8 @@ class Queue:
             self.ready = self.prev[1] if ready is None else ready
             self.grow_from = t
         if consumers is not None:
+            if consumers > 0 and self.consumers == 0:
+                self.connected = t
             self.consumers = consumers
         if growth is not None:
             self.growth = growth

@@ -114,10 +114,10 @@ class FindingsPane(SourcePane):
             return
         now = self._now()
         raw = [f for obs in observations.values() for f in obs.findings]
-        from tui.rules.triage import triage_hints  # here: importing it costs ~20 ms before the first paint
+        from tui.rules.triage import triage_hints, without_absorbed  # here: ~20 ms before the first paint
 
         self.hints = triage_hints(observations)
-        self.findings = dedupe(raw + self.hints)
+        self.findings = dedupe(without_absorbed(raw, self.hints) + self.hints)
         present = {f.key for f in self.findings}
         for key in list(self.first_seen):
             if key not in present:
