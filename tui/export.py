@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -13,6 +14,7 @@ from tui.recorder import read_journal
 from tui.safetext import clean, markdown, no_html
 
 CELL_MAX = 200  # characters of one table cell; the whole text stays in the journal
+_BRACKET = re.compile(r"([\[\]])")  # what opens a link, an image or a link reference definition
 
 
 def _cell(value: Any, limit: int | None = None) -> str:
@@ -53,7 +55,8 @@ def _time(ts: Any) -> str:
 
 def _exercise_markdown(text: str) -> str:
     """An exercise's report section as recorded (stacktop escapes the values it holds): controls made visible and,
-    outside code blocks, no raw HTML, whatever the journal holds."""
+    outside code blocks, no raw HTML and no link or image (every bracket escaped: `[x](javascript:...)` stays
+    text), whatever the journal holds; a code block left open is closed where the section ends."""
     out: list[str] = []
     fence = ""
     for line in (clean(x) for x in text.split("\n")):
@@ -63,8 +66,10 @@ def _exercise_markdown(text: str) -> str:
         elif not fence and stripped.startswith(("```", "~~~")):
             fence = stripped[:3]
         elif not fence:
-            line = no_html(line)
+            line = _BRACKET.sub(r"\\\1", no_html(line))
         out.append(line)
+    if fence:
+        out.append(fence)
     return "\n".join(out)
 
 

@@ -3,8 +3,9 @@ oversized snapshot is written cut (marked) instead of rotating the journal every
 (order runs that repeat rows, gzip bombs, a kind that is a dict, year 0, NaN and -1e308 times, a `class` naming
 a module to import) give one line and a non-zero exit, never a traceback, in bounded memory.
 
-Memory is measured in a child process (its own peak RSS, ru_maxrss), under an address-space limit so that a
-regression fails the test instead of taking the machine's memory."""
+Memory is measured in a child process (its own peak RSS: VmHWM, which starts again at exec, unlike ru_maxrss
+that keeps the forking test process's), under an address-space limit so that a regression fails the test
+instead of taking the machine's memory."""
 
 from __future__ import annotations
 
@@ -39,7 +40,7 @@ MB = 1024 * 1024
 PEAK_MB = 200  # every crafted journal below is read under this peak RSS (the attacks took 1.25 GB to 3 GB and more)
 T0 = datetime(2026, 12, 7, 10, 0, tzinfo=UTC)
 
-# runs `python -m tui ARGS` under an address-space cap and writes its peak RSS (KB) to the file given first
+# runs `python -m tui ARGS` under an address-space cap and writes its peak RSS (kB) to the file given first
 _MEASURED = """
 import resource, runpy, sys
 resource.setrlimit(resource.RLIMIT_AS, (1536 * 1024 * 1024, resource.RLIM_INFINITY))
@@ -48,7 +49,7 @@ try:
     runpy.run_module("tui", run_name="__main__")
 finally:
     with open(out, "w") as f:
-        f.write(str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))
+        f.write(next(line.split()[1] for line in open("/proc/self/status") if line.startswith("VmHWM:")))
 """
 
 
@@ -220,7 +221,7 @@ try:
     print("tui.__main__ imported" if "tui.__main__" in sys.modules else "tui.__main__ not imported")
 finally:
     with open(out, "w") as f:
-        f.write(str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))
+        f.write(next(line.split()[1] for line in open("/proc/self/status") if line.startswith("VmHWM:")))
 """
 
 
@@ -435,6 +436,20 @@ def test_a_damaged_patch_waits_for_the_next_full_snapshot() -> None:
         timeline.state_at("galera", GALERA["at"] + 15)
     state = timeline.state_at("galera", GALERA["at"] + 25)
     assert state is not None and isinstance(state.snapshot, GaleraSnapshot)
+
+
+def test_an_exercise_section_from_a_journal_carries_no_link_or_image(tmp_path: Path) -> None:
+    crafted = ("| step | at |\n| --- | --- |\n[click](javascript:alert(1)) ![pixel](https://x.example/p.png)\n"
+               "<javascript:alert(2)> [ref]\n[ref]: javascript:alert(3)\n```\nleft open")
+    path = _write(tmp_path / "j.jsonl", [{**BASE, "type": "exercise", "name": "trace-boot", "summary": "done",
+                                          "markdown": crafted}])
+    report = to_markdown(path)
+    section = report[report.index("### trace-boot"):report.index("## Timeline")]
+    assert "| step | at |" in section, "tables stay"
+    assert "](" not in section.replace("\\](", "") and "<javascript" not in section
+    assert "\\[click\\](javascript:alert(1)) !\\[pixel\\](https://x.example/p.png)" in section
+    assert "\\[ref\\]: javascript:alert(3)" in section
+    assert section.rstrip().endswith("left open\n```"), "an open code block is closed with the section"
 
 
 # ------------------------------------------------------------------------------------------------ class allow-list
