@@ -71,7 +71,8 @@ NOTE_MAX = 4000  # characters of a note (longer: cut, marked)
 TEXT_MAX = 16 * 1024  # characters of any other text of a journal entry read back (exercise markdown: MARKDOWN_MAX)
 MARKDOWN_MAX = 256 * 1024
 TIME_MAX = 32503680000.0  # 3000-01-01: a journal time past it (or before 1970, or not finite) is not an entry
-CARRIED_TYPES = ("note", "exercise", "silence", "unsilence", "screenshot")  # what Recorder carries into new files
+# what Recorder carries into each new file (Journal.write(carry=True)), and readers of several files read once
+CARRIED_TYPES = ("note", "exercise", "silence", "unsilence", "screenshot")
 log = logging.getLogger(__name__)
 
 

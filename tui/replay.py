@@ -75,10 +75,12 @@ def without_repeats(events: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     lines the recorder carries into each new file: `"carried": true`) already read from an earlier file."""
     import json
 
+    from tui.recorder import CARRIED_TYPES
+
     seen: set[str] = set()
     out = []
     for e in events:
-        if e.get("type") in ("note", "exercise", "silence", "unsilence", "screenshot"):
+        if e.get("type") in CARRIED_TYPES:
             key = json.dumps({k: v for k, v in e.items() if k != "carried"}, sort_keys=True, default=str)
             if e.get("carried") and key in seen:
                 continue
