@@ -647,7 +647,10 @@ def decode(tp: Any, value: Any) -> Any:
         if tp is datetime or tp is date:
             if not isinstance(value, str):
                 raise _bad(tp, value)
-            return tp.fromisoformat(value)
+            when = tp.fromisoformat(value)
+            if not 1900 <= when.year < 3000:  # a pane's arithmetic on year 1 or 9999 overflows
+                raise BadSnapshot(f"a time in the year {when.year}")
+            return when
         if issubclass(tp, enum.Enum):
             return tp(value)
         if tp is bool or tp is int or tp is float:  # a number (a live model may hold 3.0 in an int field)

@@ -387,6 +387,8 @@ WRONG_SHAPES = [
     ({"source": "services", "class": "tui.models.services:ServicesSnapshot",
       "full": {"taken_at": "2026-12-07T10:00:00+00:00", "keystone": [1, 2]}},
      "ServicesSnapshot.keystone: a list where the snapshot has KeystoneCheck"),
+    ({"source": "placement", "class": "tui.models.placement:AuditDigest",
+      "full": {"taken_at": "0001-01-01T00:00:00+14:00"}}, "AuditDigest.taken_at: a time in the year 1"),
     ({"source": "rabbitmq", "class": "tui.models.rabbitmq:RabbitSnapshot",
       "full": {"taken_at": "2026-12-07T10:00:00+00:00", "queues": [{"name": "q", "vhost": "/", "messages": 1e300}]}},
      "RabbitSnapshot.queues: QueueInfo.messages: a number where the snapshot has int"),
