@@ -61,7 +61,8 @@ HOLD_STEP_S = 0.02
 DEFAULT_KEEP = 5
 DEFAULT_MAX_TOTAL_BYTES = 1024 * 1024 * 1024
 JOURNAL_GLOB = "stacktop-*.jsonl*"  # every session's journal in a directory (and its rotated files)
-MAX_LINE_BYTES = 32 * 1024 * 1024  # the longest line written and read (a longer one is skipped unread)
+# the longest line written and read (a longer one is skipped unread): a full snapshot of 100,000 servers is ~46 MB
+MAX_LINE_BYTES = 64 * 1024 * 1024
 # the most one journal file (decompressed) may hold to be read: [recorder] max_file_mb at most (512) and a line
 MAX_JOURNAL_BYTES = 512 * 1024 * 1024 + 2 * MAX_LINE_BYTES
 GZIP_RATIO = 64  # ... and a gzipped one at most this many times its own size (past GZIP_FLOOR): a gzip bomb
@@ -560,16 +561,16 @@ def _lines(stream: Any) -> Iterator[tuple[int, bytes | None]]:
                 yield number, None
                 overlong = False
             elif pending:
-                pending += part
-                yield number, None if len(pending) > MAX_LINE_BYTES else bytes(pending)
+                yield number, None if len(pending) + len(part) > MAX_LINE_BYTES else bytes(pending + part)
                 pending = bytearray()
             elif part.strip():
                 yield number, part
             number += 1
         if not overlong:
-            pending += parts[-1]
-            if len(pending) > MAX_LINE_BYTES:
+            if len(pending) + len(parts[-1]) > MAX_LINE_BYTES:  # never held past the limit
                 pending, overlong = bytearray(), True
+            else:
+                pending += parts[-1]
     if overlong:
         yield number, None
     elif pending.strip():
