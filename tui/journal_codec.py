@@ -10,7 +10,8 @@ by less than HEARTBEAT_S is not rewritten: a healthy cloud's heartbeats (ages of
 rewrite no row, a stopped one's every HEARTBEAT_S, and a replayed age is off by less than HEARTBEAT_S
 (absolute() turns ages back into times before decode()). A field at its class's default is left out of a row's
 JSON, and decode() gives it back. Each event names the snapshot's class so replay can rebuild the frozen
-dataclass (decode()); only the classes in SNAPSHOT_CLASSES are rebuilt.
+dataclass (decode()); only the classes in SNAPSHOT_CLASSES are rebuilt, and JSON that does not fit its class
+(a list where a record goes, NaN where a number goes) is BadSnapshot, never a value of the wrong type.
 
 A snapshot whose line would not fit the journal's line budget (tui.recorder: half a file) is written cut
 (SnapshotEncoder.shrink): long texts shortened to their head and tail with `… [N characters cut] …` between,
