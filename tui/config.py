@@ -150,7 +150,7 @@ class RecorderConfig:
     dir: str = "~/.local/share/stacktop/recordings"
     trace_interval: float = 0.5  # seconds between polls of an exercise (boot trace, compute-down lag)
     log_sources: tuple[LogSource, ...] = ()
-    max_file_mb: float = 20.0  # a journal file rotates at this size; rotated files are gzipped
+    max_file_mb: float = 20.0  # a journal file rotates at this size (at most 512: what export and replay read)
     max_total_mb: float = 1024.0  # every journal in `dir` together: the oldest files are deleted beyond this
 
 
@@ -722,7 +722,7 @@ def parse_config(data: dict[str, Any], *, file: str, mode: int | None, env: dict
     recorder = RecorderConfig(dir=r.string(rec, "recorder", "dir", RecorderConfig.dir) or RecorderConfig.dir,
                               trace_interval=r.number(rec, "recorder", "trace_interval", 0.5, maximum=60.0),
                               log_sources=_log_sources(r, rec.get("log_sources", [])),
-                              max_file_mb=r.bounded(rec, "recorder", "max_file_mb", 20.0, 1.0, 10240.0, "MB"),
+                              max_file_mb=r.bounded(rec, "recorder", "max_file_mb", 20.0, 1.0, 512.0, "MB"),
                               max_total_mb=r.bounded(rec, "recorder", "max_total_mb", 1024.0, 10.0, 1048576.0, "MB"))
     ui = r.table(data, "ui")
     ui_config = UIConfig(inactive_cloud_interval=r.number(ui, "ui", "inactive_cloud_interval", 60.0))

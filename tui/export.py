@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -13,6 +14,7 @@ from tui.recorder import read_journal
 from tui.safetext import clean, markdown, no_html
 
 CELL_MAX = 200  # characters of one table cell; the whole text stays in the journal
+_BRACKET = re.compile(r"([\[\]])")  # what opens a link, an image or a link reference definition
 
 
 def _cell(value: Any, limit: int | None = None) -> str:
@@ -53,7 +55,8 @@ def _time(ts: Any) -> str:
 
 def _exercise_markdown(text: str) -> str:
     """An exercise's report section as recorded (stacktop escapes the values it holds): controls made visible and,
-    outside code blocks, no raw HTML, whatever the journal holds."""
+    outside code blocks, no raw HTML and no link or image (every bracket escaped: `[x](javascript:...)` stays
+    text), whatever the journal holds; a code block left open is closed where the section ends."""
     out: list[str] = []
     fence = ""
     for line in (clean(x) for x in text.split("\n")):
@@ -63,8 +66,10 @@ def _exercise_markdown(text: str) -> str:
         elif not fence and stripped.startswith(("```", "~~~")):
             fence = stripped[:3]
         elif not fence:
-            line = no_html(line)
+            line = _BRACKET.sub(r"\\\1", no_html(line))
         out.append(line)
+    if fence:
+        out.append(fence)
     return "\n".join(out)
 
 
@@ -97,6 +102,9 @@ def _describe(event: dict[str, Any]) -> str:
                 f"{event.get('for_s')} s, until {event.get('until')}")
     if kind == "unsilence":
         return f"silence lifted: {event.get('kind')} {event.get('subject')}"
+    if kind == "snapshot_omitted":
+        return (f"snapshot of {event.get('source')} not recorded: {event.get('bytes')} bytes, over the journal's "
+                f"line limit of {event.get('limit')} even cut")
     if kind == "cloud_switched":
         return f"switched to cloud {event.get('cloud')} (from {event.get('from')})"
     return str(kind)
@@ -142,6 +150,7 @@ def to_markdown(journal: str | Path, events: list[dict[str, Any]] | None = None,
     events = read_journal(path) if events is None else events
     lines = [f"# stacktop review: {_cell(path.name)}", ""]
     snapshots = sum(1 for e in events if e.get("type") == "snapshot")
+    cut = [e["cut"] for e in events if e.get("type") == "snapshot" and isinstance(e.get("cut"), dict)]
     # snapshots are for `stacktop replay`, the session line for the readers' checks: neither for reading
     events = [e for e in events if e.get("type") not in ("snapshot", "session")]
     # in time order: the journal's writer thread may write an observation's events after a later note
@@ -150,6 +159,11 @@ def to_markdown(journal: str | Path, events: list[dict[str, Any]] | None = None,
         lines += [f"From {_time(events[0].get('ts'))} to {_time(events[-1].get('ts'))}, {len(events)} events "
                   f"(journal schema {_cell(events[0].get('schema_version'))}; {snapshots} recorded snapshots: "
                   f"stacktop replay {_cell(path.name)} shows the panes as they were).", ""]
+    if cut:
+        rows = max((c.get("rows") for c in cut if isinstance(c.get("rows"), int)), default=0)
+        texts = max((c.get("texts") for c in cut if isinstance(c.get("texts"), int)), default=0)
+        lines += [f"**{len(cut)} recorded snapshots were cut** to fit the journal file (up to {rows} rows left out "
+                  f"and {texts} long texts shortened in one): raise [recorder] max_file_mb to record them whole.", ""]
     notes = [e for e in events if e.get("type") == "note"]
     lines += ["## Notes", ""]
     note_lines = [f"- {_time(n.get('ts'))} ({_cell(_plain_key(str(n.get('subject'))))}): {_cell(n.get('text'))}"

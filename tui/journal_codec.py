@@ -12,7 +12,14 @@ rewrite no row, a stopped one's every HEARTBEAT_S and as it turns late and down,
 less than HEARTBEAT_S, on the same side of each mark as recorded (absolute() turns ages back into times before
 decode()). A field at its class's default is left out of a row's
 JSON, and decode() gives it back. Each event names the snapshot's class so replay can rebuild the frozen
-dataclass (decode()).
+dataclass (decode()); only the classes in SNAPSHOT_CLASSES are rebuilt, and JSON that does not fit its class
+(a list where a record goes, NaN where a number goes) is BadSnapshot, never a value of the wrong type.
+
+A snapshot whose line would not fit the journal's line budget (tui.recorder: half a file) is written cut
+(SnapshotEncoder.shrink): long texts shortened to their head and tail with `… [N characters cut] …` between,
+then every list (and big mapping) kept to its first rows; the event then carries `"cut": {"rows": dropped,
+"texts": shortened}`, which replay and export show. A source stays cut, its patches made between cut snapshots,
+until the next file.
 """
 
 from __future__ import annotations
@@ -36,6 +43,17 @@ AGE_FIELDS = frozenset({"age_at_read_s", "age_s", "elapsed_s"})
 HEARTBEAT_FIELDS = AGE_FIELDS | {"updated_at", "heartbeat", "compute_updated_at"}
 _AGE = re.compile(r"@-?\d+(\.\d+)?(e-?\d+)?")
 _ABSENT = object()
+# the snapshot classes replay rebuilds (module:qualname); any other `class` in a journal is refused, never imported
+SNAPSHOT_CLASSES = frozenset({
+    "tui.models.galera:GaleraSnapshot",
+    "tui.models.instances:InstancesSnapshot",
+    "tui.models.placement:AuditDigest",
+    "tui.models.rabbitmq:RabbitSnapshot",
+    "tui.models.services:ServicesSnapshot",
+})
+CUT_TEXT = 512  # a cut snapshot's longest text (characters): its head and tail, the middle replaced by a marker
+CUT_TEXT_MIN = 128  # the shortest a text is cut to when rows alone do not make a snapshot fit
+CUT_ROWS_MIN = 32  # a cut snapshot keeps at least this many rows of each list (and entries of each mapping)
 IDENTITY_KEYS: tuple[tuple[str, ...], ...] = (("id",), ("vhost", "name"), ("address",), ("section", "binary", "host"),
                                               ("service_type", "url"), ("name",), ("key",), ("event",))
 
@@ -255,6 +273,19 @@ def _order_runs(old_ids: list[Any], ids: list[Any]) -> list[Any]:
 
 
 def _expand_runs(old_ids: list[Any], runs: list[Any]) -> list[Any]:
+    """The new order from its runs (_order_runs). Each old position is used at most once, so the order is at
+    most as long as the old list and the new ids together: runs that repeat rows (a crafted patch that would
+    expand a few KB into GBs) are a ValueError before anything is expanded."""
+    if not isinstance(runs, list):
+        raise ValueError("a patch's order is not a list of runs")
+    kept = 0  # old rows the runs take
+    for run in runs:
+        if isinstance(run, list):
+            if len(run) != 2 or not all(type(x) is int and x >= 0 for x in run):
+                raise ValueError("a patch's order run is not [start, length]")
+            kept += max(0, min(run[1], len(old_ids) - run[0]))
+    if kept > len(old_ids):
+        raise ValueError(f"a patch's order runs repeat rows ({kept} rows from a list of {len(old_ids)})")
     out: list[Any] = []
     for run in runs:
         if isinstance(run, list):
@@ -375,13 +406,72 @@ def class_name(value: Any) -> str | None:
     return None
 
 
+@dataclasses.dataclass(frozen=True)
+class Cut:
+    """How a source's snapshots are cut to fit a journal line: texts to `text` characters, lists (and mappings
+    of more than CUT_ROWS_MIN entries) to their first `rows` (None: all)."""
+
+    text: int = CUT_TEXT
+    rows: int | None = None
+
+
+@dataclasses.dataclass
+class _CutCount:
+    rows: int = 0  # rows (and mapping entries) left out
+    texts: int = 0  # texts shortened
+    longest: int = 0  # the longest list or mapping met, before its cut
+
+
+def _shorten(text: str, keep: int) -> str:
+    head = keep // 2
+    tail = keep - head
+    return f"{text[:head]}… [{len(text) - keep} characters cut] …{text[len(text) - tail:]}"
+
+
+def _cut(value: Any, cut: Cut, count: _CutCount) -> Any:
+    """value (a snapshot's JSON) cut by `cut`; a container with nothing to cut is returned as it is (the diff's
+    identity test then still skips an unchanged row)."""
+    tp = type(value)
+    if tp is str:
+        if len(value) > cut.text:
+            count.texts += 1
+            return _shorten(value, cut.text)
+        return value
+    if tp is list:
+        count.longest = max(count.longest, len(value))
+        items = value
+        if cut.rows is not None and len(value) > cut.rows:
+            count.rows += len(value) - cut.rows
+            items = value[:cut.rows]
+        out = [_cut(v, cut, count) if type(v) in (str, list, dict) else v for v in items]
+        return value if items is value and all(a is b for a, b in zip(out, value, strict=True)) else out
+    if tp is dict:
+        entries: Iterable[tuple[str, Any]] = value.items()
+        trimmed = False
+        if len(value) > CUT_ROWS_MIN:
+            count.longest = max(count.longest, len(value))
+            if cut.rows is not None and len(value) > cut.rows:
+                count.rows += len(value) - cut.rows
+                entries = list(value.items())[:cut.rows]
+                trimmed = True
+        changed = trimmed
+        new: dict[str, Any] = {}
+        for k, v in entries:
+            c = _cut(v, cut, count) if type(v) in (str, list, dict) else v
+            changed = changed or c is not v
+            new[k] = c
+        return new if changed else value
+    return value
+
+
 class SnapshotEncoder:
     """Per source: what a reader of the journal has rebuilt so far, to emit full snapshots or patches. Used by
     the journal's writer thread (the encoding of a big snapshot never runs on the UI loop).
 
     A source's snapshot is written in full first, then as patches until the bytes of the patches written since
     (told by written()) outweigh the full one, or after full_every patches: replaying from the last full
-    snapshot then reads at most about twice its size, and full snapshots are at most half of a journal."""
+    snapshot then reads at most about twice its size, and full snapshots are at most half of a journal.
+    A source whose line did not fit (shrink()) is cut (Cut) from then on, until reset()."""
 
     def __init__(self, full_every: int = FULL_EVERY, marks: Mapping[str, tuple[float, ...]] | None = None) -> None:
         """marks: by section, the heartbeat ages where a row's liveness changes (diff)."""
@@ -391,11 +481,15 @@ class SnapshotEncoder:
         self._last: dict[str, tuple[Any, Any, int]] = {}
         self._budget: dict[str, list[int]] = {}  # source -> [bytes of the last full, bytes of patches since]
         self._encoders: dict[str, Encoder] = {}
+        self._cuts: dict[str, Cut] = {}
+        self._longest: dict[str, int] = {}  # source -> its longest list in the last event (for shrink)
 
     def reset(self) -> None:
-        """The next snapshot of every source is written in full (after a rotation: each file stands alone)."""
+        """The next snapshot of every source is written in full, and measured again (after a rotation: each file
+        stands alone)."""
         self._last.clear()
         self._budget.clear()
+        self._cuts.clear()
 
     def written(self, source: str, size: int, *, full: bool) -> None:
         """The size of the line the journal wrote for this source's last event."""
@@ -403,6 +497,30 @@ class SnapshotEncoder:
             self._budget[source] = [size, 0]
         elif source in self._budget:
             self._budget[source][1] += size
+
+    def shrink(self, source: str, size: int, limit: int) -> bool:
+        """The line of this source's last event was `size` bytes, over `limit`: forget it (the next event is in
+        full) and cut tighter. False when it cannot be cut further (the event is then not written)."""
+        self._last.pop(source, None)
+        self._budget.pop(source, None)
+        cut = self._cuts.get(source)
+        if cut is None:
+            self._cuts[source] = Cut()
+            return True
+        longest = self._longest.get(source, 0)
+        rows = cut.rows if cut.rows is not None else longest
+        if rows > CUT_ROWS_MIN:
+            self._cuts[source] = Cut(cut.text, max(CUT_ROWS_MIN, min(rows - 1, int(rows * limit / size * 0.9))))
+            return True
+        if cut.text > CUT_TEXT_MIN:
+            self._cuts[source] = Cut(CUT_TEXT_MIN, CUT_ROWS_MIN)
+            return True
+        return False
+
+    def forget(self, source: str) -> None:
+        """This source's next event is in full (its last one was not written)."""
+        self._last.pop(source, None)
+        self._budget.pop(source, None)
 
     def _full_due(self, source: str, patches: int) -> bool:
         budget = self._budget.get(source)
@@ -413,8 +531,16 @@ class SnapshotEncoder:
         encoder = self._encoders.setdefault(source, Encoder())
         body = encoder.encode(snapshot)
         found = [f.to_dict() for f in findings]
+        cut = self._cuts.get(source)
+        count: _CutCount | None = None
+        if cut is not None:
+            count = _CutCount()
+            body, found = _cut(body, cut, count), _cut(found, cut, count)
+            self._longest[source] = count.longest
         last = self._last.get(source)
         event: dict[str, Any] = {"type": "snapshot", "source": source, "at": at, "class": class_name(snapshot)}
+        if count is not None:
+            event["cut"] = {"rows": count.rows, "texts": count.texts}
         if last is None or self._full_due(source, last[2]):
             event["full"] = body
             event["findings"] = found
@@ -463,10 +589,41 @@ def _hints(cls: type) -> dict[str, Any]:
         return {f.name: Any for f in dataclasses.fields(cls)}
 
 
+# a number in a replayed snapshot beyond these (or not finite) is the journal's damage: an integer past 64 bits
+# (MySQL's unsigned -1 is one), a float past 1e15 (31 million years in seconds, a petabyte in bytes)
+INT_MAX = 2 ** 64
+FLOAT_MAX = 1e15
+
+
+class BadSnapshot(ValueError):
+    """A recorded snapshot whose JSON does not fit its class (a crafted or damaged journal): replay shows it as
+    that source's error instead of handing a pane a value of the wrong type."""
+
+
+_JSON_KINDS = {bool: "true/false", int: "a number", float: "a number", str: "a text", list: "a list",
+               dict: "an object", type(None): "null"}
+
+
+def _bad(tp: Any, value: Any) -> BadSnapshot:
+    name = getattr(tp, "__name__", None) or str(tp)
+    return BadSnapshot(f"{_JSON_KINDS.get(type(value), 'a value')} where the snapshot has {name[:60]}")
+
+
+def _optional(tp: Any) -> bool:
+    return tp is Any or tp is object or tp is type(None) or (
+        typing.get_origin(tp) in (typing.Union, types.UnionType) and type(None) in typing.get_args(tp))
+
+
 def decode(tp: Any, value: Any) -> Any:
-    """Rebuild a value of type `tp` (frozen dataclasses, datetimes, tuples, mappings...) from its JSON."""
-    if value is None or tp is Any or tp is object:
+    """Rebuild a value of type `tp` (frozen dataclasses, datetimes, tuples, mappings...) from its JSON. A value
+    that does not fit its type (a text where a number goes, a list where a dataclass goes, a number that is not
+    finite or beyond INT_MAX / FLOAT_MAX, null where the field is not optional and has no default) is BadSnapshot."""
+    if tp is Any or tp is object:
         return value
+    if value is None:
+        if _optional(tp):
+            return None
+        raise _bad(tp, value)
     origin = typing.get_origin(tp)
     args = typing.get_args(tp)
     if origin in (typing.Union, types.UnionType):
@@ -474,36 +631,67 @@ def decode(tp: Any, value: Any) -> Any:
         for option in options:
             if _fits(option, value):
                 return decode(option, value)
-        return value
+        raise _bad(tp, value)
     if origin is typing.Literal:
-        return value
+        if value in args:
+            return value
+        raise _bad(tp, value)
     if origin in (tuple,):
+        if not isinstance(value, list):
+            raise _bad(tp, value)
         if len(args) == 2 and args[1] is Ellipsis:
             return tuple(decode(args[0], v) for v in value)
         if args:
             return tuple(decode(a, v) for a, v in zip(args, value, strict=False))
         return tuple(value)
     if origin in (list, set, frozenset) or (origin is not None and origin.__name__ in ("Sequence", "Iterable")):
+        if not isinstance(value, list):
+            raise _bad(tp, value)
         inner = args[0] if args else Any
         items = [decode(inner, v) for v in value]
         return origin(items) if origin in (set, frozenset) else (items if origin is list else tuple(items))
     if origin in (dict,) or (origin is not None and getattr(origin, "__name__", "") in ("Mapping", "MutableMapping")):
+        if not isinstance(value, dict):
+            raise _bad(tp, value)
         inner = args[1] if len(args) == 2 else Any
         return {k: decode(inner, v) for k, v in value.items()}
     if isinstance(tp, type):
-        if tp is datetime and isinstance(value, str):
-            return datetime.fromisoformat(value)
-        if tp is date and isinstance(value, str):
-            return date.fromisoformat(value)
+        if tp is datetime or tp is date:
+            if not isinstance(value, str):
+                raise _bad(tp, value)
+            when = tp.fromisoformat(value)
+            if not 1900 <= when.year < 3000:  # a pane's arithmetic on year 1 or 9999 overflows
+                raise BadSnapshot(f"a time in the year {when.year}")
+            return when
         if issubclass(tp, enum.Enum):
             return tp(value)
-        if tp is float and isinstance(value, int):
-            return float(value)
-        if dataclasses.is_dataclass(tp) and isinstance(value, dict):
+        if tp is bool or tp is int or tp is float:  # a number (a live model may hold 3.0 in an int field)
+            if not isinstance(value, (int, float)) or not abs(value) <= (INT_MAX if type(value) is int else FLOAT_MAX):
+                raise _bad(tp, value)
+            return float(value) if tp is float and type(value) is int else value
+        if tp is str:
+            if not isinstance(value, str):
+                raise _bad(tp, value)
+            return value
+        if dataclasses.is_dataclass(tp):
+            if not isinstance(value, dict):
+                raise _bad(tp, value)
             hints = _hints(tp)
-            kwargs = {f.name: decode(hints.get(f.name, Any), value[f.name])
-                      for f in dataclasses.fields(tp) if f.init and f.name in value}
-            return tp(**kwargs)
+            kwargs = {}
+            for f in dataclasses.fields(tp):
+                if not f.init or f.name not in value:
+                    continue
+                hint = hints.get(f.name, Any)
+                if value[f.name] is None and not _optional(hint) and _default(f) is not _ABSENT:
+                    continue  # null where the field is not optional: its default
+                try:
+                    kwargs[f.name] = decode(hint, value[f.name])
+                except BadSnapshot as exc:
+                    raise BadSnapshot(f"{tp.__name__}.{f.name}: {exc}"[:200]) from None
+            try:
+                return tp(**kwargs)
+            except TypeError as exc:  # a field without a default left out
+                raise BadSnapshot(str(exc)[:200]) from None
     return value
 
 
@@ -529,16 +717,22 @@ def _fits(tp: Any, value: Any) -> bool:
     if isinstance(value, bool):
         return origin is bool
     if isinstance(value, (int, float)):
-        return origin in (int, float) and not (origin is int and isinstance(value, float))
+        return origin in (int, float)
     return False
 
 
+class UnknownClass(ValueError):
+    """A journal's `class` that is not one of SNAPSHOT_CLASSES."""
+
+
 def load_class(name: str | None) -> type | None:
+    """The snapshot class a journal event names (None: no class, the snapshot stays plain JSON). Only the
+    SNAPSHOT_CLASSES are imported: any other name, a module of stacktop's included, is UnknownClass."""
     if not name:
         return None
+    if name not in SNAPSHOT_CLASSES:
+        raise UnknownClass(f"the journal names a snapshot class stacktop does not replay: {name[:80]!r}")
     module, _, qual = name.partition(":")
-    if not module.startswith("tui."):
-        return None  # only stacktop's own snapshot types are rebuilt
     try:
         obj: Any = importlib.import_module(module)
         for part in qual.split("."):

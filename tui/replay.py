@@ -22,7 +22,7 @@ from typing import Any
 
 from tui.collectors.base import BaseCollector
 from tui.errors import SourceError
-from tui.journal_codec import absolute, apply, decode, duplicate_id, load_class
+from tui.journal_codec import BadSnapshot, absolute, apply, decode, duplicate_id, load_class
 from tui.models.finding import Finding
 
 
@@ -55,6 +55,11 @@ def _epoch(event: Mapping[str, Any]) -> float | None:
     return None
 
 
+def _why(exc: Exception) -> str:
+    """A few words on why a recorded snapshot cannot be rebuilt: a ValueError's own text, else its type."""
+    return str(exc)[:200] if isinstance(exc, ValueError) and str(exc) else type(exc).__name__
+
+
 def journal_files(path: str | Path) -> list[Path]:
     """The journal and its rotated predecessors, oldest first (journal.jsonl.3, .2, .1, journal.jsonl)."""
     base = Path(path)
@@ -64,6 +69,25 @@ def journal_files(path: str | Path) -> list[Path]:
         if suffix.isdigit():
             older.append((int(suffix), candidate))
     return [p for _, p in sorted(older, reverse=True)] + [base]
+
+
+def without_repeats(events: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The events of several files of one journal, oldest first, without the copies of notes (and the other
+    lines the recorder carries into each new file: `"carried": true`) already read from an earlier file."""
+    import json
+
+    from tui.recorder import CARRIED_TYPES
+
+    seen: set[str] = set()
+    out = []
+    for e in events:
+        if e.get("type") in CARRIED_TYPES:
+            key = json.dumps({k: v for k, v in e.items() if k != "carried"}, sort_keys=True, default=str)
+            if e.get("carried") and key in seen:
+                continue
+            seen.add(key)
+        out.append(e)
+    return out
 
 
 class Timeline:
@@ -78,17 +102,25 @@ class Timeline:
         self.per_source: dict[str, list[_Entry]] = {}
         self.notes: list[tuple[float, dict[str, Any]]] = []
         times = []
+        cut: dict[str, bool] = {}  # per source: is its latest snapshot cut (a marker shown when it becomes so)
         for e in self.events:
             at = _epoch(e)
             if at is None:
                 continue
-            times.append(at)
+            if not e.get("carried"):  # a note carried into this file from an earlier one: not its time span
+                times.append(at)
             kind = e.get("type")
             source = e.get("source")
             if e.get("cloud") is not None and e.get("cloud") != cloud and kind != "note":
                 continue  # another cloud's sources
             if kind == "snapshot" and source:
                 self.per_source.setdefault(source, []).append(_Entry(at, "snapshot", e))
+                marked = isinstance(e.get("cut"), dict)
+                if marked and not cut.get(source):
+                    self.notes.append((at, {"type": "cut", "source": source, "cut": e["cut"]}))
+                cut[source] = marked
+            elif kind == "snapshot_omitted" and source:
+                self.notes.append((at, e))
             elif kind in ("source_failed", "source_recovered") and source:
                 self.per_source.setdefault(source, []).append(_Entry(at, kind[7:], e))
             elif kind in ("note", "exercise"):
@@ -96,6 +128,7 @@ class Timeline:
         self.start = min(times) if times else time.time()
         self.end = max(times) if times else self.start
         self._cursor: dict[str, tuple[int, Any, Any, tuple[Finding, ...], str | None, float | None]] = {}
+        self._damage: dict[str, str | None] = {}  # per source: why its latest snapshot cannot be rebuilt
 
     @classmethod
     def from_journal(cls, path: str | Path) -> Timeline:
@@ -105,7 +138,7 @@ class Timeline:
         for file in journal_files(path):
             if file.exists():
                 events.extend(read_journal(file))
-        return cls(events)
+        return cls(without_repeats(events))
 
     @property
     def sources(self) -> list[str]:
@@ -119,46 +152,72 @@ class Timeline:
         return gaps[len(gaps) // 2] if gaps else None
 
     def state_at(self, source: str, t: float) -> SourceState | None:
-        """The source's state at time t (None before its first recorded snapshot)."""
+        """The source's state at time t (None before its first recorded snapshot). A recorded snapshot that cannot
+        be rebuilt (a damaged patch, JSON that does not fit its class) is BadSnapshot until the source's next
+        full snapshot."""
         entries = self.per_source.get(source, [])
         index, body, snap, findings, error, ok_at = self._cursor.get(source, (0, None, None, (), None, None))
+        damage = self._damage.get(source)
         if index > 0 and entries[index - 1].at > t:  # went back in time: start over
-            index, body, snap, findings, error, ok_at = 0, None, None, (), None, None
+            index, body, snap, findings, error, ok_at, damage = 0, None, None, (), None, None, None
         dirty, cls_name = False, None
         while index < len(entries) and entries[index].at <= t:
             entry = entries[index]
             e = entry.event
+            index += 1
             if entry.kind == "snapshot":
-                if "full" in e:
-                    body = e["full"]
-                elif body is not None and e.get("delta") is not None:
-                    body = apply(body, e["delta"])
-                elif body is None:  # a patch without its base (file cut by rotation): wait for a full one
-                    index += 1
+                try:
+                    if "full" in e:
+                        body = e["full"]
+                    elif body is not None and e.get("delta") is not None:
+                        body = apply(body, e["delta"])
+                    elif body is None:  # a patch without its base (file cut by rotation): wait for a full one
+                        continue
+                    if "findings" in e:
+                        findings = tuple(Finding.from_dict(f) for f in e["findings"])
+                except Exception as exc:  # damaged here: the source waits for its next full snapshot
+                    body, snap, dirty, damage = None, None, False, _why(exc)
                     continue
-                if "findings" in e:
-                    findings = tuple(Finding.from_dict(f) for f in e["findings"])
-                cls_name, dirty = e.get("class"), True
+                cls_name, dirty, damage = e.get("class"), True, None
                 error, ok_at = None, entry.at
             elif entry.kind == "failed":
                 error = str(e.get("error") or "failed")
             elif entry.kind == "recovered":
                 error = None
-            index += 1
         if dirty:  # decoded once per poll that moved, however many patches it applied
             twice = duplicate_id(body)
             if twice is not None:  # two sessions' patches on one snapshot: no table can show it
                 self._cursor.pop(source, None)
                 raise ValueError(f"duplicate row keys ({twice})")
-            cls = load_class(cls_name)
-            snap = decode(cls, absolute(body)) if cls is not None else absolute(body)
+            try:
+                cls = load_class(cls_name)
+                if cls is None:  # a pane is handed the snapshot class it shows, never plain JSON
+                    raise BadSnapshot("the snapshot names no class stacktop replays")
+                snap = decode(cls, absolute(body))
+            except Exception as exc:
+                snap, damage = None, _why(exc)
         self._cursor[source] = (index, body, snap, findings, error, ok_at)
+        self._damage[source] = damage
+        if snap is None and damage is not None:
+            raise BadSnapshot(damage)
         if snap is None and error is None:
             return None
         return SourceState(snap, findings, error, ok_at)
 
     def notes_between(self, t0: float, t1: float) -> list[dict[str, Any]]:
         return [e for at, e in self.notes if t0 < at <= t1]
+
+
+def cut_message(event: Mapping[str, Any]) -> str:
+    """What replay says when it reaches a snapshot the recorder cut to fit its journal file (a `cut` marker of
+    the Timeline) or could not write at all (`snapshot_omitted`)."""
+    source = event.get("source")
+    if event.get("type") == "snapshot_omitted":
+        return (f"{source}: a snapshot was not recorded here ({event.get('bytes')} bytes, over the journal's line "
+                f"limit of {event.get('limit')}): the pane shows the one before")
+    cut = event.get("cut") or {}
+    return (f"{source}: recorded cut to fit the journal file ({cut.get('rows', 0)} rows left out, "
+            f"{cut.get('texts', 0)} long texts shortened): raise [recorder] max_file_mb to record it whole")
 
 
 # ------------------------------------------------------------------------------------------ clock, collectors
@@ -228,7 +287,7 @@ class ReplayCollector(BaseCollector):
             state = self.timeline.state_at(self.name, self.clock.now())
         except Exception as exc:  # a hand-edited or damaged journal: this source's pane says so, replay goes on
             raise SourceError(f"replay: the recorded snapshot of {self.name} cannot be read "
-                              f"({type(exc).__name__}) - the journal is damaged at this point") from None
+                              f"({_why(exc)}) - the journal is damaged at this point") from None
         if state is None:
             raise SourceError(f"replay: {self.name} was not recorded yet at this point of the journal")
         if state.error is not None:

@@ -21,7 +21,7 @@ from tui.app import StacktopApp, TopBar
 from tui.config import Config
 from tui.freshness import human_age
 from tui.models.observation import Observation
-from tui.replay import Player
+from tui.replay import Player, cut_message
 from tui.safetext import escape
 
 
@@ -73,6 +73,8 @@ class ReplayApp(StacktopApp):
         for event in self.player.timeline.notes_between(self._shown_until, now):
             if event.get("type") == "note":
                 self.notify(f"note ({event.get('subject')}): {event.get('text')}", timeout=6)
+            elif event.get("type") in ("cut", "snapshot_omitted"):
+                self.notify(cut_message(event), severity="warning", timeout=8)
             else:
                 self.notify(f"exercise {event.get('name')}: {event.get('summary')}", timeout=8)
         self._shown_until = now

@@ -45,7 +45,8 @@ def test_export_skips_lines_that_are_not_entries_with_one_warning(tmp_path: Path
     path = _journal(tmp_path, [_good()[0], *garbage, _good()[1]])
     proc = _cli("export", str(path), "--markdown")
     assert proc.returncode == 0, proc.stderr
-    assert proc.stderr == f"{path}: skipped 8 lines that are not journal entries\n"
+    assert proc.stderr == (f"{path}: skipped 8 lines that are not journal entries (line 2: not a JSON object "
+                           "with a type)\n")
     assert "galera.quorum_lost" in proc.stdout and "start" in proc.stdout
 
 
@@ -56,7 +57,7 @@ def test_export_of_a_binary_file_is_refused(tmp_path: Path) -> None:
     assert proc.returncode == 3 and "Traceback" not in proc.stderr and proc.stdout == ""
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"{path}: not a stacktop journal (all ")
-    assert lines[0].endswith("lines are not journal entries) - give a file from [recorder] dir")
+    assert lines[0].endswith("lines are not journal entries; line 1: not JSON) - give a file from [recorder] dir")
 
 
 @pytest.mark.parametrize("command", ["export", "replay"])
