@@ -267,3 +267,27 @@ def test_a_consumer_missing_from_a_lagging_listing_keeps_its_connection_until_a_
     history, (lag,) = apply_consumer_history(history, [q("compute.compute-02", 1)], ts[1], {})  # counted, unlisted
     _, (new,) = apply_consumer_history(history, [q("compute.compute-02", 1)], ts[2], {key: frozenset({"c:2"})})
     assert lag.consumer_restarted_at is None and new.consumer_restarted_at == ts[2]
+
+
+def test_two_of_one_service_lost_together_are_one_finding_and_each_host_s_hint_cites_it() -> None:
+    svc = services(compute_ages={"compute-02": 40, "compute-03": 40})
+    queues = [q("compute.compute-01", 1)] + [q(f"compute.{h}", 0, consumer_lost_since=NOW - timedelta(seconds=30))
+                                             for h in ("compute-02", "compute-03")]
+    rmq = RabbitSnapshot("http://rmq:15672", NOW, queues=tuple(queues))
+    lost = rabbitmq_findings(rmq, NOW, consumer_grace_s=5)
+    assert [(f.kind, f.evidence["hosts"]) for f in lost] == [
+        ("rabbitmq.consumers_lost", ["compute-02", "compute-03"])]
+    world = {"services": obs("services", svc, services_findings(svc, NOW, TH)),
+             "rabbitmq": obs("rabbitmq", rmq, lost), "instances": obs("instances", instances(), [])}
+    hints = [h for h in triage_hints(world) if h.kind == "triage.service_lost"]
+    assert [(h.subject, h.evidence["consumer"], h.severity) for h in hints] == [
+        ("nova-compute@compute-02", "gone", "critical"), ("nova-compute@compute-03", "gone", "critical")]
+    assert all(("rabbitmq.consumers_lost", "nova-compute") in h.evidence["derived_from"] for h in hints)
+
+
+def test_the_hint_is_the_one_finding_for_both_signals() -> None:
+    from tui.snapshot import all_findings
+
+    world = observations(compute_02_age=40, compute_02_consumers=0, lost_s=30)
+    shown = [(f.kind, f.severity) for f in all_findings(list(world.values())) if f.evidence.get("host") == "compute-02"]
+    assert shown == [("triage.service_lost", "critical")]

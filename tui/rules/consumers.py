@@ -13,8 +13,8 @@ since when one has none (QueueInfo.consumer_lost_since). Judgement here:
   interval): an info, never more;
 - lost for longer: critical for a queue only one process consumes (`<topic>.<host>`, or a shared topic with no
   consumer left), naming the process and host;
-- more than GROUP_OVER queues of one service lost together (a rolling restart, or the bus cut off a fleet): one
-  grouped finding naming the hosts, at the severity of its worst member.
+- several queues of one service lost together (a rolling restart, or the bus cut off a fleet): one grouped
+  finding naming the hosts, at the severity of its worst member.
 
 OVN agents do not use the bus, so no OVN agent is judged here; their liveness is the services source's.
 """
@@ -33,7 +33,7 @@ from tui.rules.queue_names import SOURCE, classify_queue, queue_subject
 KIND = "rabbitmq.consumer_lost"
 GROUP_KIND = "rabbitmq.consumers_lost"
 DEFAULT_GRACE_S = 10.0  # nova's default report_interval: a restart consumes again within it
-GROUP_OVER = 3  # more lost queues of one service than this: one finding
+GROUP_OVER = 1  # more lost queues of one service than this (lost together): one finding
 
 Key = tuple[str, str]
 

@@ -619,6 +619,7 @@ def compute_down_hints(ctx: _Context) -> list[Finding]:
 
 # --- a process gone from the bus, or late to report: the two signals told together ---------------------------
 LOST_KIND = "rabbitmq.consumer_lost"
+LOST_GROUP_KIND = "rabbitmq.consumers_lost"
 LATE_KINDS = ("nova.service_late", "neutron.agent_late", "cinder.service_late")
 DOWN_KINDS = ("nova.service_enabled_but_down", "nova.service_down", "neutron.agent_down", "cinder.service_down")
 # "gone", "leaving" (gone for less than the restart grace), "present", "restarted" (present, a new process since
@@ -701,6 +702,9 @@ def _consumers(ctx: _Context, recent_s: float) -> dict[tuple[str, str], Consumer
     for f in ctx.of(LOST_KIND, "rabbitmq.queue_no_consumer"):
         if f.evidence.get("host") and f.evidence.get("service") and f.evidence.get("class") == "service":
             out[_service_key(str(f.evidence["service"]), str(f.evidence["host"]))] = "gone"
+    for group in ctx.of(LOST_GROUP_KIND):
+        for host in group.evidence.get("hosts", ()):
+            out[_service_key(str(group.evidence.get("service")), str(host))] = "gone"
     return out
 
 
@@ -711,6 +715,9 @@ def lost_service_hints(ctx: _Context, told_hosts: Collection[str]) -> list[Findi
     lost = {_service_key(str(f.evidence["service"]), str(f.evidence["host"])): f
             for f in ctx.of("rabbitmq.queue_no_consumer", LOST_KIND)
             if f.evidence.get("host") and f.evidence.get("service") and f.evidence.get("class") == "service"}
+    for group in ctx.of(LOST_GROUP_KIND):  # several processes of one service at once: each host's hint cites it
+        for host in group.evidence.get("hosts", ()):
+            lost.setdefault(_service_key(str(group.evidence.get("service")), str(host)), group)
     late = {_service_key(str(f.evidence.get("binary")), str(f.evidence["host"])): f for f in ctx.of(*LATE_KINDS)
             if f.evidence.get("host")}
     if not lost and not late:
@@ -747,11 +754,10 @@ def lost_service_hints(ctx: _Context, told_hosts: Collection[str]) -> list[Findi
             "its log say (AMQP errors)?",
             "not involved.")
         severity = _severity(derived)
-        absorbs: list[Key] = []
+        # the two signals are told here, once: their own findings stand aside (a group of several hosts stays)
+        absorbs = [f.key for f in (lost.get(key), late.get(key)) if f is not None and f.kind != LOST_GROUP_KIND]
         if consumer in ("restarted", "leaving") and heartbeat in ("late", "fresh", "unknown"):
-            # a restart's heartbeat gap is expected: told once, as an info, instead of the late warning
-            severity = "info"
-            absorbs = [late[key].key] if key in late else []
+            severity = "info"  # a restart's heartbeat gap is expected: an info, not the late warning
         out.append(_hint(severity, "triage.service_lost", f"{binary}@{host}", summary, derived, next_step,
                          host=host, binary=binary, consumer=consumer, heartbeat=heartbeat, cause=cause,
                          pane="services", absorbs=absorbs))
@@ -759,8 +765,8 @@ def lost_service_hints(ctx: _Context, told_hosts: Collection[str]) -> list[Findi
 
 
 def without_absorbed(findings: Iterable[Finding], hints: Iterable[Finding]) -> list[Finding]:
-    """The findings a hint does not stand in for (evidence["absorbs"]: a restart's late heartbeat is told by its
-    info hint, not as a warning of its own)."""
+    """The findings no hint stands in for (evidence["absorbs"]: triage.service_lost tells a process's lost
+    consumer and late heartbeat as one finding, at their worst severity, or as an info for a restart)."""
     absorbed = {tuple(k) for h in hints for k in h.evidence.get("absorbs", ())}
     return [f for f in findings if f.key not in absorbed] if absorbed else list(findings)
 

@@ -294,6 +294,17 @@ async def test_conductor_stopped_is_named_within_10_s(watch: Watch, conn: Any) -
     assert named is not None, [(f.kind, f.subject) for j in watch.judged for f in j.findings]
     assert named.t <= 10.0, named.t
     assert api.down_after is None or named.t < api.down_after
+    # both signals, one finding: its queue lost its consumer and its heartbeat stopped
+    merged = [(j, f) for j in watch.judged for f in shown(j.findings) if f.kind == "triage.service_lost"
+              and f.evidence.get("binary") == "nova-conductor" and f.evidence.get("consumer") == "gone"
+              and f.evidence.get("heartbeat") in ("late", "down")]
+    assert merged, [(round(j.t, 1), f.kind, f.subject) for j in watch.judged for f in j.findings]
+    judged, hint = merged[0]
+    assert "the process died or lost the bus" in hint.summary and hint.severity == "critical"
+    host = hint.evidence["host"]
+    told_apart = [f.kind for f in shown(judged.findings) if f.evidence.get("host") == host
+                  and f.kind in ("rabbitmq.consumer_lost", "nova.service_late")]
+    assert told_apart == [], told_apart
 
 
 
@@ -335,3 +346,26 @@ async def test_a_consumer_back_within_the_grace_gives_no_warning(watch: Watch, c
     back = [q for q in watch.rabbit_queues if q.name == "compute.compute-02" and q.consumer_restarted_at]
     assert back, "the consumer's return (a new connection) was not seen"
     RESULTS["nova-compute reconnect"] = {"consumer_lost_seen_polls": len(rabbit), "warnings": 0}
+
+
+async def test_two_computes_lost_together_are_one_grouped_finding(watch: Watch, conn: Any) -> None:
+    """Both nova-computes killed and restarted together (a careless rolling restart): their lost consumers are
+    one rabbitmq.consumers_lost naming both hosts, never one finding each."""
+    def both() -> None:
+        for name in ("nova-compute-01", "nova-compute-02"):
+            kill_service(name)
+        for name in ("nova-compute-01", "nova-compute-02"):
+            start_service(name)
+
+    try:
+        await run_fault(watch, conn, "nova-compute-02", both, seconds=15)
+    finally:
+        for name in ("nova-compute-01", "nova-compute-02"):
+            start_service(name)
+    polls = [[f for f in j.findings if f.kind in ("rabbitmq.consumer_lost", "rabbitmq.consumers_lost")
+              and "nova-compute" in str(f.evidence.get("service"))] for j in watch.judged]
+    grouped = [p for p in polls if any(f.kind == "rabbitmq.consumers_lost" for f in p)]
+    assert grouped, polls
+    for p in grouped:
+        (f,) = p
+        assert f.evidence["hosts"] == ["compute-01", "compute-02"], f.evidence
