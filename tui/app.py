@@ -1022,6 +1022,9 @@ class StacktopApp(App[None]):
 
         if RowFilter(box.value).invalid:
             self.notify(f"/{box.value}: invalid regex, searching literally", severity="warning", timeout=4)
+        elif RowFilter(box.value).costly:
+            self.notify(f"/{box.value}: too costly a regex (a repeat inside a repeat, or too slow on these rows), "
+                        "searching literally", severity="warning", timeout=4)
         box.remove_class("-shown")
         if self._typing is box:
             self._typing = None
