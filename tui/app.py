@@ -310,12 +310,14 @@ class StacktopApp(App[None]):
         elif key in ("tab", "shift+tab"):
             self._typing = None  # next / previous pane, as ever: the line stays open, keys are shortcuts again
             return False
+        elif event.is_printable and event.character is not None:
+            # typed, before any binding: `/` `+` and others are keys Textual does not count as the line's own
+            # (key_to_character gives None), so the filter's priority binding would take `/` from a note
+            self._insert(box, event.character)
         elif await self._check_bindings(key, priority=True):  # ctrl+q and the like
             pass
         elif bindings := box._bindings.key_to_bindings.get(key):  # the line's own: cursor, history, deletes
             await self.run_action(bindings[0].action, box)
-        elif event.is_printable and event.character is not None:
-            self._insert(box, event.character)
         return True  # every other key is the line's too (nothing happens), as with an Input that has focus
 
     async def _on_key(self, event: events.Key) -> None:
