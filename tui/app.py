@@ -58,6 +58,7 @@ if TYPE_CHECKING:  # these load after the first paint, where they are used
 
 NARROW_WIDTH = 120
 TOAST_MAX_S = 5.0  # the longest a toast stays (a critical other cloud's included: its badge stays red)
+TOAST_MAX_CHARS = 500  # the longest a toast's text is: a 50 MB note from a journal must not become a 2 GB toast
 KEY_FIRST_S = 0.25  # renders wait at most this long for a pending key's frame (a key may change nothing)
 # the collection after a poll (tui/gcpolicy.py, 20-110 ms with 10,000 servers held) waits until no key came for
 # this long, so that it falls between keys, not in front of one; it waits at most GC_PUT_OFF_MAX_S
@@ -332,9 +333,16 @@ class StacktopApp(App[None]):
                         event.prevent_default()
                         return
 
-    @staticmethod
-    def _insert(box: Input, text: str) -> None:
+    def _insert(self, box: Input, text: str) -> None:
+        """Type `text` at the cursor (over the selection); a line with a max_length takes what fits and says so
+        (Textual's Input would refuse the whole paste)."""
         selection = box.selection
+        if box.max_length:
+            room = box.max_length - len(box.value) + abs(selection.end - selection.start)
+            if len(text) > room:
+                text = text[:max(room, 0)]
+                self.notify(f"the {box.id} line takes at most {box.max_length:,} characters: cut there",
+                            severity="warning", timeout=4)
         if selection.is_empty:
             box.insert_text_at_cursor(text)
         else:
@@ -473,8 +481,11 @@ class StacktopApp(App[None]):
         # no select-all on focus: the focus arrives after keys of the same burst were typed, and selecting them
         # made the next key replace them (`:instances` read in one go came out as `nces`)
         command_input = _command_input()
+        from tui.recorder import NOTE_MAX_CHARS
+
         screen.mount(Input(placeholder="filter: regex, !inverts, esc clears", id="filter", select_on_focus=False),
-                     Input(placeholder="note (enter saves, esc cancels)", id="note", select_on_focus=False),
+                     Input(placeholder="note (enter saves, esc cancels)", id="note", select_on_focus=False,
+                           max_length=NOTE_MAX_CHARS),  # what Recorder.note keeps
                      command_input(placeholder=":command (tab completes, up/down history, esc cancels)", id="command",
                                    select_on_focus=False),
                      before=footer)
@@ -817,6 +828,9 @@ class StacktopApp(App[None]):
         from outside, which must never be parsed as markup nor reach the terminal as controls. Toasts sit at
         the top right (app.tcss) and go within TOAST_MAX_S: they must not hide rows for long."""
         timeout = min(self.NOTIFICATION_TIMEOUT if timeout is None else timeout, TOAST_MAX_S)
+        if len(message) > TOAST_MAX_CHARS:
+            message = message[:TOAST_MAX_CHARS - 1] + "…"
+        title = title if len(title) <= TOAST_MAX_CHARS else title[:TOAST_MAX_CHARS - 1] + "…"
         super().notify(clean(message), title=clean(title), severity=severity, timeout=timeout, markup=False)
 
     # ----- several clouds ------------------------------------------------------------------------------

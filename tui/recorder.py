@@ -44,6 +44,7 @@ HOLD_MAX_S = 2.0
 HOLD_STEP_S = 0.02
 DEFAULT_KEEP = 5
 DEFAULT_MAX_TOTAL_BYTES = 1024 * 1024 * 1024
+NOTE_MAX_CHARS = 2000  # the longest note kept (the dashboard's note line takes no more)
 JOURNAL_GLOB = "stacktop-*.jsonl*"  # every session's journal in a directory (and its rotated files)
 log = logging.getLogger(__name__)
 
@@ -411,6 +412,9 @@ class Recorder:
         return {**event, "cloud": self.cloud} if self.cloud is not None else event
 
     def note(self, text: str, *, subject: str | None = None, source: str | None = None) -> None:
+        """An operator's note, up to NOTE_MAX_CHARS (what the note line takes)."""
+        if len(text) > NOTE_MAX_CHARS:
+            text = text[:NOTE_MAX_CHARS - 1] + "…"
         self.journal.write(self._tag({"type": "note", "text": text, "subject": subject or "session",
                                       "source": source}))
 
