@@ -59,6 +59,7 @@ if TYPE_CHECKING:  # these load after the first paint, where they are used
 
 NARROW_WIDTH = 120
 TOAST_MAX_S = 5.0  # the longest a toast stays (a critical other cloud's included: its badge stays red)
+TOAST_MAX_CHARS = 500  # the longest a toast's text is: a 50 MB note from a journal must not become a 2 GB toast
 KEY_FIRST_S = 0.25  # renders wait at most this long for a pending key's frame (a key may change nothing)
 # the collection after a poll (tui/gcpolicy.py, 20-110 ms with 10,000 servers held) waits until no key came for
 # this long, so that it falls between keys, not in front of one; it waits at most GC_PUT_OFF_MAX_S
@@ -311,12 +312,14 @@ class StacktopApp(App[None]):
         elif key in ("tab", "shift+tab"):
             self._typing = None  # next / previous pane, as ever: the line stays open, keys are shortcuts again
             return False
+        elif event.is_printable and event.character is not None:
+            # typed, before any binding: `/` `+` and others are keys Textual does not count as the line's own
+            # (key_to_character gives None), so the filter's priority binding would take `/` from a note
+            self._insert(box, event.character)
         elif await self._check_bindings(key, priority=True):  # ctrl+q and the like
             pass
         elif bindings := box._bindings.key_to_bindings.get(key):  # the line's own: cursor, history, deletes
             await self.run_action(bindings[0].action, box)
-        elif event.is_printable and event.character is not None:
-            self._insert(box, event.character)
         return True  # every other key is the line's too (nothing happens), as with an Input that has focus
 
     async def _on_key(self, event: events.Key) -> None:
@@ -331,9 +334,16 @@ class StacktopApp(App[None]):
                         event.prevent_default()
                         return
 
-    @staticmethod
-    def _insert(box: Input, text: str) -> None:
+    def _insert(self, box: Input, text: str) -> None:
+        """Type `text` at the cursor (over the selection); a line with a max_length takes what fits and says so
+        (Textual's Input would refuse the whole paste)."""
         selection = box.selection
+        if box.max_length:
+            room = box.max_length - len(box.value) + abs(selection.end - selection.start)
+            if len(text) > room:
+                text = text[:max(room, 0)]
+                self.notify(f"the {box.id} line takes at most {box.max_length:,} characters: cut there",
+                            severity="warning", timeout=4)
         if selection.is_empty:
             box.insert_text_at_cursor(text)
         else:
@@ -472,8 +482,11 @@ class StacktopApp(App[None]):
         # no select-all on focus: the focus arrives after keys of the same burst were typed, and selecting them
         # made the next key replace them (`:instances` read in one go came out as `nces`)
         command_input = _command_input()
+        from tui.recorder import NOTE_MAX_CHARS
+
         screen.mount(Input(placeholder="filter: regex, !inverts, esc clears", id="filter", select_on_focus=False),
-                     Input(placeholder="note (enter saves, esc cancels)", id="note", select_on_focus=False),
+                     Input(placeholder="note (enter saves, esc cancels)", id="note", select_on_focus=False,
+                           max_length=NOTE_MAX_CHARS),  # what Recorder.note keeps
                      command_input(placeholder=":command (tab completes, up/down history, esc cancels)", id="command",
                                    select_on_focus=False),
                      before=footer)
@@ -823,6 +836,9 @@ class StacktopApp(App[None]):
         from outside, which must never be parsed as markup nor reach the terminal as controls. Toasts sit at
         the top right (app.tcss) and go within TOAST_MAX_S: they must not hide rows for long."""
         timeout = min(self.NOTIFICATION_TIMEOUT if timeout is None else timeout, TOAST_MAX_S)
+        if len(message) > TOAST_MAX_CHARS:
+            message = message[:TOAST_MAX_CHARS - 1] + "…"
+        title = title if len(title) <= TOAST_MAX_CHARS else title[:TOAST_MAX_CHARS - 1] + "…"
         super().notify(clean(message), title=clean(title), severity=severity, timeout=timeout, markup=False)
 
     # ----- several clouds ------------------------------------------------------------------------------
@@ -1030,6 +1046,9 @@ class StacktopApp(App[None]):
 
         if RowFilter(box.value).invalid:
             self.notify(f"/{box.value}: invalid regex, searching literally", severity="warning", timeout=4)
+        elif RowFilter(box.value).costly:
+            self.notify(f"/{box.value}: too costly a regex (a repeat inside a repeat, or too slow on these rows), "
+                        "searching literally", severity="warning", timeout=4)
         box.remove_class("-shown")
         if self._typing is box:
             self._typing = None

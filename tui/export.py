@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import string
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -11,10 +12,9 @@ from typing import Any
 from urllib.parse import quote
 
 from tui.recorder import read_journal
-from tui.safetext import clean, markdown, no_html
+from tui.safetext import clean, markdown
 
 CELL_MAX = 200  # characters of one table cell; the whole text stays in the journal
-_BRACKET = re.compile(r"([\[\]])")  # what opens a link, an image or a link reference definition
 
 
 def _cell(value: Any, limit: int | None = None) -> str:
@@ -53,29 +53,90 @@ def _time(ts: Any) -> str:
     return datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
+_FENCE = re.compile(r"(`{3,})[^`]*")  # a code fence as stacktop writes it (md_block): at column 0
+_ESCAPED_OR_BRACKET = re.compile(r"\\[!-/:-@\[-`{-~]|[\[\]]")
+_TILDES = re.compile(r"^(\s*)~~~")
+_TAG_START = re.compile(r"<(?=[A-Za-z/!?])")  # what can open a raw HTML tag, comment or declaration, or an autolink
+
+
+def _inert_text(text: str) -> str:
+    """Text outside code: no raw HTML or autolink, and no `[` or `]` left to open a link, an image or a
+    reference (one escaped already stays as it is; an entity such as md_cell's `&lt;` stays text)."""
+    text = _TAG_START.sub("&lt;", text)
+    return _ESCAPED_OR_BRACKET.sub(lambda m: m.group() if len(m.group()) == 2 else "\\" + m.group(), text)
+
+
+def _text_line(line: str) -> str:
+    """A line outside code blocks: its code spans kept (paired as CommonMark pairs backtick runs, a span never
+    crossing a `|`: a table splits its cells first), the rest inert; a backtick run with no partner is escaped,
+    so that no span reaches into another line or cell, and no line opens a code block."""
+    out: list[str] = []
+    plain = i = 0
+    while i < len(line):
+        ch = line[i]
+        if ch == "\\" and i + 1 < len(line) and line[i + 1] in string.punctuation:
+            i += 2
+            continue
+        if ch != "`":
+            i += 1
+            continue
+        end = i
+        while end < len(line) and line[end] == "`":
+            end += 1
+        width, closer, j = end - i, None, end
+        while j < len(line) and line[j] != "|":
+            if line[j] == "`":
+                k = j
+                while k < len(line) and line[k] == "`":
+                    k += 1
+                if k - j == width:
+                    closer = k
+                    break
+                j = k
+            else:
+                j += 1
+        out.append(_inert_text(line[plain:i]))
+        if closer is None:
+            out.append("\\`" * width)
+            i = plain = end
+        else:
+            out.append(line[i:closer])
+            i = plain = closer
+    out.append(_inert_text(line[plain:]))
+    return _TILDES.sub(lambda m: m.group(1) + "\\~~~", "".join(out))
+
+
 def _exercise_markdown(text: str) -> str:
-    """An exercise's report section as recorded (stacktop escapes the values it holds): controls made visible and,
-    outside code blocks, no raw HTML and no link or image (every bracket escaped: `[x](javascript:...)` stays
-    text), whatever the journal holds; a code block left open is closed where the section ends."""
+    """An exercise's report section as recorded, inert whatever the journal holds: controls made visible, and
+    no link, image or raw HTML. A code block is kept as stacktop writes it (a fence of backticks at column 0,
+    after a blank line that is added if missing, so that it opens a code block wherever it stands; closed at
+    the end if the journal leaves it open); every other line goes through _text_line."""
     out: list[str] = []
     fence = ""
     for line in (clean(x) for x in text.split("\n")):
-        stripped = line.lstrip()
-        if fence and stripped.startswith(fence):
-            fence = ""
-        elif not fence and stripped.startswith(("```", "~~~")):
-            fence = stripped[:3]
-        elif not fence:
-            line = _BRACKET.sub(r"\\\1", no_html(line))
-        out.append(line)
+        if fence:
+            if re.fullmatch(rf" {{0,3}}{fence}`*[ \t]*", line):
+                fence = ""
+            out.append(line)
+            continue
+        opened = _FENCE.fullmatch(line)
+        if opened:
+            fence = opened.group(1)
+            if out and out[-1].strip():
+                out.append("")
+            out.append(line)
+            continue
+        out.append(_text_line(line))
     if fence:
         out.append(fence)
     return "\n".join(out)
 
 
 def _destination(shot: str) -> str:
-    """A link destination that a file name cannot break out of."""
-    return quote(clean(shot), safe="/._-~:")
+    """A link destination that a file name cannot break out of, always a path: a relative one starts with `./`
+    or `../`, so that no name (`javascript:...`) reads as a URL scheme."""
+    dest = quote(clean(shot), safe="/._-~:")
+    return dest if dest.startswith(("/", "./", "../")) else "./" + dest
 
 
 def _describe(event: dict[str, Any]) -> str:

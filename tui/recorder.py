@@ -60,6 +60,7 @@ HOLD_MAX_S = 2.0
 HOLD_STEP_S = 0.02
 DEFAULT_KEEP = 5
 DEFAULT_MAX_TOTAL_BYTES = 1024 * 1024 * 1024
+NOTE_MAX_CHARS = 2000  # the longest note kept (the dashboard's note line takes no more)
 JOURNAL_GLOB = "stacktop-*.jsonl*"  # every session's journal in a directory (and its rotated files)
 # the longest line written and read (a longer one is skipped unread): a full snapshot of 100,000 servers is ~46 MB
 MAX_LINE_BYTES = 64 * 1024 * 1024
@@ -751,9 +752,10 @@ class Recorder:
         return {**event, "cloud": self.cloud} if self.cloud is not None else event
 
     def note(self, text: str, *, subject: str | None = None, source: str | None = None) -> None:
-        """A note typed by the engineer (at most NOTE_MAX characters: longer, its middle is cut, marked)."""
-        self.journal.write(self._tag({"type": "note", "text": shorten(text, NOTE_MAX), "subject": subject or "session",
-                                      "source": source}), carry=True)
+        """A note typed by the engineer: at most NOTE_MAX_CHARS (what the note line takes); a longer one (an
+        exercise's, a script's) keeps its head and tail, its middle cut and marked."""
+        self.journal.write(self._tag({"type": "note", "text": shorten(text, NOTE_MAX_CHARS),
+                                      "subject": subject or "session", "source": source}), carry=True)
 
     def silence(self, kind: str, subject: str, *, severity: str, for_s: float, until: float) -> None:
         """A finding acknowledged (`x`) until the epoch `until`: the review sees what was silenced, when."""

@@ -24,6 +24,13 @@ from tui.models.observation import Observation
 from tui.replay import Player, cut_message
 from tui.safetext import escape
 
+TOAST_HEAD = 600  # characters of a journal's note or exercise text copied into a toast (App.notify cuts at 500)
+
+
+def _head(value: object) -> str:
+    text = value if isinstance(value, str) else str(value)
+    return text[:TOAST_HEAD]
+
 
 class ReplayApp(StacktopApp):
     CSS_PATH = str(Path(tui.app.__file__).with_name("app.tcss"))
@@ -71,12 +78,13 @@ class ReplayApp(StacktopApp):
         super()._tick()
         now = self.player.clock.now()
         for event in self.player.timeline.notes_between(self._shown_until, now):
+            # a crafted journal's note may be megabytes: only what a toast shows is copied (App.notify cuts there)
             if event.get("type") == "note":
-                self.notify(f"note ({event.get('subject')}): {event.get('text')}", timeout=6)
+                self.notify(f"note ({_head(event.get('subject'))}): {_head(event.get('text'))}", timeout=6)
             elif event.get("type") in ("cut", "snapshot_omitted"):
                 self.notify(cut_message(event), severity="warning", timeout=8)
             else:
-                self.notify(f"exercise {event.get('name')}: {event.get('summary')}", timeout=8)
+                self.notify(f"exercise {_head(event.get('name'))}: {_head(event.get('summary'))}", timeout=8)
         self._shown_until = now
 
     def border_freshness(self, obs: Observation | None, now: float, interval: float,

@@ -8,7 +8,7 @@ text output takes them through here:
 - `escape(s)`: `clean`, then safe inside Textual markup (Static, border titles, help lines);
 - `rich_escape(s)`: `clean`, then safe inside Rich console markup (`snapshot` text output);
 - `text(s, style)` / `cell(value)`: a `rich.text.Text`, which neither Textual nor Rich parse as markup;
-- `strip_controls(s)`: every such character removed (the clipboard);
+- `strip_controls(s)`: every such character removed;
 - `markdown(s)`: `clean`, then inert in Markdown and HTML (the review export).
 
 JSON output is not touched: the JSON encoder escapes every control already.
@@ -42,8 +42,7 @@ def clean(value: object) -> str:
 
 
 def strip_controls(value: object) -> str:
-    """The string without any control or invisible formatting character (what goes to the clipboard: a copied
-    command must paste as it reads, and run nothing of its own)."""
+    """The string without any control or invisible formatting character."""
     s = value if isinstance(value, str) else str(value)
     return _UNSAFE.sub("", s)
 

@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+import signal
+import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from rich.text import Text
 
 Row = tuple[str, tuple[Any, ...]]
+FILTER_BUDGET_S = 0.5  # one filtering of every row; a regex over it is searched for literally from then on
+_TOO_COSTLY: set[str] = set()  # filter texts whose regex ran over the budget (this process)
 
 
 @dataclass
@@ -58,9 +62,81 @@ def diff_rows(current: dict[str, tuple[Any, ...]], current_order: Sequence[str],
     return diff
 
 
+class _OverBudget(Exception):
+    pass
+
+
+@functools.lru_cache(maxsize=64)
+def nested_repeat(pattern: str) -> bool:
+    """Whether the regex repeats a repeat, one of the two unbounded (`(L+)+X`, `(a*b?)*`): Python's
+    backtracking takes exponential time on a text that almost matches, and cannot be stopped from outside."""
+    try:
+        from re import _constants as c
+        from re import _parser
+
+        tree = _parser.parse(pattern)
+    except Exception:  # an invalid regex is searched for literally anyway
+        return False
+    repeats = (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT)
+
+    def children(op: Any, av: Any) -> list[Any]:
+        if op == c.SUBPATTERN:
+            return [av[3]]
+        if op == c.BRANCH:
+            return list(av[1])
+        if op in (c.ASSERT, c.ASSERT_NOT):
+            return [av[1]]
+        if op == c.ATOMIC_GROUP:
+            return [av]
+        if op == c.GROUPREF_EXISTS:
+            return [p for p in av[1:] if p is not None]
+        return []
+
+    def walk(items: Any, outer: bool | None) -> bool:
+        """outer: None outside any repeat; else whether one of the enclosing repeats is unbounded."""
+        for op, av in items:
+            if op in repeats:
+                _, high, body = av
+                unbounded = high == c.MAXREPEAT
+                if high > 1 and outer is not None and (outer or unbounded):
+                    return True
+                if walk(body, (unbounded or bool(outer)) if high > 1 else outer):
+                    return True
+            elif any(walk(child, outer) for child in children(op, av)):
+                return True
+        return False
+
+    return walk(tree, None)
+
+
+def budgeted(search: Callable[[str], Any], texts: Sequence[str], budget_s: float) -> list[bool] | None:
+    """Each text searched, or None when the searches together take over budget_s. The budget holds on the main
+    thread (the event loop's: Python's regex engine stops on a signal), when no one else uses SIGALRM;
+    elsewhere the searches run unbounded (tui.tablediff.nested_repeat keeps the known explosive forms out)."""
+    if (not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGALRM) not in (signal.SIG_DFL, signal.SIG_IGN, None)):
+        return [search(text) is not None for text in texts]
+
+    def expire(signum: int, frame: Any) -> None:
+        raise _OverBudget
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    try:
+        try:
+            signal.setitimer(signal.ITIMER_REAL, budget_s)
+            return [search(text) is not None for text in texts]
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    except _OverBudget:
+        return None
+    finally:
+        signal.signal(signal.SIGALRM, previous)
+
+
 @dataclass(frozen=True)
 class RowFilter:
-    """k9s-style filter: a case-insensitive regex; a leading '!' inverts it. Invalid regex -> literal."""
+    """k9s-style filter: a case-insensitive regex; a leading '!' inverts it. Invalid regex -> literal; a regex
+    too costly to run (a nested repeat, or over FILTER_BUDGET_S on the rows) -> literal too."""
 
     text: str = ""
 
@@ -78,13 +154,22 @@ class RowFilter:
             return True
         return False
 
-    def _pattern(self) -> tuple[re.Pattern[str], bool]:
+    @property
+    def costly(self) -> bool:
+        """The regex is too costly to run (a nested repeat, or it ran over the budget): searched literally."""
+        if self.invalid:
+            return False
+        return self.text in _TOO_COSTLY or nested_repeat(self.text[1:] if self.text.startswith("!") else self.text)
+
+    def _pattern(self, literal: bool = False) -> tuple[re.Pattern[str], bool]:
         invert = self.text.startswith("!")
         body = self.text[1:] if invert else self.text
-        try:
-            return re.compile(body, re.IGNORECASE), invert
-        except re.error:
-            return re.compile(re.escape(body), re.IGNORECASE), invert
+        if not literal and not self.costly:
+            try:
+                return re.compile(body, re.IGNORECASE), invert
+            except re.error:
+                pass
+        return re.compile(re.escape(body), re.IGNORECASE), invert
 
     def apply(self, rows: Sequence[Row]) -> list[Row]:
         if not self.active:
@@ -96,10 +181,12 @@ class RowFilter:
         if not self.active:
             return list(rows)
         pattern, invert = self._pattern()
-        search = pattern.search
-        if invert:
-            return [row for row, text in zip(rows, texts, strict=True) if not search(text)]
-        return [row for row, text in zip(rows, texts, strict=True) if search(text)]
+        found = budgeted(pattern.search, texts, FILTER_BUDGET_S)
+        if found is None:
+            _TOO_COSTLY.add(self.text)
+            pattern, invert = self._pattern(literal=True)
+            found = [pattern.search(text) is not None for text in texts]
+        return [row for row, hit in zip(rows, found, strict=True) if hit != invert]
 
 
 def _identity(cell: Any) -> Any:

@@ -29,7 +29,8 @@ def down_finding() -> Finding:
         evidence={"binary": "nova-compute", "host": "compute-02", "zone": "nova", "status": "enabled",
                   "state": "down", "updated_at": datetime.fromtimestamp(FROZEN - 75, UTC), "heartbeat_age_s": 75.0,
                   "down_time_s": 60, "forced_down": False,
-                  "disabled_reason": "[b]tenant markup[/b] \x1b[31mand a terminal control"},
+                  "disabled_reason": "[b]tenant markup[/b] \x1b[31mand a terminal control",
+                  "command": ["openstack", "compute", "service", "set", "--disable", "compute-02", "nova-compute"]},
         next_step="on compute-02: is nova-compute running, what does its log say? If it runs, its reports do not "
                   "arrive: check nova-conductor and RabbitMQ. Until fixed: openstack compute service set --disable "
                   "compute-02 nova-compute",

@@ -19,27 +19,34 @@ def finding(kind: str = "nova.service_enabled_but_down", subject: str = "compute
     return Finding("critical", kind, subject, "summary", evidence, next_step=next_step, source="services")
 
 
-@pytest.mark.parametrize(("next_step", "command"), [
-    ("If it runs, its reports do not arrive. Until fixed: openstack compute service set --disable compute-02 "
-     "nova-compute", "openstack compute service set --disable compute-02 nova-compute"),
-    ("intended maintenance? If not: openstack compute service set --enable compute-04 nova-compute",
-     "openstack compute service set --enable compute-04 nova-compute"),
-    ("Confirm before anything changes: `openstack server show fe31866f`, `openstack resource provider allocation "
-     "show fe31866f`", "openstack server show fe31866f"),
-    ("find the application that should consume it (rabbitmqctl list_queues name consumers)",
-     "rabbitmqctl list_queues name consumers"),
-    ("openstack server event list 7f01: the failed event names the step", "openstack server event list 7f01"),
-    ("start it, then its log (grep req-20283b56-7d00)", "grep req-20283b56-7d00"),
-    ("on compute-03: is neutron-openvswitch-agent running, what does its log say?", None),
-    ("", None),
+@pytest.mark.parametrize(("argv", "command"), [
+    (["openstack", "compute", "service", "set", "--disable", "compute-02", "nova-compute"],
+     "openstack compute service set --disable compute-02 nova-compute"),
+    (("openstack", "server", "show", "fe31866f"), "openstack server show fe31866f"),
+    (["grep", "req-20283b56-7d00"], "grep req-20283b56-7d00"),
+    (["openstack", "compute", "service", "set", "--enable", "hx | touch /tmp/x #", "nova-compute"],
+     "openstack compute service set --enable 'hx | touch /tmp/x #' nova-compute"),
+    (["grep", "--", "-e"], "grep -- -e"),
 ])
-def test_the_command_is_the_one_the_next_step_names(next_step: str, command: str | None) -> None:
-    assert command_of(finding(next_step=next_step)) == command
+def test_the_command_is_the_rules_argv_quoted_for_a_shell(argv: list[str], command: str) -> None:
+    assert command_of(finding(next_step="whatever the prose says", command=argv)) == command
 
 
-def test_a_command_the_rule_gives_wins() -> None:
-    f = finding(next_step="openstack compute service list", command="openstack compute service list --host x")
-    assert command_of(f) == "openstack compute service list --host x"
+@pytest.mark.parametrize("next_step", [
+    "If it runs, its reports do not arrive. Until fixed: openstack compute service set --disable hx | touch /tmp/x "
+    "# nova-compute",
+    "Confirm before anything changes: `openstack server show fe31866f; touch /tmp/x`",
+    "start it, then its log (grep $(touch /tmp/x))",
+    "",
+])
+def test_no_command_is_cut_out_of_the_prose(next_step: str) -> None:
+    assert command_of(finding(next_step=next_step)) is None
+
+
+@pytest.mark.parametrize("given", ["openstack compute service list --host x", [], ["openstack", 3], "x" * 10])
+def test_a_command_that_is_not_a_list_of_words_is_none(given: object) -> None:
+    detail = finding_detail(finding(next_step="openstack compute service list", command=given))
+    assert detail.command is None and not detail.uncopyable
 
 
 def test_owner_host_and_log() -> None:

@@ -29,6 +29,7 @@ from tui.models.placement import (
     ProviderView,
     rc_sort_key,
 )
+from tui.rules.shell_command import command, shell_text
 
 SOURCE = "placement"
 
@@ -140,10 +141,15 @@ def phantom_lines(audit: ProviderAudit) -> list[str]:
     return lines
 
 
-def _next_step_stale(v: ConsumerVerdict, audit: ProviderAudit) -> str:
-    return (f"Confirm before anything changes: `openstack server show {v.consumer}`, `openstack resource provider "
-            f"allocation show {v.consumer}` and `nova-manage placement audit --verbose --resource_provider "
-            f"{audit.provider_uuid}` (read-only without --delete). Only an allocation nothing owns is safe to remove.")
+def _confirm_stale(v: ConsumerVerdict, audit: ProviderAudit) -> tuple[tuple[str, ...], str]:
+    """The first command to run and the next step naming it with the two others."""
+    show = command("openstack", "server", "show", operands=(v.consumer,))
+    allocation = command("openstack", "resource", "provider", "allocation", "show", operands=(v.consumer,))
+    audit_cmd = command("nova-manage", "placement", "audit", "--verbose", "--resource_provider",
+                        audit.provider_uuid)
+    return show, (f"Confirm before anything changes: `{shell_text(show)}`, `{shell_text(allocation)}` and "
+                  f"`{shell_text(audit_cmd)}` (read-only without --delete). Only an allocation nothing owns is "
+                  "safe to remove.")
 
 
 def audit_findings(audits: Iterable[ProviderAudit], source: str = SOURCE) -> list[Finding]:
@@ -172,10 +178,11 @@ def audit_findings(audits: Iterable[ProviderAudit], source: str = SOURCE) -> lis
                     summary = (f"suspected stale allocation on {where}: {v.consumer[:8]} ({v.label}) holds "
                                f"{fmt_resources(v.resources)}; {v.reason}")
                     severity = "info"
+                first, next_step = _confirm_stale(v, audit)
                 out.append(Finding(severity=severity, kind="placement.stale_allocation", subject=subject,  # type: ignore[arg-type]
                                    summary=summary,
-                                   evidence={**base, "verdict": v.verdict, "phantom": phantom},
-                                   next_step=_next_step_stale(v, audit), source=source))
+                                   evidence={**base, "verdict": v.verdict, "phantom": phantom, "command": first},
+                                   next_step=next_step, source=source))
             elif v.verdict == "migration_stuck" and v.migration is not None:
                 m = v.migration
                 out.append(Finding(

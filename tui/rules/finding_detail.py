@@ -5,17 +5,18 @@ command its next step names (the one `y` copies). Pure: read from the finding's 
   the finding is about (`binary`), the queue's consumer (`service`), else the component behind its kind;
 - host: `evidence["host"]` (a cinder `host@backend` as written), else the subject when the kind is about a host;
 - log: the rule's `first_log` (then `then`), else the owner's log on the host;
-- command: `evidence["command"]` when a rule gives one, else the first command the next step quotes (in
-  backticks) or names (`openstack ...`, `rabbitmqctl ...`, `nova-manage ...`, `grep req-...`), up to the end
-  of its clause. None when the next step names no command.
+- command: the first command the next step names, as the rule gives it in `evidence["command"]` (its words,
+  tui.rules.shell_command), shell-quoted: the next step shows the same text. Never cut out of the prose, where
+  a name from the cloud could end it early or carry shell syntax. None when the rule gives none;
+  `uncopyable` when it gives one whose words hold a control character (not put on the clipboard).
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from tui.models.finding import Finding
+from tui.rules.shell_command import argv_of, copyable
 
 COMPONENT_BY_PREFIX: tuple[tuple[str, str], ...] = (
     ("triage.compute_down", "nova-compute"), ("triage.bus_or_conductor", "nova-conductor and RabbitMQ"),
@@ -26,10 +27,6 @@ COMPONENT_BY_PREFIX: tuple[tuple[str, str], ...] = (
     ("keystone.", "keystone"), ("catalog.", "keystone (the catalog)"), ("stacktop.", "stacktop itself"),
 )
 HOST_SUBJECT_KINDS = ("nova.service", "triage.compute", "triage.host")
-_TICKS = re.compile(r"`([^`\n]{2,300})`")
-_COMMAND = re.compile(r"\b(?:openstack|rabbitmqctl|rabbitmq-diagnostics|nova-manage|systemctl|journalctl|mysql|"
-                      r"grep)\s[^;:,()`\n]{1,300}")
-_TRAILING = re.compile(r"(?:\s+(?:and|or|then|to|on|if|for|first|until|with)\b|[\s.])+$")
 
 
 @dataclass(frozen=True)
@@ -42,6 +39,7 @@ class FindingDetail:
     log: str | None
     command: str | None
     owned_by: str = ""
+    uncopyable: bool = False
 
 
 def _text(value: object) -> str | None:
@@ -78,17 +76,7 @@ def log_of(f: Finding, owner: str, host: str | None) -> str | None:
 
 
 def command_of(f: Finding) -> str | None:
-    given = _text(f.evidence.get("command"))
-    if given:
-        return given
-    ticked = _TICKS.search(f.next_step)
-    if ticked:
-        return ticked.group(1).strip()
-    named = _COMMAND.search(f.next_step)
-    if named:
-        command = _TRAILING.sub("", named.group(0))
-        return command or None
-    return None
+    return copyable(argv_of(f.evidence.get("command")))
 
 
 def finding_detail(f: Finding) -> FindingDetail:
@@ -96,5 +84,6 @@ def finding_detail(f: Finding) -> FindingDetail:
     host = host_of(f)
     owned_by = _text(f.evidence.get("owner_label")) or \
         owner + (f" on {host}" if host and host not in owner else "")
-    return FindingDetail(owner=owner, host=host, log=log_of(f, owner, host), command=command_of(f),
-                         owned_by=owned_by)
+    command = command_of(f)
+    return FindingDetail(owner=owner, host=host, log=log_of(f, owner, host), command=command, owned_by=owned_by,
+                         uncopyable=command is None and argv_of(f.evidence.get("command")) is not None)

@@ -36,6 +36,7 @@ from typing import Any
 from tui.freshness import coarse_age
 from tui.models.finding import Finding, Severity
 from tui.models.services import EndpointCheck, SectionRead, ServiceRow, ServicesSnapshot
+from tui.rules.shell_command import command, shell_text
 
 SOURCE = "services"
 LATE_FRACTION = 0.5
@@ -281,31 +282,36 @@ def compute_findings(assessed: Sequence[tuple[ServiceRow, Liveness]], skip: set[
             else:
                 why = f": {reason}" if reason else " (no reason given)"
                 summary = f"{row.binary} on {row.host} is disabled{state}{why}"
-                next_step = (f"intended maintenance? If not: openstack compute service set --enable "
-                             f"{row.host} {row.binary}")
+                ev["command"] = command("openstack", "compute", "service", "set", "--enable",
+                                        operands=(row.host, row.binary))
+                next_step = f"intended maintenance? If not: {shell_text(ev['command'])}"
             out.append(Finding("info", "nova.service_disabled", subject, summary, ev, next_step, SOURCE))
         elif row.status.upper() == "UNKNOWN" or row.state.upper() == "UNKNOWN":
+            ev["command"] = command("nova-manage", "cell_v2", "list_cells")
             out.append(Finding(
                 "warning", "nova.service_unknown", subject,
                 f"{row.binary} on {row.host}: state UNKNOWN (its cell database does not answer nova-api)",
                 ev, "check the cell's database and its nova-conductor; `nova-manage cell_v2 list_cells`",
                 SOURCE))
         elif live.down and row.binary == "nova-compute" and not row.forced_down:
+            ev["command"] = command("openstack", "compute", "service", "set", "--disable",
+                                    operands=(row.host, "nova-compute"))
             out.append(Finding(
                 "critical", "nova.service_enabled_but_down", subject,
                 f"nova-compute on {row.host} is down but enabled: {_silence(live)}; it is still offered work "
                 "it cannot do",
                 ev,
                 f"on {row.host}: is nova-compute running, what does its log say? If it runs, its reports do not "
-                "arrive: check nova-conductor and RabbitMQ. Until fixed: openstack compute service set --disable "
-                f"{row.host} nova-compute",
+                f"arrive: check nova-conductor and RabbitMQ. Until fixed: {shell_text(ev['command'])}",
                 SOURCE))
         elif live.down:
             if row.forced_down:
                 sev: Severity = "warning"
                 summary = f"{row.binary} on {row.host} is forced down (os-services force-down)"
+                ev["command"] = command("openstack", "compute", "service", "set", "--up",
+                                        operands=(row.host, row.binary))
                 next_step = (f"forced down by an operator (host fencing / evacuation); when {row.host} is healthy: "
-                             f"openstack compute service set --up {row.host} {row.binary}")
+                             f"{shell_text(ev['command'])}")
             else:
                 others = _others_up(assessed, row)
                 sev = "warning" if others else "critical"
@@ -485,13 +491,16 @@ def keystone_findings(snap: ServicesSnapshot) -> list[Finding]:
         return []
     url = ks.auth_url or "(no auth_url)"
     cloud = ks.cloud or "(default cloud)"
+    argv = command("openstack", "--os-cloud", ks.cloud, "token", "issue") if ks.cloud else \
+        command("openstack", "token", "issue")
     return [Finding(
         "critical", "keystone.unreachable", url,
         f"Keystone at {url} (clouds.yaml cloud '{cloud}') does not answer: {ks.error or 'unreachable'}; "
         "no API call can get a token (running instances are not affected)",
-        {"auth_url": ks.auth_url, "cloud": ks.cloud, "clouds_file": ks.clouds_file, "error": ks.error},
+        {"auth_url": ks.auth_url, "cloud": ks.cloud, "clouds_file": ks.clouds_file, "error": ks.error,
+         "command": argv},
         f"check Keystone's web server (uwsgi/apache) and the load balancer in front of {url}; "
-        f"`openstack --os-cloud {cloud} token issue` reproduces it",
+        f"`{shell_text(argv)}` reproduces it",
         SOURCE)]
 
 
@@ -499,11 +508,12 @@ def catalog_findings(snap: ServicesSnapshot) -> list[Finding]:
     out = []
     if snap.keystone.ok:  # the catalog is only known with a token
         for stype in snap.missing_types:
+            argv = command("openstack", "catalog", "show", operands=(stype,))
             out.append(Finding(
                 "warning", "catalog.service_missing", stype,
                 f"the Keystone catalog has no '{stype}' endpoint for this region/interface",
-                {"service_type": stype, "cloud": snap.keystone.cloud},
-                f"openstack catalog show {stype}; check region_name / interface in clouds.yaml", SOURCE))
+                {"service_type": stype, "cloud": snap.keystone.cloud, "command": argv},
+                f"{shell_text(argv)}; check region_name / interface in clouds.yaml", SOURCE))
     for check in snap.catalog:
         if check.service_type == "identity" and (not snap.keystone.ok or snap.keystone.late):
             continue  # already keystone.unreachable / keystone.slow

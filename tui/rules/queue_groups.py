@@ -17,12 +17,14 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from tui.models.finding import SEVERITY_ORDER, Finding
+from tui.rules.shell_command import command, shell_text
 
 GROUP_OVER = 5  # more findings than this in one group: one finding instead
 EXAMPLES = 10  # the fullest queues named in a group's evidence
 GROUP_KIND = "rabbitmq.queues_no_consumer"
 MEMBER_KIND = "rabbitmq.queue_no_consumer"
 GROUPED_CLASSES = ("reply", "fanout", "notifications", "other")
+LIST_IDLE = command("rabbitmqctl", "list_queues", "name", "messages", "consumers", "idle_since")
 
 GroupKey = tuple[str, str, str]  # (vhost, class, topic or "")
 
@@ -56,8 +58,14 @@ def _next_step(key: GroupKey, members: list[Finding]) -> str:
         where = f" (clients on {', '.join(hosts[:5])}{' ...' if len(hosts) > 5 else ''})" if hosts else ""
         return (f"their clients went away{where}: x-expires removes such queues after their last use; if they "
                 "keep piling up, find the service that restarts or the CLI calls that leave them "
-                "(rabbitmqctl list_queues name messages consumers idle_since)")
+                f"({shell_text(LIST_IDLE)})")
     return members[0].next_step
+
+
+def _command(key: GroupKey, members: list[Finding]) -> Any:
+    """The command of the group's next step: its own, or (the next step being the first member's) the first
+    member's."""
+    return LIST_IDLE if key[1] in ("reply", "fanout") else members[0].evidence.get("command")
 
 
 def group_queue_findings(findings: Iterable[Finding], over: int = GROUP_OVER) -> list[Finding]:
@@ -93,6 +101,8 @@ def _group(key: GroupKey, members: list[Finding]) -> Finding:
     }
     if topic:
         evidence["topic"] = topic
+    if (argv := _command(key, members)) is not None:
+        evidence["command"] = argv
     expiring = [f.evidence["expires_in_s_at_most"] for f in members if f.evidence.get("expires_in_s_at_most")
                 is not None]
     if expiring:

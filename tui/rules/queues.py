@@ -37,8 +37,11 @@ from tui.rules.queue_names import (
     queue_subject,
 )
 from tui.rules.rabbit_cluster import cluster_findings
+from tui.rules.shell_command import command, shell_text
 
 MIN_POLLS = 2
+LIST_CONSUMERS = command("rabbitmqctl", "list_queues", "name", "consumers")
+CLUSTER_STATUS = command("rabbitmqctl", "cluster_status")
 
 SEVERITY_BY_CLASS: dict[str, Severity] = {
     "service": "critical",
@@ -161,7 +164,8 @@ def queue_no_consumer_finding(q: QueueInfo, now: datetime, min_polls: int = MIN_
             next_step = "its client went away and the queue has no x-expires: delete it once you are sure"
     else:
         summary = f"queue {q.name} holds {held} with 0 consumers (not an OpenStack topic)"
-        next_step = "find the application that should consume it (rabbitmqctl list_queues name consumers)"
+        evidence["command"] = LIST_CONSUMERS
+        next_step = f"find the application that should consume it ({shell_text(LIST_CONSUMERS)})"
     return Finding(severity=severity, kind="rabbitmq.queue_no_consumer", subject=queue_subject(q),
                    summary=summary, evidence=evidence, next_step=next_step, source=SOURCE)
 
@@ -198,7 +202,8 @@ def alarm_findings(nodes: Iterable[NodeInfo], alarms: Iterable[Alarm]) -> list[F
             if n is not None:
                 evidence["mem_used"] = n.mem_used
                 evidence["mem_limit"] = n.mem_limit
-            steps.append("memory: see what holds it (rabbitmq-diagnostics memory_breakdown), drain or purge "
+            evidence["command"] = command("rabbitmq-diagnostics", "-n", node, "memory_breakdown")
+            steps.append(f"memory: see what holds it ({shell_text(evidence['command'])}), drain or purge "
                          "the biggest queues, or raise vm_memory_high_watermark")
         if "disk" in resources:
             if n is not None:
@@ -206,10 +211,13 @@ def alarm_findings(nodes: Iterable[NodeInfo], alarms: Iterable[Alarm]) -> list[F
                 evidence["disk_free_limit"] = n.disk_free_limit
             steps.append("disk: free space on the node's data volume (disk_free_limit)")
         names = " and ".join(sorted(resources))
+        if not steps:
+            evidence["command"] = command("rabbitmqctl", "-n", node, "status")
         out.append(Finding(
             severity="critical", kind="rabbitmq.alarm", subject=node,
             summary=f"{names} alarm on {node}: publishers are blocked, RPC calls and service reports stall",
-            evidence=evidence, next_step="; ".join(steps) or "rabbitmqctl status (alarms section)",
+            evidence=evidence,
+            next_step="; ".join(steps) or f"{shell_text(evidence['command'])} (alarms section)",
             source=SOURCE))
     return out
 
@@ -222,8 +230,8 @@ def partition_findings(nodes: Iterable[NodeInfo]) -> list[Finding]:
             out.append(Finding(
                 severity="critical", kind="rabbitmq.partition", subject=n.name,
                 summary=f"network partition: {n.name} cannot see {others}; both sides may look healthy",
-                evidence={"node": n.name, "partitions": list(n.partitions)},
-                next_step="rabbitmqctl cluster_status on each node; restart the minority side's nodes "
+                evidence={"node": n.name, "partitions": list(n.partitions), "command": CLUSTER_STATUS},
+                next_step=f"{shell_text(CLUSTER_STATUS)} on each node; restart the minority side's nodes "
                           "(or follow cluster_partition_handling) once the network is back",
                 source=SOURCE))
     return out

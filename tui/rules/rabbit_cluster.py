@@ -17,9 +17,12 @@ from dataclasses import dataclass, field
 from tui.models.finding import Finding
 from tui.models.rabbitmq import NodeInfo, QueueInfo, RabbitSnapshot
 from tui.rules.queue_names import SOURCE, classify_queue, queue_subject
+from tui.rules.shell_command import command, shell_text
 
 MAX_QUEUE_FINDINGS = 20  # per-queue criticals beyond this are counted in one more finding
 EXAMPLES = 5
+QUORUM_CRITICAL = command("rabbitmq-queues", "check_if_node_is_quorum_critical")
+SERVICE_STATUS = command("systemctl", "status", "rabbitmq-server")
 
 
 @dataclass
@@ -63,14 +66,17 @@ def _lost_majority(queues: list[QueueInfo], down: set[str]) -> list[Finding]:
             whose = f" ({kind.service or kind.topic} on {kind.host})"
         elif kind.cls == "service":
             whose = f" ({kind.service or kind.topic})"
+        start = command("rabbitmqctl", "-n", missing[0], "start_app") if missing else None
+        how = (f"{shell_text(start)}{' and the same for the others' if len(missing) > 1 else ''}" if start
+               else "rabbitmqctl -n NODE start_app")
         out.append(Finding(
             severity="critical", kind="rabbitmq.quorum_lost", subject=queue_subject(q),
             summary=(f"{what} {q.name}{whose} has {len(online)} of {len(members)} members online (a majority is "
                      f"{need}): it cannot accept or deliver messages; missing {', '.join(missing)}"),
             evidence={"vhost": q.vhost, "queue": q.name, "type": q.queue_type, "state": q.state, "leader": q.leader,
                       "members": list(members), "online": online, "missing": list(missing),
-                      "messages": q.messages, "class": kind.cls},
-            next_step=f"bring {', '.join(missing)} back (rabbitmqctl -n NODE start_app, or the node's service); "
+                      "messages": q.messages, "class": kind.cls, **({"command": start} if start else {})},
+            next_step=f"bring {', '.join(missing)} back ({how}, or the node's service); "
                       "never force-shrink the queue while they can return",
             source=SOURCE))
     rest = queues[MAX_QUEUE_FINDINGS:]
@@ -115,25 +121,28 @@ def cluster_findings(snapshot: RabbitSnapshot) -> list[Finding]:
     out += _drained(nodes)
     out += _lost_majority(lost, down)
     for missing, queues in sorted(unexplained.items()):
+        status = [command("rabbitmq-diagnostics", "-n", m, "status") for m in missing]
         out.append(Finding(
             severity="info", kind="rabbitmq.members_offline", subject=", ".join(missing),
             summary=f"{len(queues)} quorum queue{'s' if len(queues) != 1 else ''}/streams run without their "
                     f"member{'s' if len(missing) != 1 else ''} on {', '.join(missing)} (still a majority): "
                     f"{_short(queue_subject(q) for q in queues)}",
-            evidence={"missing": list(missing), "queues": [queue_subject(q) for q in queues]},
-            next_step="rabbitmq-queues check_if_node_is_quorum_critical; rabbitmq-diagnostics status on "
-                      f"{', '.join(missing)}",
+            evidence={"missing": list(missing), "queues": [queue_subject(q) for q in queues],
+                      "command": QUORUM_CRITICAL},
+            next_step=f"{shell_text(QUORUM_CRITICAL)}; " + "; ".join(shell_text(a) for a in status),
             source=SOURCE))
     for q in down_elsewhere:
         kind = classify_queue(q.name)
+        status_cmd = command("rabbitmq-diagnostics", "-n", q.node, "status") if q.node else None
         out.append(Finding(
             severity="critical" if kind.cls == "service" else "warning", kind="rabbitmq.queue_down",
             subject=queue_subject(q),
             summary=f"queue {q.name} is down" + (f" on {q.node}" if q.node else "")
                     + ": publishing to it and consuming from it fail",
             evidence={"vhost": q.vhost, "queue": q.name, "type": q.queue_type, "state": q.state, "node": q.node,
-                      "class": kind.cls},
-            next_step=f"rabbitmq-diagnostics status on {q.node or 'its node'}, then its log", source=SOURCE))
+                      "class": kind.cls, **({"command": status_cmd} if status_cmd else {})},
+            next_step=(f"{shell_text(status_cmd)}, then its log" if status_cmd
+                       else "rabbitmq-diagnostics status on its node, then its log"), source=SOURCE))
     return out
 
 
@@ -154,10 +163,12 @@ def _node_down(n: NodeInfo, impact: _NodeImpact, answered_by: str | None) -> Fin
         summary += "; queues led there move to other members, classic queues on it are unavailable"
     if answered_by and answered_by != n.name:
         summary += f" (reported by {answered_by})"
+    evidence["command"] = SERVICE_STATUS
+    start = command("rabbitmqctl", "-n", n.name, "start_app")
     return Finding(
         severity="critical", kind="rabbitmq.node_down", subject=n.name, summary=summary, evidence=evidence,
-        next_step=f"on {host}: systemctl status rabbitmq-server (or the container), then its log; "
-                  f"rabbitmqctl -n {n.name} start_app if only the app was stopped",
+        next_step=f"on {host}: {shell_text(SERVICE_STATUS)} (or the container), then its log; "
+                  f"{shell_text(start)} if only the app was stopped",
         source=SOURCE)
 
 
@@ -166,6 +177,7 @@ def _drained(nodes: Iterable[NodeInfo]) -> list[Finding]:
         severity="warning", kind="rabbitmq.node_drained", subject=n.name,
         summary=f"cluster node {n.name} is being drained (maintenance mode): it serves no clients and leads "
                 "no queues",
-        evidence={"node": n.name, "running": n.running},
-        next_step=f"rabbitmq-upgrade revive -n {n.name} once the maintenance is over", source=SOURCE)
-        for n in nodes if n.being_drained and n.running is not False]
+        evidence={"node": n.name, "running": n.running, "command": revive},
+        next_step=f"{shell_text(revive)} once the maintenance is over", source=SOURCE)
+        for n in nodes if n.being_drained and n.running is not False
+        for revive in [command("rabbitmq-upgrade", "-n", n.name, "revive")]]

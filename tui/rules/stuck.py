@@ -16,6 +16,7 @@ from datetime import datetime
 from tui.freshness import coarse_age, human_age
 from tui.models.finding import Finding
 from tui.models.instances import BUILD_QUEUED, AllocationInfo, HostHealth, InstancesSnapshot, Server
+from tui.rules.shell_command import command, shell_text
 from tui.rules.task_states import DEFAULT_STUCK_SECONDS
 
 SOURCE = "instances"
@@ -68,8 +69,9 @@ CAST = Owner("nova-compute", "nova-compute on {host} to claim the build (the sch
              "holds its allocation there)", "nova-compute on {host}", "nova-conductor and the bus (queue "
              "compute.{host})", True)
 _IMAGE = Owner("nova-compute", "the image upload to glance", "nova-compute on {host}", "glance-api", True)
+MIGRATION_LIST = command("openstack", "server", "migration", "list")
 _MIGRATE = Owner("nova-compute", "the migration between hosts", "nova-compute on {host}",
-                 "nova-compute on the destination host (openstack server migration list)", True)
+                 f"nova-compute on the destination host ({shell_text(MIGRATION_LIST)})", True)
 _DEFAULT = Owner("nova-compute", "the operation on the hypervisor", "nova-compute on {host}", "libvirt on {host}",
                  True)
 
@@ -186,7 +188,7 @@ def judge_owner(owned: InstanceOwner, now: datetime, hosts: Mapping[str, HostHea
     elif agent_dead and host and phase in ("networking", "spawning"):
         next_step = f"{agent} is dead: ports cannot bind/plug; then open {first}'s log"
     if request_id:
-        next_step += f" (grep {request_id})"
+        next_step += f" ({shell_text(command('grep', operands=(request_id,)))})"
     return OwnerVerdict(owned, first, then, tuple(problems), compute_down, agent_dead, next_step)
 
 
@@ -271,6 +273,9 @@ def instance_stuck(server: Server, now: datetime, stuck: Mapping[str, float],
         summary += " - " + "; ".join(problems)
     next_step = verdict.next_step
     critical = verdict.critical
+    named = [MIGRATION_LIST] if shell_text(MIGRATION_LIST) in next_step else []
+    if server.request_id:
+        named.append(command("grep", operands=(server.request_id,)))
     evidence = {
         "server": server.id, "name": server.name, "status": server.status, "vm_state": server.vm_state,
         "task_state": server.task_state, "phase": state, "in_state_s": round(age, 1), "threshold_s": limit,
@@ -279,6 +284,8 @@ def instance_stuck(server: Server, now: datetime, stuck: Mapping[str, float],
         "first_log": first, "then": then, "host_problems": problems, "request_id": server.request_id,
         "cast_host": server.cast_host if cast else None,
     }
+    if named:
+        evidence["command"] = named[0]
     return Finding(severity="critical" if critical else "warning", kind="instance.stuck", subject=server.id,
                    summary=summary, evidence=evidence, next_step=next_step, source=SOURCE)
 
@@ -317,10 +324,11 @@ def instance_error(server: Server, now: datetime, *, recent_s: float = RECENT_ER
         "task_state": server.task_state, "host": server.host, "updated_at": server.updated_at,
     }
     if fault is None or not fault.message:
+        evidence["command"] = command("openstack", "server", "event", "list", operands=(server.id,))
         return Finding(severity="warning", kind="instance.error", subject=server.id,
                        summary=f"{server.label} is ERROR{host} with no fault recorded",
                        evidence=evidence,
-                       next_step=f"openstack server event list {server.id}: the failed event names the step",
+                       next_step=f"{shell_text(evidence['command'])}: the failed event names the step",
                        source=SOURCE)
     message = " ".join(fault.message.split())
     when = fault.created.strftime("%Y-%m-%d %H:%M:%SZ") if fault.created else "time unknown"
@@ -333,10 +341,14 @@ def instance_error(server: Server, now: datetime, *, recent_s: float = RECENT_ER
                      "fault_origin": origin[0] if origin else None})
     if fault.details:
         evidence["fault_details"] = fault.details[-2000:]
-    step = origin[1] if origin else f"openstack server show {server.id} (fault) and its request id in the logs"
+    named = [] if origin else [command("openstack", "server", "show", operands=(server.id,))]
+    step = origin[1] if origin else f"{shell_text(named[0])} (fault) and its request id in the logs"
     if server.request_id:
-        step += f" (grep {server.request_id})"
+        named.append(command("grep", operands=(server.request_id,)))
+        step += f" ({shell_text(named[-1])})"
         evidence["request_id"] = server.request_id
+    if named:
+        evidence["command"] = named[0]
     anchor = fault.created or server.updated_at
     recent = anchor is None or (now - anchor).total_seconds() <= recent_s
     return Finding(severity="warning" if recent else "info", kind="instance.error", subject=server.id,

@@ -35,6 +35,7 @@ from tui.models.triage import Level, TriageCell, TriageSummary
 from tui.rules.liveness import assess_section
 from tui.rules.queue_names import classify_queue
 from tui.rules.quorum import READS_FAIL, STILL_ANSWERS, WRITES_FAIL
+from tui.rules.shell_command import command, shell_text
 
 SOURCE = "triage"
 DEFAULT_INTERVAL = 10.0
@@ -441,7 +442,7 @@ def keystone_hint(ctx: _Context) -> Finding | None:
         "Keystone stores tokens' users and projects in the database: is Galera Primary?",
         first)
     return _hint("critical", "triage.keystone", "keystone", summary, unreachable, next_step,
-                 pane="services", source_errors=refused)
+                 pane="services", source_errors=refused, command=command("openstack", "token", "issue"))
 
 
 # --- Galera -------------------------------------------------------------------------------------------------
@@ -538,7 +539,7 @@ def bus_hint(ctx: _Context) -> Finding | None:
                  fleets + queues + broker + absorbed, next_step,
                  pane="rabbitmq" if queues or broker else "services",
                  hosts=sorted({h for f in fleets for h in f.evidence.get("hosts", ())}),
-                 conductor_down_on=conductor_down)
+                 conductor_down_on=conductor_down, command=command("rabbitmqctl", "cluster_status"))
 
 
 # --- catalog endpoints: placement, image ------------------------------------------------------------------
@@ -573,7 +574,8 @@ def placement_hint(ctx: _Context) -> Finding | None:
         "the placement endpoint: is placement-api (uwsgi/apache) running, does its load balancer answer? "
         "`openstack catalog show placement`.")
     return _hint(_severity(found), "triage.placement_unreachable", "placement", summary,
-                 found + novalid + stuck, next_step, pane="services")
+                 found + novalid + stuck, next_step, pane="services",
+                 command=command("openstack", "catalog", "show", "placement"))
 
 
 def image_hint(ctx: _Context) -> Finding | None:
@@ -591,7 +593,7 @@ def image_hint(ctx: _Context) -> Finding | None:
         "glance's database: is Galera Primary?",
         "the image endpoint: is glance-api running, does its load balancer answer? `openstack image list`.")
     return _hint(_severity(found), "triage.image_unreachable", "image", summary, found + spawning, next_step,
-                 pane="services")
+                 pane="services", command=command("openstack", "image", "list"))
 
 
 # --- one compute down ---------------------------------------------------------------------------------------
@@ -607,13 +609,14 @@ def compute_down_hints(ctx: _Context) -> list[Finding]:
             inst.servers_on(host) if inst is not None else None, len(stuck))
         if queue:
             summary += f" Queue {queue[0].subject} has no consumer: the process is gone or lost its connection."
+        argv = command("openstack", "compute", "service", "set", "--disable", operands=(host, "nova-compute"))
         next_step = _steps(
             f"only {host} is down: a host problem, not the bus. On {host}: is nova-compute running, what does "
             "its log say?",
             f"queue compute.{host}: 0 consumers = the process is gone or disconnected from RabbitMQ.",
-            f"not involved. Until fixed: openstack compute service set --disable {host} nova-compute.")
+            f"not involved. Until fixed: {shell_text(argv)}.")
         out.append(_hint(f.severity, "triage.compute_down", host, summary, [f, *queue, *stuck], next_step,
-                         host=host))
+                         host=host, command=argv))
     return out
 
 

@@ -6,8 +6,9 @@ Everything in it comes from the cloud (names, faults, ids) and is rendered inert
 
 Live (tui.screens.live): each new observation of the finding's source (every source for a triage hint)
 re-renders it; when the finding is no longer reported the screen keeps its last text and says `CLEARED at
-HH:MM:SS UTC`; a finding that comes back is shown live again. `y` copies the command to the clipboard (OSC 52),
-`enter` opens what the finding is about (the host or instance screen, or its pane), `r` refreshes every source.
+HH:MM:SS UTC`; a finding that comes back is shown live again. `y` copies the command, built from its words
+and shell-quoted (tui.rules.shell_command), to the clipboard (OSC 52), `enter` opens what the finding is about
+(the host or instance screen, or its pane), `r` refreshes every source.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from tui.jsonable import to_jsonable
 from tui.models.finding import Finding
 from tui.models.observation import Observation
 from tui.rules.finding_detail import FindingDetail, finding_detail
-from tui.safetext import clean, escape, strip_controls
+from tui.safetext import clean, escape
 from tui.safetext import text as safe_text
 from tui.screens.context import context
 from tui.screens.live import EVERY_SOURCE, LiveScreen
@@ -40,6 +41,8 @@ from tui.widgets.read_at import ReadAtLine
 
 SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
 TRIAGE_SOURCE = "triage"
+UNCOPYABLE = ("not copyable: a name in it holds a control character (written out in the next step); type the "
+              "command yourself")
 UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 
 
@@ -70,10 +73,11 @@ def finding_body(f: Finding, detail: FindingDetail) -> RenderableType:
     facts.add_column(style="bold", no_wrap=True)
     facts.add_column(overflow="fold")
     owner = detail.owned_by or detail.owner
-    command = safe_text(detail.command, style="bold") if detail.command else Text("none given by the rule",
-                                                                                   style="dim")
     if detail.command:
+        command = safe_text(detail.command, style="bold")
         command.append("   (y copies it)", style="dim")
+    else:
+        command = Text(UNCOPYABLE if detail.uncopyable else "none given by the rule", style="dim")
     for label, value in (("subject", safe_text(f.subject)), ("source", safe_text(f.source or "-")),
                          ("summary", safe_text(f.summary)), ("owner", safe_text(owner)),
                          ("host", safe_text(detail.host or "-")),
@@ -84,8 +88,10 @@ def finding_body(f: Finding, detail: FindingDetail) -> RenderableType:
     evidence.add_column(style="dim", no_wrap=True)
     evidence.add_column(overflow="fold")
     for key, value in f.evidence.items():
+        if key == "command":
+            continue  # shown above, quoted for a shell
         evidence.add_row(safe_text(key), safe_text(evidence_value(value)))
-    if not f.evidence:
+    if not f.evidence.keys() - {"command"}:
         evidence.add_row("", Text("none", style="dim"))
     return Group(head, Text(""), facts, Text(""), Text("Evidence", style="bold"), evidence)
 
@@ -189,13 +195,14 @@ class FindingScreen(LiveScreen):
 
     # -- keys
     def action_copy(self) -> None:
-        command = self.command
-        if not command:
-            self.notify("this finding's next step names no command to copy", timeout=3)
+        detail = finding_detail(self.finding) if self.finding is not None else None
+        if detail is None or not detail.command:
+            uncopyable = detail is not None and detail.uncopyable
+            self.notify(UNCOPYABLE if uncopyable else "this finding's next step names no command to copy",
+                        severity="warning" if uncopyable else "information", timeout=4)
             return
-        copied = strip_controls(command)
-        self.app.copy_to_clipboard(copied)
-        self.notify(f"copied the command to the clipboard: {copied}", timeout=3)
+        self.app.copy_to_clipboard(detail.command)  # quoted words without any control (shell_command.copyable)
+        self.notify(f"copied the command to the clipboard: {detail.command}", timeout=3)
 
     def action_open_subject(self) -> None:
         if self.finding is None:

@@ -3,7 +3,9 @@ and events with request ids (latest first), ports and volumes.
 
 It reads on demand through the instances collector (InstancesCollector.instance_detail, in a worker owned by
 this screen: popping the screen cancels it). `r` reads again, `h` opens the host screen of the recorded host,
-`y` copies the instance id and `Y` the latest request id to the clipboard (OSC 52).
+`y` copies the instance id and `Y` the latest request id to the clipboard (OSC 52), quoted for a shell when they
+need it (an id from the cloud is one argument when pasted, and nothing in it runs; one holding a control character
+is not copied).
 
 Live (tui.screens.live): every new observation of the instances source re-renders the screen, with the server
 (status, task state) and its host's health as that source last read them when it read them after the screen's
@@ -26,9 +28,10 @@ from tui.breadcrumb import short_id
 from tui.freshness import utc_clock_time
 from tui.models.instances import InstanceAction, InstanceDetail, InstancesSnapshot, PortInfo, Server, VolumeInfo
 from tui.models.observation import Observation
+from tui.rules.shell_command import copyable
 from tui.rules.stuck import Answer, five_questions, instance_owner, with_task_since
 from tui.rules.task_states import DEFAULT_STUCK_SECONDS
-from tui.safetext import escape, strip_controls
+from tui.safetext import escape
 from tui.screens.context import context
 from tui.screens.live import LiveScreen, own_read
 from tui.widgets.breadcrumb import Breadcrumb
@@ -303,7 +306,11 @@ class InstanceScreen(LiveScreen):
         self.app.push_screen(HostScreen(host))
 
     def _copy(self, what: str, value: str) -> None:
-        copied = strip_controls(value)
+        copied = copyable((value,))
+        if copied is None:
+            self.notify(f"the {what} holds a control character (written out on screen): not copied", timeout=4,
+                        severity="warning")
+            return
         self.app.copy_to_clipboard(copied)
         self.notify(f"copied the {what} to the clipboard: {copied}", timeout=3)
 

@@ -246,7 +246,8 @@ class SourcePane(Vertical, can_focus=False):
         """The table's filter let `shown` of `total` rows through: the title says so while a filter is on."""
         title = self.TITLE or self.SOURCE
         if row_filter.active:
-            literal = ", invalid regex: searched literally" if row_filter.invalid else ""
+            literal = (", invalid regex: searched literally" if row_filter.invalid
+                       else ", too costly a regex: searched literally" if row_filter.costly else "")
             title = f"{title} · {shown:,} of {total:,} match /{row_filter.text}{literal}"
         if title != getattr(self, "_title_text", None):
             self._title_text = title
