@@ -73,3 +73,36 @@ def test_privilege_missing_reads_the_account_from_the_answer() -> None:
     assert missing is not None and str(missing).endswith("GRANT SELECT ON *.* TO 'monitor'@'10.0.0.9'")
     assert privilege_missing(pymysql.err.OperationalError(1045, "Access denied"), "SELECT 1", "m") is None
     assert privilege_missing(ValueError("x"), "SELECT 1", "m") is None
+
+
+@pytest.mark.parametrize(("code", "message", "fix"), [
+    (1226, "User 'monitor' has exceeded the 'max_queries_per_hour' resource (current value: 100)",
+     "ALTER USER 'monitor'@'%' WITH MAX_QUERIES_PER_HOUR 0"),
+    (1226, "User 'monitor' has exceeded the 'max_user_connections' resource (current value: 1)",
+     "ALTER USER 'monitor'@'%' WITH MAX_USER_CONNECTIONS 0"),
+    (4151, "Access denied, this account is locked", "ALTER USER 'monitor'@'%' ACCOUNT UNLOCK"),
+    (1862, "Your password has expired. To log in you must change it using a client that supports expired "
+           "passwords", "ALTER USER 'monitor'@'%' IDENTIFIED BY '<the password in [galera]>' PASSWORD EXPIRE NEVER"),
+], ids=["query-limit", "connection-limit", "locked", "expired"])
+async def test_an_account_refused_at_login_is_a_privilege_finding(code: int, message: str, fix: str) -> None:
+    """The login itself refused by the account (a limit, a lock, an expired password) on one node: a
+    galera.privilege_missing finding naming the account, the server's answer and the ALTER USER, not "does not
+    answer" (which sends the reader to restart mariadbd)."""
+    def connector(address: str, user: str, password: str | None, timeout: float) -> Answering:
+        if address == "db2:3306":
+            raise pymysql.err.OperationalError(code, message)
+        return Answering()
+
+    c = GaleraCollector(["db1:3306", "db2:3306"], "monitor", "pw", connector=connector)
+    snap = await c.collect()
+    [finding] = [f for f in galera_findings(snap, datetime.now(UTC)) if f.subject == "db2:3306"]
+    assert finding.kind == "galera.privilege_missing", finding
+    assert f"user 'monitor' may not log in: ({code}) {message}" in finding.summary, finding.summary
+    assert fix in finding.summary and "does not answer" not in finding.summary, finding.summary
+
+
+def test_an_expired_password_refusing_a_statement_names_the_statement() -> None:
+    expired = pymysql.err.OperationalError(1820, "You must SET PASSWORD before executing this statement")
+    missing = privilege_missing(expired, STATUS_SQL, "monitor")
+    assert missing is not None
+    assert str(missing).startswith(f"user 'monitor' may not run {STATUS_SQL}: (1820) You must SET PASSWORD")

@@ -40,6 +40,7 @@ from tui.collectors.galera_sql import (
     Connection,
     Connector,
     PrivilegeMissing,
+    account_refused,
     describe_error,
     privilege_missing,
     pymysql_connector,
@@ -128,7 +129,13 @@ class GaleraCollector(BaseCollector):
 
     # ---------------------------------------------------------------------------------- blocking, per node
     def _connect(self, st: _NodeState) -> Connection:
-        conn = self.connector(st.address, self.user, self._password, self.node_timeout)
+        try:
+            conn = self.connector(st.address, self.user, self._password, self.node_timeout)
+        except Exception as exc:
+            refused = account_refused(exc, "log in", self.user)
+            if refused is not None:
+                raise refused from None
+            raise
         st.conn = conn
         st.forget_history()
         return conn

@@ -42,13 +42,45 @@ _COMMAND = re.compile(r"^(\w+) command denied", re.IGNORECASE)
 _ACCOUNT = re.compile(r"to user '([^']*)'@'([^']*)'", re.IGNORECASE)
 
 
+# the account itself refused, whatever its privileges: 1226 a resource limit of the account reached
+# (max_queries_per_hour, max_user_connections, ...), 1820 / 1862 its password expired (1820: logged in, every
+# statement refused), 4151 the account is locked
+ACCOUNT_ERROR_CODES = frozenset({1226, 1820, 1862, 4151})
+_RESOURCE = re.compile(r"exceeded the '(\w+)' resource", re.IGNORECASE)
+
+
 class PrivilegeMissing(ValueError):
-    """A statement the account may not run: str() names the statement, the server's answer and the GRANT."""
+    """A statement (or the login) the account may not run: str() names it, the server's answer and the GRANT or
+    ALTER USER that fixes it."""
+
+
+def account_refused(exc: BaseException, doing: str, user: str) -> PrivilegeMissing | None:
+    """The PrivilegeMissing for a login or statement refused because of the account itself (a resource limit
+    reached, an expired password, a lock: ACCOUNT_ERROR_CODES), with the ALTER USER that lifts it; else None.
+    doing: what was refused ("run SHOW GLOBAL STATUS LIKE 'wsrep%'", "log in")."""
+    args = getattr(exc, "args", ())
+    if len(args) < 2 or args[0] not in ACCOUNT_ERROR_CODES:
+        return None
+    code, message = args[0], " ".join(str(args[1]).split())
+    account = f"'{user}'@'%'"
+    if code == 1226:
+        resource = _RESOURCE.search(message)
+        option = resource.group(1).upper() if resource else "MAX_QUERIES_PER_HOUR"
+        fix = f"ALTER USER {account} WITH {option} 0 (0: no limit; stacktop sends 2 statements per node and poll)"
+    elif code == 4151:
+        fix = f"ALTER USER {account} ACCOUNT UNLOCK"
+    else:
+        fix = (f"its password expired: ALTER USER {account} IDENTIFIED BY '<the password in [galera]>' "
+               "PASSWORD EXPIRE NEVER")
+    return PrivilegeMissing(f"user '{user}' may not {doing}: ({code}) {message} - {fix}")
 
 
 def privilege_missing(exc: BaseException, sql: str, user: str) -> PrivilegeMissing | None:
-    """The PrivilegeMissing for a statement refused with a privilege error, else None."""
+    """The PrivilegeMissing for a statement refused with a privilege error or by the account itself
+    (account_refused), else None."""
     args = getattr(exc, "args", ())
+    if len(args) >= 2 and args[0] in ACCOUNT_ERROR_CODES:
+        return account_refused(exc, f"run {sql}", user)
     if len(args) < 2 or args[0] not in PRIVILEGE_ERROR_CODES:
         return None
     message = " ".join(str(args[1]).split())

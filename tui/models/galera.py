@@ -19,7 +19,8 @@ class GaleraNode:
 
     reachable: the status query answered this poll. error: one line (no secrets) when it did not;
     auth_error: that line is a login refusal (wrong user/password), the node itself may be fine.
-    privilege_error: the login worked but a read was refused for a missing privilege (the line names the GRANT).
+    privilege_error: the account was refused a read for a missing privilege, or the login or a read by the
+    account itself (a resource limit reached, an expired password, a lock); the line names the GRANT or ALTER USER.
     flow_control_paused_share: fraction (0..1) of the wall time since the previous poll this node spent paused
     by flow control, from the change of wsrep_flow_control_paused_ns (None on the first poll after (re)connect).
     flow_control_requested: this node is asking the cluster to pause (wsrep_flow_control_requested): it is

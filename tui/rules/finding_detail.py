@@ -22,6 +22,7 @@ COMPONENT_BY_PREFIX: tuple[tuple[str, str], ...] = (
     ("triage.compute_down", "nova-compute"), ("triage.bus_or_conductor", "nova-conductor and RabbitMQ"),
     ("triage.galera", "Galera (MariaDB)"), ("triage.image", "glance-api"), ("triage.keystone", "keystone"),
     ("triage.placement", "placement-api"), ("triage.scheduling", "nova-scheduler and placement"),
+    ("triage.catalog_hidden", "keystone (the catalog)"),
     ("rabbitmq.", "RabbitMQ"), ("galera.", "Galera (MariaDB)"), ("placement.", "placement"),
     ("instance.", "nova"), ("nova.", "nova"), ("neutron.", "neutron"), ("cinder.", "cinder"),
     ("keystone.", "keystone"), ("catalog.", "keystone (the catalog)"), ("stacktop.", "stacktop itself"),

@@ -276,8 +276,8 @@ def unreachable_findings(snap: GaleraSnapshot) -> list[Finding]:
             out.append(_finding("warning", "galera.privilege_missing", node.address,
                                 f"stacktop's account may not read {node.address}: {node.error}. The node itself "
                                 "may be fine; its state is unknown.", evidence,
-                                "Run the GRANT the summary names on the node (grants replicate to the cluster), "
-                                "or set [galera] user to an account that has it."))
+                                "Run the GRANT or ALTER USER the summary names on the node (account statements "
+                                "replicate to the cluster), or set [galera] user to an account that has it."))
             continue
         if node.auth_error:
             summary = (f"stacktop cannot log in to {node.address}: {node.error}. The node itself may be fine; "

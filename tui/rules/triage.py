@@ -542,6 +542,45 @@ def bus_hint(ctx: _Context) -> Finding | None:
                  conductor_down_on=conductor_down, command=command("rabbitmqctl", "cluster_status"))
 
 
+# --- a service the catalog hides ----------------------------------------------------------------------------
+# catalog service type stacktop reads only when the catalog lists it -> (its services section, the prefix of the
+# oslo.messaging consumers that prove the service runs). compute and network are required: a catalog without
+# them is catalog.service_missing already.
+HIDDEN_SERVICE_EVIDENCE: dict[str, tuple[str, str]] = {"block-storage": ("volume", "cinder-")}
+
+
+def catalog_hidden_hints(ctx: _Context) -> list[Finding]:
+    """A service type the catalog gives stacktop's user no endpoint for, while its processes consume their
+    RabbitMQ topics: the service runs, the catalog (endpoint filtering by project, another region or interface)
+    hides it, and its services go unchecked; without this hint that section is simply "not deployed"."""
+    svc: ServicesSnapshot | None = ctx.snapshot("services", ServicesSnapshot)
+    rabbit: RabbitSnapshot | None = ctx.snapshot("rabbitmq", RabbitSnapshot)
+    if svc is None or rabbit is None or not svc.keystone.ok:
+        return []
+    out = []
+    for stype, (section, prefix) in HIDDEN_SERVICE_EVIDENCE.items():
+        if svc.section(section).deployed:
+            continue
+        consumed = sorted(q.name for q in rabbit.queues
+                          if (q.consumers or 0) > 0 and (classify_queue(q.name).service or "").startswith(prefix))
+        if not consumed:
+            continue
+        services = sorted({str(classify_queue(name).service) for name in consumed})
+        cloud = f"cloud '{svc.keystone.cloud}'" if svc.keystone.cloud else "the configured cloud"
+        shown = ", ".join(consumed[:4]) + (f" and {len(consumed) - 4} more" if len(consumed) > 4 else "")
+        summary = (f"the Keystone catalog of {cloud} lists no '{stype}' endpoint for stacktop's user, yet "
+                   f"{', '.join(services)} run: RabbitMQ queues {shown} have consumers. The catalog hides the "
+                   f"service (endpoint filtering by project, another region or interface); its {section} services "
+                   "are not checked.")
+        next_step = (f"as an admin: `openstack endpoint list --service {stype}` (its region and interface) and "
+                     "`openstack endpoint list --project <the user's project>` (Keystone endpoint filtering); then "
+                     f"set region_name / interface of {cloud} in clouds.yaml, or `openstack endpoint add project "
+                     "<endpoint> <project>`")
+        out.append(_hint("warning", "triage.catalog_hidden", stype, summary, (), next_step, pane="services",
+                         service_type=stype, seen_as="rabbitmq consumers", queues=consumed[:20]))
+    return out
+
+
 # --- catalog endpoints: placement, image ------------------------------------------------------------------
 def _endpoint(ctx: _Context, service_type: str) -> list[Finding]:
     return [f for f in ctx.of("catalog.endpoint_unreachable", "catalog.service_missing")
@@ -844,6 +883,7 @@ def triage_hints(observations: Mapping[str, Observation], now: datetime | None =
     hints.append(bus)
     placement = placement_hint(ctx)
     hints += [placement, image_hint(ctx)]
+    hints.extend(catalog_hidden_hints(ctx))
     down_hints = compute_down_hints(ctx)
     hints.extend(down_hints)
     if bus is None and galera is None:
