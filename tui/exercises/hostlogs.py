@@ -21,12 +21,16 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from tui.abandon import DaemonThreadPool
 from tui.config import LogSource
-from tui.exercises.request_trace import parse_log_time, path_slot
+from tui.exercises.request_trace import UUID, parse_log_time, path_slot
+from tui.models.finding import Finding
+from tui.models.instances import Server
+from tui.rules.finding_detail import finding_detail
+from tui.rules.stuck import instance_owner
 
 Clock = Callable[[], float]
 READ_PARALLEL = 8
@@ -238,3 +242,57 @@ def lines_that_matter(sources: Iterable[LogSource], owner: str, host: str | None
 
 def _id_kind(value: str) -> str:
     return "request id" if value.startswith("req-") else "id " + value
+
+
+def _when(value: object) -> datetime | None:
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=UTC)
+    if isinstance(value, str) and value:
+        with contextlib.suppress(ValueError):
+            parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+            return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    return None
+
+
+@dataclass(frozen=True)
+class LogQuery:
+    """What the log-lines view reads: the owner's sources on its host, for these ids, around `began`."""
+
+    owner: str
+    host: str | None
+    ids: tuple[str, ...]
+    began: datetime | None
+
+    @property
+    def title(self) -> str:
+        return f"{self.owner} on {self.host}" if self.host else f"{self.owner} on every host it runs on"
+
+
+def finding_query(finding: Finding) -> LogQuery:
+    """A finding's owning component and host (tui.rules.finding_detail), the request and instance ids it
+    names, and when it began (the state's start, else when its evidence says it was last updated)."""
+    detail = finding_detail(finding)
+    ev = finding.evidence
+    ids = [str(ev[k]) for k in ("request_id", "server", "instance", "port", "volume") if ev.get(k)]
+    if UUID.fullmatch(finding.subject):
+        ids.append(finding.subject)
+    began = next((w for w in (_when(ev.get(k)) for k in ("since", "began", "first_seen", "updated_at"))
+                  if w is not None), None)
+    return LogQuery(detail.owner, detail.host, tuple(dict.fromkeys(ids)), began)
+
+
+def instance_query(server: Server, request_ids: Iterable[str] = ()) -> LogQuery:
+    """An instance: the owner of its phase on its host (nova-compute on its host once it has one), its id
+    and its actions' request ids, around when its state began."""
+    owned = instance_owner(server)
+    if owned is not None:
+        owner, host = owned.owner.component, owned.host
+    else:
+        owner, host = ("nova-compute", server.host) if server.host else ("nova-conductor", None)
+    ids = tuple(dict.fromkeys([*(r for r in request_ids if r), *([server.request_id] if server.request_id else []),
+                               server.id]))
+    return LogQuery(owner, host, ids, server.task_since or server.updated_at)
+
+
+def query_lines(sources: Iterable[LogSource], query: LogQuery) -> list[HostLines]:
+    return lines_that_matter(sources, query.owner, query.host, query.ids, query.began)
