@@ -91,3 +91,30 @@ def test_lines_naming_the_ids_win_over_errors(tmp_path: Path) -> None:
     [block] = lines_that_matter([src], query.owner, query.host, query.ids, datetime(2026, 1, 1, 10, tzinfo=UTC))
     assert block.host == "c1" and block.chosen_by == "id 1b4e28ba-2fa1-11d2-883f-0016d3cca427"
     assert len(block.lines) == 1 and "Claim successful" in block.lines[0]
+
+
+def test_a_read_stuck_outside_a_command_is_left_behind_as_one_line(tmp_path: Path, monkeypatch) -> None:
+    """A file read that never returns (a hung mount): the others answer, it is one line after the budget."""
+    import threading
+
+    from tui.exercises import hostlogs
+
+    release = threading.Event()
+    real = hostlogs._read_files
+
+    def hung(t, keep, clock):  # type: ignore[no-untyped-def]
+        if t.host == "stuck":
+            release.wait(60)
+        return real(t, keep, clock)
+
+    monkeypatch.setattr(hostlogs, "_read_files", hung)
+    (tmp_path / "ok.log").write_text("ERROR fine\n")
+    (tmp_path / "stuck.log").write_text("ERROR never read\n")
+    src = LogSource("x", path=str(tmp_path / "{host}.log"), hosts=("stuck", "ok"), timeout=1)
+    try:
+        answers = read_all(targets(src), lambda line: True, grace_s=1)
+    finally:
+        release.set()
+    by_host = {t.host: (lines, err) for t, lines, err in answers}
+    assert by_host["ok"] == (["ERROR fine"], None)
+    assert by_host["stuck"][0] == [] and "no answer within 2 s" in str(by_host["stuck"][1])

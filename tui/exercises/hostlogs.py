@@ -20,6 +20,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
+from concurrent.futures import wait
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -167,15 +168,31 @@ def _read_command(t: LogTarget, keep: Callable[[str], bool]) -> tuple[list[str],
     return lines, None
 
 
-def read_all(items: Iterable[LogTarget], keep: Callable[[str], bool], parallel: int = READ_PARALLEL) \
-        -> list[tuple[LogTarget, list[str], str | None]]:
-    """Every read, at most `parallel` at once (daemon threads: a quit never waits for them)."""
+def read_all(items: Iterable[LogTarget], keep: Callable[[str], bool], parallel: int = READ_PARALLEL,
+             grace_s: float = 5.0) -> list[tuple[LogTarget, list[str], str | None]]:
+    """Every read, at most `parallel` at once (daemon threads: a quit never waits for them). A read still going
+    when every read should have ended (its timeout, per round of `parallel`, plus `grace_s`: a file on a hung
+    mount) is left behind as one line."""
     reads = list(items)
     if not reads:
         return []
-    with DaemonThreadPool(max(1, min(parallel, len(reads)))) as pool:
-        answers = list(pool.map(lambda t: read_target(t, keep), reads))
-    return [(t, lines, err) for t, (lines, err) in zip(reads, answers, strict=True)]
+    width = max(1, min(parallel, len(reads)))
+    rounds = -(-len(reads) // width)
+    budget = max(t.timeout for t in reads) * rounds + grace_s
+    pool = DaemonThreadPool(width)
+    try:
+        futures = [pool.submit(read_target, t, keep) for t in reads]
+        wait(futures, timeout=budget)
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
+    out: list[tuple[LogTarget, list[str], str | None]] = []
+    for t, fut in zip(reads, futures, strict=True):
+        if fut.done() and not fut.cancelled():
+            lines, err = fut.result()
+            out.append((t, lines, err))
+        else:
+            out.append((t, [], f"no answer within {budget:g} s: left behind"))
+    return out
 
 
 # ------------------------------------------------------------------------------- the lines that matter
