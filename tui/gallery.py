@@ -183,14 +183,16 @@ async def finding_detail(tour: Tour) -> None:
 GALLERY_LOGS = Path("/tmp/stacktop-gallery")  # a fixed path: it is shown in the picture
 
 
-def _compute_log(host: str, server: str, request: str, began: datetime) -> str:
-    """nova-compute's log on the victim host up to its stop: the build's lines, then the service going away."""
+def _compute_log(host: str, server: str, name: str, request: str, began: datetime) -> str:
+    """nova-compute's log on the victim host up to its stop: the build's lines (one naming the server as its
+    tenant typed it), then the service going away."""
     def at(seconds: float) -> str:
         return (began + timedelta(seconds=seconds)).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
 
     ctx = f"[{request} 5c0f1b2e4d7a4f0e9b1c3d5e7f9a1b2c 8e6d4c2a0b9f4e1d8c7b6a5f4e3d2c1b - default default]"
     return "\n".join([
         f"{at(-40)} 4121 INFO nova.compute.resource_tracker [-] Final resource view: phys_ram=65536MB used_ram=6656MB",
+        f"{at(-3)} 4121 INFO nova.compute.manager {ctx} [instance: {server}] Building server {name}",
         f"{at(-2)} 4121 INFO nova.compute.claims {ctx} [instance: {server}] Claim successful on node {host}",
         f"{at(-1.5)} 4121 INFO nova.virt.libvirt.driver {ctx} [instance: {server}] Creating image(s)",
         f"{at(0)} 4121 INFO nova.compute.manager {ctx} [instance: {server}] Took 1.42 seconds to build block "
@@ -220,7 +222,8 @@ async def finding_log_lines(tour: Tour) -> None:
     folder = GALLERY_LOGS / query.host
     folder.mkdir(parents=True, exist_ok=True)
     request = next((i for i in query.ids if i.startswith("req-")), "req-6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b")
-    log = _compute_log(query.host, screen.finding.subject, request, began.astimezone())
+    name = tour.story_detail("stuck_boot", "server_name")
+    log = _compute_log(query.host, screen.finding.subject, name, request, began.astimezone())
     (folder / "nova-compute.log").write_text(log)
     source = LogSource("nova-compute", path=str(GALLERY_LOGS / "{host}" / "nova-compute.log"),
                        hosts=(query.host,), timeout=10)
