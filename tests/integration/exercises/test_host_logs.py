@@ -11,11 +11,12 @@ a host name with shell metacharacters runs nothing.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import socket
 import threading
 import time
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -46,23 +47,52 @@ def sources(openstack_cloud: OpenStackCloud, ssh_hosts: SshTestbed) -> tuple[Log
     return (*local, compute_source(ssh_hosts, logs))
 
 
+STUCK_AT_ONCE = {state: 0.0 for state in ("default", "scheduling", "block_device_mapping", "networking",
+                                            "spawning")}
+
+
+def stuck_finding(client: Any, server_id: str) -> Finding | None:
+    """stacktop's own instance.stuck rule on the server as read now, with every threshold at 0 s: the finding a
+    build stuck in its current phase raises (None once it left every phase)."""
+    from tui.collectors.instances import parse_server
+    from tui.rules.stuck import instance_stuck, with_task_since
+
+    server = with_task_since(parse_server(client.server(server_id)), None)
+    if server.phase is None:
+        return None
+    # the request id of its latest action, as the instances collector gives a server needing attention
+    actions = client.instance_actions(server_id)
+    server = dataclasses.replace(server, request_id=(actions[0].get("request_id") if actions else None) or None)
+    return instance_stuck(server, datetime.now(UTC) + timedelta(seconds=1), STUCK_AT_ONCE)
+
+
 @pytest.fixture(scope="module")
-def build(conn: Any, client: Any) -> Iterator[tuple[str, str]]:
-    """(server id, create request id) of a server built on compute-02 (deleted afterwards)."""
+def build(conn: Any, client: Any) -> Iterator[tuple[str, str, Finding]]:
+    """(server id, create request id, the stuck-build finding stacktop's rule raised while nova-compute on
+    compute-02 spawned it) of a server built on compute-02 (spawning takes 3 s there; deleted afterwards)."""
     srv = create_server(conn, host="compute-02")
     try:
-        wait_for(lambda: conn.compute.get_server(srv.id).status in ("ACTIVE", "ERROR"), timeout=180,
-                 what=f"server {srv.id} ACTIVE")
+        seen: list[Finding] = []
+
+        def settled() -> bool:
+            found = stuck_finding(client, srv.id)
+            if found is not None and found.evidence.get("host") == "compute-02":
+                seen.append(found)
+            return conn.compute.get_server(srv.id).status in ("ACTIVE", "ERROR")
+
+        wait_for(settled, timeout=180, interval=0.2, what=f"server {srv.id} ACTIVE")
+        assert seen, "the build was never seen in a phase owned on compute-02"
         rid, _events = create_events(client, srv.id)
         assert rid, "nova recorded no create action"
-        yield srv.id, rid
+        yield srv.id, rid, seen[-1]
     finally:
         delete_server_and_wait(conn, srv.id)
 
 
 async def test_build_on_compute_02_traced_with_nova_computes_lines_from_compute_02(
-        build: tuple[str, str], client: Any, sources: tuple[LogSource, ...], openstack_cloud: OpenStackCloud) -> None:
-    server_id, rid = build
+        build: tuple[str, str, Finding], client: Any, sources: tuple[LogSource, ...],
+        openstack_cloud: OpenStackCloud) -> None:
+    server_id, rid, _finding = build
     log = openstack_cloud.root / "logs" / "nova-compute-02.log"
     wait_for(lambda: server_id in log.read_text(errors="replace"), timeout=30, what="the build in compute-02's log")
     rt = await run_request_trace(client, rid, sources)
@@ -80,12 +110,9 @@ async def test_build_on_compute_02_traced_with_nova_computes_lines_from_compute_
 
 
 def test_a_stuck_build_finding_shows_the_lines_of_that_build(
-        build: tuple[str, str], sources: tuple[LogSource, ...]) -> None:
-    server_id, rid = build
-    finding = Finding(severity="warning", kind="instance.stuck", subject=server_id,
-                      summary=f"{server_id} stuck in spawning", source="instances",
-                      evidence={"server": server_id, "owner": "nova-compute", "host": "compute-02",
-                                "request_id": rid, "phase": "spawning", "since": datetime.now(UTC).isoformat()})
+        build: tuple[str, str, Finding], sources: tuple[LogSource, ...]) -> None:
+    server_id, rid, finding = build
+    assert (finding.kind, finding.subject, finding.evidence["request_id"]) == ("instance.stuck", server_id, rid)
     query = finding_query(finding)
     assert (query.owner, query.host) == ("nova-compute", "compute-02")
     blocks = query_lines(sources, query)
