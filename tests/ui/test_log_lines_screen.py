@@ -52,3 +52,35 @@ async def test_l_on_the_finding_screen_shows_the_owners_lines_on_its_host(tmp_pa
         assert "compute-01's own error" not in text and "an old error" not in text
         await pilot.press("escape")
         await until_pilot(pilot, lambda: not isinstance(app.screen, LogLinesScreen), "back", 10, interval=0.05)
+
+
+async def test_l_on_the_instance_screen_reads_the_owner_on_its_host_and_says_when_no_source_is_for_it(
+        utc: None) -> None:
+    """The stuck build of the demo: `l` asks for nova-compute on its host, with the instance and request ids;
+    the demo configures no log source, which the screen says in one line with where to add one."""
+    from tui.gallery import GalleryApp, Tour, instance_stuck, make_demo
+    from tui.screens.instance import InstanceScreen
+
+    demo = make_demo()
+    try:
+        app = GalleryApp(demo)
+        async with app.run_test(size=(160, 48)) as pilot:
+            tour = Tour(app, pilot)
+            await instance_stuck(tour)
+            instance = app.screen
+            assert isinstance(instance, InstanceScreen) and instance.detail is not None
+            server = instance.detail.server
+            await pilot.press("l")
+            screen = await until_pilot(pilot, lambda: isinstance(app.screen, LogLinesScreen)
+                                       and app.screen.blocks is not None and app.screen, "the log lines", 20,
+                                       interval=0.05)
+            assert isinstance(screen, LogLinesScreen)
+            assert (screen.query_.owner, screen.query_.host) == ("nova-compute", server.host)
+            assert server.id in screen.query_.ids
+            assert any(i.startswith("req-") for i in screen.query_.ids), screen.query_.ids
+            assert screen.blocks == []
+            console = Console(width=200, record=True, file=io.StringIO())
+            console.print(blocks_body(screen.query_, screen.blocks, False))
+            assert "No [[recorder.log_sources]] entry is for nova-compute." in console.export_text()
+    finally:
+        demo.stop()
