@@ -30,9 +30,11 @@ nova
 [neutron-server:children]
 control
 
-[neutron-openvswitch-agent:children]
+[neutron:children]
 network
-compute
+
+[neutron-l3-agent:children]
+neutron
 """
 
 
@@ -60,7 +62,8 @@ def test_kolla_writes_each_services_container_log_on_the_hosts_of_its_group(tmp_
                                   "/var/log/kolla/nova/nova-compute.log", "timeout": 20}
     assert sources["nova-conductor"]["hosts"] == ["control01", "control02", "control03"]
     assert sources["nova-api"]["container"] == "nova_api"
-    assert sources["neutron-openvswitch-agent"]["hosts"] == ["network01", "compute01", "compute02"]
+    # the Open vSwitch agent runs on the computes and on the hosts of the DHCP, L3 and metadata agents
+    assert sources["neutron-openvswitch-agent"]["hosts"] == ["compute01", "compute02", "network01"]
     assert sources["neutron-openvswitch-agent"]["command"].endswith(
         "/var/log/kolla/neutron/neutron-openvswitch-agent.log")
     assert "glance" not in sources, "a group the inventory does not have gets no source"

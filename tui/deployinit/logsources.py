@@ -22,20 +22,23 @@ from typing import Any
 
 from tui.config import log_value_problem
 
-# (service as stacktop names it, container, kolla inventory group, log file inside the container)
-KOLLA_LOGS: tuple[tuple[str, str, str, str], ...] = (
-    ("keystone", "keystone", "keystone", "/var/log/kolla/keystone/keystone.log"),
-    ("nova-api", "nova_api", "nova-api", "/var/log/kolla/nova/nova-api.log"),
-    ("nova-scheduler", "nova_scheduler", "nova-scheduler", "/var/log/kolla/nova/nova-scheduler.log"),
-    ("placement", "placement_api", "placement-api", "/var/log/kolla/placement/placement-api.log"),
-    ("nova-conductor", "nova_conductor", "nova-conductor", "/var/log/kolla/nova/nova-conductor.log"),
-    ("nova-compute", "nova_compute", "compute", "/var/log/kolla/nova/nova-compute.log"),
-    ("glance", "glance_api", "glance-api", "/var/log/kolla/glance/glance-api.log"),
-    ("neutron-server", "neutron_server", "neutron-server", "/var/log/kolla/neutron/neutron-server.log"),
-    ("neutron-openvswitch-agent", "neutron_openvswitch_agent", "neutron-openvswitch-agent",
+# (service as stacktop names it, container, kolla inventory groups whose hosts run it, log file inside the
+# container). The Open vSwitch agent has no group of its own: it runs on the computes and on the hosts of the
+# DHCP, L3 and metadata agents (ansible/roles/neutron/defaults/main.yml, its `host_in_groups`).
+KOLLA_LOGS: tuple[tuple[str, str, tuple[str, ...], str], ...] = (
+    ("keystone", "keystone", ("keystone",), "/var/log/kolla/keystone/keystone.log"),
+    ("nova-api", "nova_api", ("nova-api",), "/var/log/kolla/nova/nova-api.log"),
+    ("nova-scheduler", "nova_scheduler", ("nova-scheduler",), "/var/log/kolla/nova/nova-scheduler.log"),
+    ("placement", "placement_api", ("placement-api",), "/var/log/kolla/placement/placement-api.log"),
+    ("nova-conductor", "nova_conductor", ("nova-conductor",), "/var/log/kolla/nova/nova-conductor.log"),
+    ("nova-compute", "nova_compute", ("compute",), "/var/log/kolla/nova/nova-compute.log"),
+    ("glance", "glance_api", ("glance-api",), "/var/log/kolla/glance/glance-api.log"),
+    ("neutron-server", "neutron_server", ("neutron-server",), "/var/log/kolla/neutron/neutron-server.log"),
+    ("neutron-openvswitch-agent", "neutron_openvswitch_agent",
+     ("compute", "neutron-dhcp-agent", "neutron-l3-agent", "neutron-metadata-agent"),
      "/var/log/kolla/neutron/neutron-openvswitch-agent.log"),
-    ("ovn-controller", "ovn_controller", "ovn-controller", "/var/log/kolla/openvswitch/ovn-controller.log"),
-    ("cinder-volume", "cinder_volume", "cinder-volume", "/var/log/kolla/cinder/cinder-volume.log"),
+    ("ovn-controller", "ovn_controller", ("ovn-controller",), "/var/log/kolla/openvswitch/ovn-controller.log"),
+    ("cinder-volume", "cinder_volume", ("cinder-volume",), "/var/log/kolla/cinder/cinder-volume.log"),
 )
 
 # (service as stacktop names it, systemd unit, OpenStack-Ansible inventory group)
@@ -70,8 +73,9 @@ def _plain(hosts: list[str], group: str, notes: list[str]) -> list[str]:
 def kolla_log_sources(group_hosts: Any, engine: str, notes: list[str]) -> list[dict[str, Any]]:
     """One source per service whose group has hosts: `ssh {host} sudo <engine> exec {container} tail ...`."""
     out = []
-    for service, container, group, path in KOLLA_LOGS:
-        hosts = _plain(group_hosts(group), group, notes)
+    for service, container, groups, path in KOLLA_LOGS:
+        every = [h for group in groups for h in group_hosts(group)]
+        hosts = _plain(list(dict.fromkeys(every)), "/".join(groups), notes)
         if hosts:
             out.append({"service": service, "hosts": hosts, "container": container,
                         "command": f"ssh {{host}} sudo {engine} exec {{container}} tail -n 200000 {path}",
