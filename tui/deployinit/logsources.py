@@ -46,7 +46,7 @@ OSA_LOGS: tuple[tuple[str, str, str], ...] = (
     ("keystone", "keystone-wsgi-public", "keystone_all"),
     ("nova-api", "nova-api-os-compute", "nova_api_os_compute"),
     ("nova-scheduler", "nova-scheduler", "nova_scheduler"),
-    ("placement", "placement-api", "placement_all"),
+    ("placement", "placement-api", "placement_api"),
     ("nova-conductor", "nova-conductor", "nova_conductor"),
     ("nova-compute", "nova-compute", "nova_compute"),
     ("glance", "glance-api", "glance_api"),
