@@ -13,6 +13,8 @@ from __future__ import annotations
 import errno
 import math
 import os
+import re
+import shlex
 import stat
 from collections.abc import Mapping
 from dataclasses import field, replace
@@ -128,19 +130,65 @@ class Thresholds:
         return self.stuck.get(task_state, self.stuck["default"])
 
 
+# a host or container name put into a log source's template: a name, never shell or ssh syntax (no spaces,
+# quotes, `;`, `$`, `|`, `&`, redirections, globs) and never an option (no leading `-`)
+LOG_TEMPLATE_VALUE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@:-]{0,252}")
+LOG_PLACEHOLDER = re.compile(r"\{(\w*)\}")
+
+
+def log_value_problem(what: str, value: str) -> str | None:
+    """None when `value` may stand for {host} / {container}; else one line saying why not."""
+    if LOG_TEMPLATE_VALUE.fullmatch(value):
+        return None
+    return (f"{what} {value!r} is not a plain name (letters, digits, . _ - @ : only, not starting with -): "
+            "it is never put into a command")
+
+
 @record
 class LogSource:
-    """A log the request trace greps (read-only): a file path (globs allowed) or a command whose output is
-    read (`docker logs nova_api`), run without a shell and killed after `timeout` seconds."""
+    """A log the request trace and the log-lines view read (read-only): a file path (globs allowed) or a
+    command whose output is read (`docker logs nova_api`), run without a shell and killed after `timeout`
+    seconds or once it gave `max_mb` MB. With `hosts`, the command or path is a template read once per host:
+    `{host}` becomes the host and `{container}` the container (or unit); the template is split into arguments
+    before the values go in, so each value stays one argument."""
 
     service: str
     command: str | None = None
     path: str | None = None
     timeout: float = 10.0
+    hosts: tuple[str, ...] = ()
+    container: str | None = None
+    max_mb: float = 64.0
 
     @property
     def label(self) -> str:
         return self.command or self.path or self.service
+
+    @property
+    def per_host(self) -> bool:
+        return "{host}" in (self.command or self.path or "")
+
+    def argv_for(self, host: str | None) -> list[str]:
+        """The command's arguments for one host (ValueError with one line when a value is not a plain name)."""
+        assert self.command is not None
+        return [self._fill(arg, host) for arg in shlex.split(self.command)]
+
+    def path_for(self, host: str | None) -> str:
+        assert self.path is not None
+        return self._fill(self.path, host)
+
+    def _fill(self, text: str, host: str | None) -> str:
+        for what, value in (("host", host), ("container", self.container)):
+            if "{" + what + "}" not in text:
+                continue
+            if value is None:
+                raise ValueError(f"{{{what}}} has no value: give the source {what}s" if what == "host"
+                                 else "{container} has no value: give the source container = \"...\"")
+            problem = log_value_problem(what, value)
+            if problem:
+                raise ValueError(problem)
+            text = text.replace("{" + what + "}", value)
+        return text
 
 
 @record
@@ -240,7 +288,7 @@ _SECTIONS: dict[str, set[str]] = {
 }
 _CLOUD_SECTIONS = ("openstack", "rabbitmq", "galera")
 _CLOUD_KEYS = {"name", *_CLOUD_SECTIONS}
-_LOG_SOURCE_KEYS = {"service", "command", "path", "timeout"}
+_LOG_SOURCE_KEYS = {"service", "command", "path", "timeout", "hosts", "container", "max_mb"}
 
 
 def _suggest(word: str, options: set[str] | list[str]) -> str:
@@ -480,10 +528,54 @@ def _log_sources(r: _Reader, raw: Any) -> tuple[LogSource, ...]:
         if len(given) != 1:
             problem = "has both command and path" if given else "has neither command nor path"
             raise r.err(key, problem, 'give one: command = "docker logs nova_api" or path = "/var/log/..."')
-        out.append(LogSource(service=service, command=r.string(entry, key, "command", None),
-                             path=r.string(entry, key, "path", None),
-                             timeout=r.number(entry, key, "timeout", 10.0, maximum=600.0)))
+        src = LogSource(service=service, command=r.string(entry, key, "command", None),
+                        path=r.string(entry, key, "path", None),
+                        timeout=r.number(entry, key, "timeout", 10.0, maximum=600.0),
+                        hosts=_log_hosts(r, entry, key), container=r.string(entry, key, "container", None),
+                        max_mb=r.number(entry, key, "max_mb", 64.0, maximum=4096.0))
+        _check_log_template(r, key, src)
+        out.append(src)
     return tuple(out)
+
+
+def _log_hosts(r: _Reader, entry: dict[str, Any], key: str) -> tuple[str, ...]:
+    raw = entry.get("hosts", [])
+    if not isinstance(raw, list) or not all(isinstance(h, str) for h in raw):
+        raise r.err(f"{key}.hosts", f"must be a list of host names, got {_typename(raw)}",
+                    'write hosts = ["compute-01", "compute-02"]')
+    for host in raw:
+        problem = log_value_problem("host", host)
+        if problem:
+            raise r.err(f"{key}.hosts", problem, "name the host as ssh or the log folder knows it")
+    return tuple(dict.fromkeys(raw))
+
+
+def _check_log_template(r: _Reader, key: str, src: LogSource) -> None:
+    """Placeholders are {host} and {container} only; a {host} template needs hosts, hosts need a {host}."""
+    field_name = "command" if src.command is not None else "path"
+    template = src.command if src.command is not None else src.path or ""
+    for name in LOG_PLACEHOLDER.findall(template):
+        if name not in ("host", "container"):
+            raise r.err(f"{key}.{field_name}", f"unknown placeholder {{{name}}}", "use {host} and {container}")
+    if src.command is not None:
+        try:
+            shlex.split(src.command)
+        except ValueError as exc:
+            raise r.err(f"{key}.command", f"cannot be split into arguments ({exc})",
+                        "close the quote; no shell is used, so write the command as its arguments") from None
+    if src.container is not None:
+        problem = log_value_problem("container", src.container)
+        if problem:
+            raise r.err(f"{key}.container", problem, 'name the container or unit, e.g. container = "nova_compute"')
+    elif "{container}" in template:
+        raise r.err(f"{key}.container", "is missing but the template names {container}",
+                    'give container = "nova_compute" (the container or unit the template reads)')
+    if src.hosts and not src.per_host:
+        raise r.err(f"{key}.hosts", f"given but the {field_name} has no {{host}}",
+                    'put {host} where the host goes, e.g. command = "ssh {host} docker logs nova_compute"')
+    if src.per_host and not src.hosts:
+        raise r.err(f"{key}.hosts", f"is missing but the {field_name} names {{host}}",
+                    'list the hosts it runs on, e.g. hosts = ["compute-01", "compute-02"]')
 
 
 def _typename(value: Any) -> str:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -179,6 +180,59 @@ async def finding_detail(tour: Tour) -> None:
     await tour.settle()
 
 
+GALLERY_LOGS = Path("/tmp/stacktop-gallery")  # a fixed path: it is shown in the picture
+
+
+def _compute_log(host: str, server: str, name: str, request: str, began: datetime) -> str:
+    """nova-compute's log on the victim host up to its stop: the build's lines (one naming the server as its
+    tenant typed it), then the service going away."""
+    def at(seconds: float) -> str:
+        return (began + timedelta(seconds=seconds)).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
+
+    ctx = f"[{request} 5c0f1b2e4d7a4f0e9b1c3d5e7f9a1b2c 8e6d4c2a0b9f4e1d8c7b6a5f4e3d2c1b - default default]"
+    return "\n".join([
+        f"{at(-40)} 4121 INFO nova.compute.resource_tracker [-] Final resource view: phys_ram=65536MB used_ram=6656MB",
+        f"{at(-3)} 4121 INFO nova.compute.manager {ctx} [instance: {server}] Building server {name}",
+        f"{at(-2)} 4121 INFO nova.compute.claims {ctx} [instance: {server}] Claim successful on node {host}",
+        f"{at(-1.5)} 4121 INFO nova.virt.libvirt.driver {ctx} [instance: {server}] Creating image(s)",
+        f"{at(0)} 4121 INFO nova.compute.manager {ctx} [instance: {server}] Took 1.42 seconds to build block "
+        "device mappings",
+        f"{at(1)} 4121 WARNING nova.compute.manager {ctx} [instance: {server}] Timeout waiting for "
+        "[('network-vif-plugged', 'b7e2...')] for instance with vm_state building and task_state spawning",
+        f"{at(2)} 4121 INFO oslo_service.service [-] Caught SIGTERM, stopping children",
+        f"{at(3)} 4121 ERROR oslo.messaging._drivers.impl_rabbit [-] Connection failed: [Errno 111] "
+        "ECONNREFUSED (retrying in 2.0 seconds)",
+    ]) + "\n"
+
+
+async def finding_log_lines(tour: Tour) -> None:
+    """`l` on the stuck build's finding: nova-compute's lines of that build on its host, from a per-host
+    log source (a `{host}` path template)."""
+    from tui.config import LogSource
+    from tui.exercises.hostlogs import finding_query
+    from tui.screens.finding import FindingScreen
+    from tui.screens.loglines import LogLinesScreen
+
+    await finding_detail(tour)
+    screen = tour.app.screen
+    assert isinstance(screen, FindingScreen) and screen.finding is not None
+    query = finding_query(screen.finding)
+    assert query.host is not None
+    began = query.began or datetime.fromtimestamp(START, UTC)
+    folder = GALLERY_LOGS / query.host
+    folder.mkdir(parents=True, exist_ok=True)
+    request = next((i for i in query.ids if i.startswith("req-")), "req-6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b")
+    name = tour.story_detail("stuck_boot", "server_name")
+    log = _compute_log(query.host, screen.finding.subject, name, request, began.astimezone())
+    (folder / "nova-compute.log").write_text(log)
+    source = LogSource("nova-compute", path=str(GALLERY_LOGS / "{host}" / "nova-compute.log"),
+                       hosts=(query.host,), timeout=10)
+    lines = LogLinesScreen(query, [source])
+    await tour.app.push_screen(lines)
+    await tour.until(lambda: lines.blocks is not None, "the log lines")
+    await tour.settle()
+
+
 async def host_drilldown(tour: Tour) -> None:
     """The host holding the stale allocation: placement's consumers judged by the audit."""
     from rich.text import Text
@@ -242,6 +296,7 @@ SCENES: dict[str, Scene] = {
     "demo.svg": main_view,
     "instance-stuck.svg": instance_stuck,
     "finding-detail.svg": finding_detail,
+    "finding-log-lines.svg": finding_log_lines,
     "host-drilldown.svg": host_drilldown,
     "rabbitmq-zero-consumer.svg": rabbitmq_zero_consumer,
     "galera-no-quorum.svg": galera_no_quorum,

@@ -21,6 +21,8 @@
   ovn_nova         -> tests.testbed.ovn.OvnNova (after ovn_testbed): the profile's own nova with a compute-02 on
                       the OVN neutron, region RegionOVNNova (testcloud/ovn_nova.sh): clouds_yaml, connect(),
                       config(path, stuck=), ipam_held() (port creation waits in neutron-server)
+  ssh_hosts        -> tests.testbed.sshd.SshTestbed: an OpenSSH server on 127.0.0.1 reached as compute-01 and
+                      compute-02 through its own ssh config (testcloud/sshd.sh): config, identity, ssh()
 
 A server that cannot be started FAILS the test with the script's output; it never skips. Skipping happens
 only in tests/conftest.py, when STACKTOP_SKIP_REAL=1 is set explicitly.
@@ -44,12 +46,14 @@ from tests.testbed.openstack import OpenStackCloud, wait_all_healthy
 from tests.testbed.ovn import OvnNova, OvnTestbed
 from tests.testbed.rabbit4 import Rabbit4Cluster
 from tests.testbed.rabbitmq import Broker, create_vhost, delete_vhost
+from tests.testbed.sshd import SshTestbed, ssh_testbed
 from tests.testbed.testcloud import TestbedError, run_script
 from tests.testbed.testcloud import testcloud as _testcloud
 from tests.testbed.tls import TlsTestbed
 
 UP_TIMEOUT = {"openstack": 1200, "rabbitmq": 120, "galera": 600, "galera11": 900, "galera-arb": 600,
-              "rabbitmq4": 600, "tls": 300, "ovn": 400, "ovn-nova": 400}
+              "rabbitmq4": 600, "tls": 300, "ovn": 400, "ovn-nova": 400,
+              "sshd": 300}
 # In CI (CI=true) a session starts from the known state: `reset` (= up, then no servers / volumes / leftover
 # allocations, memory watermark 0.4, Galera synced with an empty test table) instead of `up`. Elsewhere `up`
 # only, so a developer's session never deletes what a parallel session is using; STACKTOP_TESTCLOUD_RESET=1
@@ -250,3 +254,15 @@ def ovn_nova(ovn_testbed: OvnTestbed) -> OvnNova:
         pytest.fail(f"scripts/testcloud up ovn-nova succeeded but wrote no {nova.clouds_yaml}", pytrace=False)
     return nova
 
+
+
+# ---------------------------------------------------------------------------------------------------- SSH
+@pytest.fixture(scope="session")
+def ssh_hosts() -> SshTestbed:
+    """The SSH profile (testcloud/sshd.sh; apt-get install openssh-server the first time, ~1 s when up)."""
+    testcloud(START_VERB, "sshd")
+    bed = ssh_testbed()
+    for f in (bed.config, bed.identity, bed.known_hosts):
+        if not f.is_file():
+            pytest.fail(f"scripts/testcloud up sshd succeeded but wrote no {f}", pytrace=False)
+    return bed

@@ -51,6 +51,7 @@ class Plan:
     rabbitmq_password: PasswordRef | None = None
     galera: dict[str, Any] | None = None
     galera_password: PasswordRef | None = None
+    log_sources: list[dict[str, Any]] = field(default_factory=list)  # [[recorder.log_sources]] tables
     notes: list[str] = field(default_factory=list)  # comment lines at the top of the TOML
     # what the deployment lacks for stacktop, each one line with the exact fix (stderr; exit EXIT_INCOMPLETE)
     gaps: list[str] = field(default_factory=list)

@@ -41,6 +41,7 @@ from tui.deployinit.common import (
     text_value,
 )
 from tui.deployinit.inventory import Inventory, load_inventory_path
+from tui.deployinit.logsources import kolla_log_sources
 from tui.deployinit.release_detect import KNOWN, detect_kolla
 from tui.deployinit.release_facts import KollaRelease
 
@@ -83,6 +84,9 @@ def read_kolla(folder: Path, *, inventory: Path | None = None, cloud: str | None
         _galera(plan, variables, secrets, globals_path, passwords_path, inv, cacert, ctx)
     else:
         plan.notes.append("enable_mariadb is off in globals.yml: no [galera] section")
+    if inventory_path is not None:
+        engine = text_value(variables, "kolla_container_engine", globals_path, default="docker") or "docker"
+        plan.log_sources = kolla_log_sources(load_inventory_path(inventory_path).group_hosts, engine, plan.notes)
     flags = [f"{key}={_shown(variables[key])}" for key in _FLAGS if key in variables]
     if flags:
         plan.notes.append("globals.yml: " + ", ".join(flags))

@@ -25,6 +25,7 @@ from typing import Any
 
 from tui.deployinit.cloudentry import from_clouds_yaml, from_openrc
 from tui.deployinit.common import InitError, Plan, flag, host_port, load_yaml, password, read_text, text_value
+from tui.deployinit.logsources import osa_log_sources
 from tui.deployinit.release_detect import detect_osa
 
 OSA_CLOUDS = ("default", "default_project_scope")
@@ -126,6 +127,7 @@ def _galera(plan: Plan, folder: Path, variables: dict[str, Any], secrets: dict[s
     hostvars = (inventory.get("_meta") or {}).get("hostvars") if isinstance(inventory, dict) else None
     if not isinstance(hostvars, dict):
         raise InitError(path, "_meta.hostvars", "is missing", "regenerate it with the dynamic inventory")
+    plan.log_sources = osa_log_sources(lambda group: _group_hosts(inventory, group), plan.notes)
     hosts = _group_hosts(inventory, "galera_all")
     if not hosts:
         raise InitError(path, "galera_all", "has no host", "regenerate it with the dynamic inventory")

@@ -59,4 +59,7 @@ def render(plan: Plan, refs: dict[str, dict[str, str]]) -> str:
             lines.append(f"{key} = {toml_value(value)}")
             if key == "user":
                 lines += [f"{k} = {toml_value(v)}" for k, v in refs.get(name, {}).items()]
+    for source in plan.log_sources:
+        lines += ["", "[[recorder.log_sources]]"]
+        lines += [f"{key} = {toml_value(value)}" for key, value in source.items()]
     return "\n".join(lines) + "\n"

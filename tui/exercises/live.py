@@ -10,24 +10,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import glob
-import os
-import shlex
-import signal
-import subprocess
-import threading
 import time
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
-from tui.abandon import DaemonThreadPool
 from tui.config import LogSource
 from tui.errors import SourceError
 from tui.exercises.boot_trace import BootTrace
 from tui.exercises.down_lag import DownLag, ServiceSample
-from tui.exercises.request_trace import RequestTrace, instance_ids, match_lines
+from tui.exercises.hostlogs import LogTarget, all_targets, read_all
+from tui.exercises.request_trace import RequestTrace, instance_ids
 from tui.models.instances import Server
 
 Clock = Callable[[], float]
@@ -267,62 +260,10 @@ async def run_down_lag(client: Any, lag: DownLag, *, timeout_s: float = 1800.0,
 
 
 # -------------------------------------------------------------------------------------------- logs
-def grep_source(src: LogSource, needles: list[str], *, clock: Clock = time.monotonic) -> tuple[list[str], str | None]:
-    """Lines of one log source containing any needle: (lines, error or None). Read-only, bounded by
-    src.timeout (the partial result is kept and the error says it timed out)."""
-    deadline = clock() + src.timeout
-    if src.path:
-        files = sorted(glob.glob(os.path.expanduser(src.path)))
-        if not files:
-            return [], f"no file matches {src.path}"
-        out: list[str] = []
-        for name in files:
-            try:
-                with Path(name).open(encoding="utf-8", errors="replace") as fh:
-                    for i, line in enumerate(fh):
-                        if any(n in line for n in needles):
-                            out.append(line.rstrip("\n"))
-                        if i % 20000 == 0 and clock() > deadline:
-                            return out, f"timed out after {src.timeout:g} s reading {name} (partial)"
-            except OSError as exc:
-                return out, f"cannot read {name}: {exc.strerror}"
-        return out, None
-    assert src.command is not None
-    try:
-        argv = shlex.split(src.command)
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                start_new_session=True)
-    except (OSError, ValueError) as exc:
-        return [], f"cannot run `{src.command}`: {getattr(exc, 'strerror', None) or exc}"
-    timed_out = threading.Event()
-
-    def kill() -> None:
-        timed_out.set()
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
-
-    timer = threading.Timer(src.timeout, kill)
-    timer.start()
-    try:
-        assert proc.stdout is not None
-        lines = match_lines((raw.decode("utf-8", errors="replace") for raw in proc.stdout), needles)
-        proc.wait()
-    finally:
-        timer.cancel()
-    if timed_out.is_set():
-        return lines, f"`{src.command}` timed out after {src.timeout:g} s (partial)"
-    if proc.returncode != 0 and not lines:
-        return lines, f"`{src.command}` exited {proc.returncode}"
-    return lines, None
-
-
-def grep_all(sources: Iterable[LogSource], needles: list[str]) -> list[tuple[LogSource, list[str], str | None]]:
-    items = list(sources)
-    if not items:
-        return []
-    with DaemonThreadPool(min(8, len(items))) as pool:  # a quit never waits for it
-        answers = list(pool.map(lambda s: grep_source(s, needles), items))
-    return [(s, lines, err) for s, (lines, err) in zip(items, answers, strict=True)]
+def grep_all(sources: Iterable[LogSource], needles: list[str]) -> list[tuple[LogTarget, list[str], str | None]]:
+    """Every source on every host it runs on (tui.exercises.hostlogs): the lines naming any needle."""
+    wanted = [n for n in needles if n]
+    return read_all(all_targets(sources), lambda line: any(n in line for n in wanted))
 
 
 def find_action(client: Any, request_id: str, instance_id: str | None, candidates: Iterable[str] = (),

@@ -102,6 +102,8 @@ class FindingScreen(LiveScreen):
         Binding("y", "copy", "Copy command", tooltip="copy the command the next step names to the clipboard"),
         Binding("enter", "open_subject", "Open subject",
                 tooltip="the host or instance screen the finding is about, or its pane"),
+        Binding("l", "log_lines", "Log lines",
+                tooltip="the lines that matter from the owner's log on its host ([[recorder.log_sources]])"),
     ]
 
     SOURCES: ClassVar[tuple[str, ...]] = (EVERY_SOURCE,)
@@ -210,6 +212,12 @@ class FindingScreen(LiveScreen):
         pane = next(iter(self.app.screen_stack[0].query(FindingsPane).results(FindingsPane)), None)
         if pane is not None:
             pane.jump(self.finding)
+
+    def action_log_lines(self) -> None:
+        if self.finding is not None:
+            from tui.screens.loglines import open_log_lines
+
+            open_log_lines(self.app, "finding", self.finding)
 
     def action_close(self) -> None:
         self.app.pop_screen()

@@ -165,6 +165,8 @@ class InstanceScreen(LiveScreen):
         Binding("y", "copy_id", "Copy id", tooltip="copy the instance id to the clipboard"),
         Binding("Y", "copy_request", "Copy request id",
                 tooltip="copy the request id of the latest action to the clipboard"),
+        Binding("l", "log_lines", "Log lines",
+                tooltip="the lines naming this instance in its owner's log on its host ([[recorder.log_sources]])"),
         Binding("enter", "noop", show=False),
     ]
 
@@ -327,6 +329,14 @@ class InstanceScreen(LiveScreen):
             self.notify("no request id read for this instance yet (r refreshes)", timeout=3)
             return
         self._copy("request id", request)
+
+    def action_log_lines(self) -> None:
+        server = self._server()
+        if server is not None:
+            from tui.screens.loglines import open_log_lines
+
+            actions = self.detail.actions if self.detail is not None else ()
+            open_log_lines(self.app, "instance", server, [a.request_id for a in actions if a.request_id])
 
     def action_close(self) -> None:
         self.app.pop_screen()
