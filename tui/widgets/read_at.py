@@ -27,3 +27,13 @@ class ReadAtLine(Static):
         if text != self.shown:
             self.shown = text
             self.update(escape(text))
+
+
+def block_stamp(parts: list[tuple[str, str]]) -> str:
+    """Markup put beside a block's title on a drill-down screen: when that block's data was read (parts as for
+    ReadAtLine.show), dim while fresh, bold in the warning colour when any part is stale."""
+    text = "  ·  ".join(t for t, _ in parts if t)
+    if not text:
+        return ""
+    style = "bold yellow" if any(level == "stale" for _, level in parts) else "dim"
+    return f"  [{style}]{escape(text)}[/]"
