@@ -37,7 +37,7 @@ from tui.freshness import human_age, utc_clock_time
 from tui.models.finding import Finding, sort_findings
 from tui.models.observation import Observation
 from tui.models.placement import ConsumerVerdict, HostDetail, ProviderAudit, rc_sort_key
-from tui.models.services import SECTION_TITLES, SectionRead, ServiceRow, ServicesSnapshot
+from tui.models.services import SectionRead, ServiceRow, ServicesSnapshot
 from tui.rules.allocations import audit_findings, fmt_resources, phantom_lines
 from tui.safetext import escape
 from tui.screens.context import context
@@ -289,10 +289,44 @@ def provider_text(audit: ProviderAudit, detail: HostDetail, stamp: str = "") -> 
     return lines
 
 
-def detail_text(d: HostDetail, live: LiveHost | None = None, stamp: str = "") -> str:
+# the parts of the screen's own read, each with the HostDetail fields it fills: a part the latest read could not
+# read keeps the previous read's data (and its time) on screen, STALE beside its block
+PART_FIELDS: dict[str, tuple[str, ...]] = {
+    "services": ("services", "compute_states"), "hypervisors": ("hypervisors",), "agents": ("agents",),
+    "ports": ("ports",), "servers": ("servers",), "migrations": ("migrations",),
+    "placement": ("providers", "audits")}
+
+
+def part_error(d: HostDetail, part: str) -> str | None:
+    """Why the read could not read `part` (None: it did)."""
+    if part != "placement":
+        return d.errors.get(part)
+    if d.audits:
+        return None
+    return next((v for k, v in sorted(d.errors.items()) if "provider" in k or k == "hypervisors"), None)
+
+
+def merge_read(old: HostDetail | None, new: HostDetail, at: float, part_at: Mapping[str, float]
+               ) -> tuple[HostDetail, dict[str, float], dict[str, str]]:
+    """(the detail shown, when each part was last read well, why a part failed now): the new read, with each
+    part it could not read kept from the old one, as of the old one's time."""
+    times, failed, kept = dict(part_at), {}, {}
+    for part, fields in PART_FIELDS.items():
+        why = part_error(new, part)
+        if why is None:
+            times[part] = at
+            continue
+        failed[part] = why
+        if old is not None and part in times:
+            kept.update({f: getattr(old, f) for f in fields})
+    return dataclasses.replace(new, **kept), times, failed
+
+
+def detail_text(d: HostDetail, live: LiveHost | None = None, stamps: Mapping[str, str] | None = None) -> str:
     """Every block of the lower half. live: the services source's view of the host (its nova services and
-    agents blocks, the hypervisor's and this host's compute state); stamp: the markup beside the blocks the
-    screen read itself."""
+    agents blocks, the hypervisor's and this host's compute state); stamps: part of the screen's own read
+    (PART_FIELDS) -> the markup beside its blocks."""
+    stamps = stamps or {}
     states = dict(d.compute_states)
     compute = live.compute_state(d.host) if live is not None else None
     if compute is not None:
@@ -300,20 +334,23 @@ def detail_text(d: HostDetail, live: LiveHost | None = None, stamp: str = "") ->
     if live is not None and live.compute is not None:
         services = live_services_text(live.compute, live.states, live.stamps.get("compute", ""))
     else:
-        services = services_text(d, stamp)
+        services = services_text(d, stamps.get("services", ""))
     if live is not None and live.network is not None:
         agents = live_agents_text(live.network, live.states, live.stamps.get("network", ""))
     else:
-        agents = agents_text(d, stamp)
-    hv_stamp = stamp if compute is None or live is None else live.stamps.get("hypervisor", stamp)
-    parts = [services, hypervisor_text(d, hv_stamp, compute), agents, ports_text(d, stamp), servers_text(d, stamp),
-             migrations_text(d, states, stamp)]
+        agents = agents_text(d, stamps.get("agents", ""))
+    hv_stamp = stamps.get("hypervisors", "")
+    if compute is not None and live is not None:
+        hv_stamp = live.stamps.get("hypervisor", hv_stamp)
+    placement = stamps.get("placement", "")
+    parts = [services, hypervisor_text(d, hv_stamp, compute), agents, ports_text(d, stamps.get("ports", "")),
+             servers_text(d, stamps.get("servers", "")), migrations_text(d, states, stamps.get("migrations", ""))]
     for audit in d.audits:
-        parts.append(provider_text(audit, d, stamp))
+        parts.append(provider_text(audit, d, placement))
     if not d.audits:
-        parts.append([f"[b]Placement[/b]{stamp}", " no provider read for this host"])
+        parts.append([f"[b]Placement[/b]{placement}", " no provider read for this host"])
     findings = audit_findings(d.audits)
-    parts.append([f"[b]Placement audit[/b]{stamp}", findings_text(findings) if findings else
+    parts.append([f"[b]Placement audit[/b]{placement}", findings_text(findings) if findings else
                   " every allocation here belongs to an instance on this host or an in-progress migration"])
     if d.errors:
         parts.append(["[b]Could not read[/b]"] + [f" [yellow]{escape(k)}: {escape(v)}[/]"
@@ -350,6 +387,8 @@ class HostScreen(LiveScreen):
         self.reads = 0  # finished reads of the screen's own (ok or not)
         self.read_at: float | None = None  # when the last own read finished well (the app's clock)
         self.tried_at: float | None = None  # when the last own read started
+        self.part_at: dict[str, float] = {}  # part (PART_FIELDS) -> when it was last read well
+        self.part_errors: dict[str, str] = {}  # part -> why the latest read could not read it
         self.live: LiveHost | None = None  # the services source's view of the host, as the table shows it
         self._shown: Observation | None = None
         self._body = ""
@@ -412,22 +451,23 @@ class HostScreen(LiveScreen):
     def _live_host(self, mine: ServicesSnapshot, states: dict[str, str]) -> LiveHost:
         source = self.source_freshness(SOURCE, named=True)
         sections: dict[str, SectionRead | None] = {}
-        stamps: dict[str, str] = {}
+        parts: dict[str, list[tuple[str, str]]] = {}
         for name in ("compute", "network"):
             section = mine.section(name)
             if section.read_at is None:  # never listed: the screen's own read answers for the block
                 sections[name] = None
                 continue
             sections[name] = section
-            parts = [source]
-            if section.error is not None:
-                parts.append((f"could not list {SECTION_TITLES[name]}: {section.error} "
-                              f"(rows from {utc_clock_time(section.read_at.timestamp())})", "stale"))
-            stamps[name] = block_stamp(parts)
-        if sections["compute"] is not None:
-            own = self._own_block()
-            compute_parts = [(f"state, status: {source[0]}", source[1])]
-            stamps["hypervisor"] = block_stamp(compute_parts + ([own] if own[0] else []))
+            parts[name] = [source]
+            if section.error is not None:  # the source answers, this listing did not: its rows are older
+                parts[name].append((f"{section.error} (rows from {utc_clock_time(section.read_at.timestamp())})",
+                                    "stale"))
+        stamps = {name: block_stamp(p) for name, p in parts.items()}
+        if "compute" in parts:
+            own = self._own_block("hypervisors")
+            state = [(f"state, status: {t}", level) if i == 0 else (t, level) for i, (t, level) in
+                     enumerate(parts["compute"])]
+            stamps["hypervisor"] = block_stamp(state + ([own] if own[0] else []))
         return LiveHost(compute=sections["compute"], network=sections["network"], states=states, stamps=stamps)
 
     # -- the screen's own read
@@ -435,9 +475,11 @@ class HostScreen(LiveScreen):
         """How often the screen reads again on its own: OWN_READ_EVERY_S, or the services interval if longer."""
         return max(OWN_READ_EVERY_S, context(self.app).interval(SOURCE))
 
-    def _own_block(self) -> tuple[str, str]:
+    def _own_block(self, part: str) -> tuple[str, str]:
+        """(text, level) beside the blocks of one part of the screen's own read."""
         ctx = context(self.app)
-        return own_block_read(self.read_at, ctx.now(), self.reread_every(), paused=ctx.paused, error=self.error)
+        return own_block_read(self.part_at.get(part), ctx.now(), self.reread_every(), paused=ctx.paused,
+                              error=self.error or self.part_errors.get(part))
 
     def _reread_if_due(self) -> None:
         ctx = context(self.app)
@@ -448,7 +490,8 @@ class HostScreen(LiveScreen):
         """The blocks below the table from the last read and the services source's view (no I/O)."""
         if self.detail is None:
             return  # the read under way (or why there is none) says so
-        text = detail_text(self.detail, self.live, block_stamp([self._own_block()]))
+        stamps = {part: block_stamp([self._own_block(part)]) for part in PART_FIELDS}
+        text = detail_text(self.detail, self.live, stamps)
         if self.error is not None:
             text = f"[red]could not read host {escape(self.host)}: {escape(self.error)}[/]\n\n{text}"
         self._show(text)
@@ -493,7 +536,9 @@ class HostScreen(LiveScreen):
             self.reading = False
             self.refresh_read_at()
             self.render_detail()
-        self.detail, self.error, self.read_at = detail, None, context(self.app).now()
+        at = context(self.app).now()
+        self.detail, self.part_at, self.part_errors = merge_read(self.detail, detail, at, self.part_at)
+        self.error, self.read_at = None, at
         self.render_detail()
         self.reads += 1
         self.refresh_read_at()

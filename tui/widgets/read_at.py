@@ -31,9 +31,11 @@ class ReadAtLine(Static):
 
 def block_stamp(parts: list[tuple[str, str]]) -> str:
     """Markup put beside a block's title on a drill-down screen: when that block's data was read (parts as for
-    ReadAtLine.show), dim while fresh, bold in the warning colour when any part is stale."""
+    ReadAtLine.show), dim while fresh; STALE, bold in the warning colour, when any part is stale."""
     text = "  ·  ".join(t for t, _ in parts if t)
     if not text:
         return ""
-    style = "bold yellow" if any(level == "stale" for _, level in parts) else "dim"
-    return f"  [{style}]{escape(text)}[/]"
+    stale = any(level == "stale" for _, level in parts)
+    if stale and "STALE" not in text:
+        text = f"STALE · {text}"
+    return f"  [{'bold yellow' if stale else 'dim'}]{escape(text)}[/]"
