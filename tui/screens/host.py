@@ -14,8 +14,9 @@ Every block says beside its title when its data was read, and STALE once that is
 The nova services and network agents blocks, and the hypervisor's state and status (nova's hypervisor state is
 its nova-compute's), follow the services source: built from the same observation as the table above, with the
 state the table shows, so the two never disagree. The rest is re-read every OWN_READ_EVERY_S (or the services
-interval, if longer) and on `r`; a refresh keeps the last read on screen until the new one arrives. Without the
-services source the screen's own read answers for every block.
+interval, if longer) and on `r`; a refresh keeps the last read on screen until the new one arrives, and a part
+the new read could not read (merge_read) keeps its last good data and time, STALE beside its block with the
+reason. Without the services source the screen's own read answers for every block.
 
 The read runs in a worker owned by this screen (tui.openstack.placement_reads.read_host): popping the screen
 cancels it. Nothing blocks the UI loop: listings run in threads, per-provider GETs on async HTTP.
