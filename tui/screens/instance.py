@@ -149,13 +149,10 @@ def newer_observation(read_at: float | None, observation: Observation | None) ->
             and observation.ok_at is not None and (read_at is None or observation.ok_at > read_at))
 
 
-def server_moved(read: Server, seen: Server) -> bool:
-    """The source sees the server in another state than the screen's read did (its actions, ports and
-    allocations are worth reading again). Only fields the listing and GET /servers/{id} report alike."""
-    def state(s: Server) -> tuple[Any, ...]:
-        return (s.status, s.task_state, s.vm_state, s.host, s.fault.message if s.fault else None)
-
-    return state(read) != state(seen)
+def server_state(s: Server) -> tuple[Any, ...]:
+    """What the screen re-reads on when the source sees it change. Only fields the listing and
+    GET /servers/{id} report alike."""
+    return (s.status, s.task_state, s.vm_state, s.host, s.fault.message if s.fault else None)
 
 
 def live_detail(detail: InstanceDetail, read_at: float | None, observation: Observation | None) -> InstanceDetail:
@@ -202,6 +199,7 @@ class InstanceScreen(LiveScreen):
         self.detail: InstanceDetail | None = None  # the last on-demand read
         self.detail_at: float | None = None  # ... and when it was read (the app's clock)
         self.tried_at: float | None = None  # when the last own read started
+        self._source_state: tuple[Any, ...] | None = None  # server_state as the instances source last showed it
         self.reads = 0  # finished own reads (ok or not)
         self.reading = False
         self.error: str | None = None
@@ -267,13 +265,20 @@ class InstanceScreen(LiveScreen):
             self.action_reload()
 
     def _reread_if_moved(self) -> None:
-        """The source saw the server change since the screen's read: its actions and ports are read again."""
+        """The source saw the server change (status, task state, vm state, host, fault) since the screen's read:
+        its actions, ports, volumes and allocations are read again. Once per change the source sees: a source
+        that lags behind the read does not make the screen read at every poll."""
         obs = context(self.app).observation("instances")
         if self.detail is None or self.reading or self.tried_at is None or not newer_observation(self.detail_at, obs):
             return
         assert obs is not None
         seen = obs.snapshot.server(self.server_id)
-        if seen is not None and server_moved(self.detail.server, seen):
+        if seen is None:
+            return
+        before, self._source_state = self._source_state, server_state(seen)
+        if self._source_state == before:
+            return
+        if self._source_state != server_state(self.detail.server):
             self.action_reload()
 
     async def _load(self) -> None:
