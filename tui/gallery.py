@@ -246,7 +246,7 @@ async def host_drilldown(tour: Tour) -> None:
     screen = tour.app.screen
     assert isinstance(screen, HostScreen) and screen.detail is not None
     # the placement half (the stale allocation) lies below the host's ports: scroll it to the top
-    lines = Text.from_markup(detail_text(screen.detail)).plain.splitlines()
+    lines = Text.from_markup(detail_text(screen.detail, screen.live)).plain.splitlines()
     at = next((i for i, line in enumerate(lines) if line.startswith("Placement provider")), 0)
     detail = screen.query_one("#host-detail")
     screen.query_one("#host-scroll").scroll_to(y=detail.virtual_region.y + at, animate=False)

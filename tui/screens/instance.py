@@ -8,9 +8,12 @@ need it (an id from the cloud is one argument when pasted, and nothing in it run
 is not copied).
 
 Live (tui.screens.live): every new observation of the instances source re-renders the screen, with the server
-(status, task state) and its host's health as that source last read them when it read them after the screen's
-own read (`live_detail`): a host that dies while the screen is open turns question 4 red. The read-at line says
-when each was read, and STALE when the source stops answering.
+(status, task state, fault) and its host's health as that source last read them when it read them after the
+screen's own read (`live_detail`): a host that dies while the screen is open turns question 4 red. When that
+source sees the server change (status, task state, vm state, host, fault) the screen reads its actions, ports,
+volumes and allocations again; it also does every OWN_READ_EVERY_S (or the source's interval, if longer) and on
+`r`. The read-at line says when each was read, and every block says beside its title when its data was read,
+STALE once that is older than its source allows.
 """
 
 from __future__ import annotations
@@ -33,9 +36,9 @@ from tui.rules.stuck import Answer, five_questions, instance_owner, with_task_si
 from tui.rules.task_states import DEFAULT_STUCK_SECONDS
 from tui.safetext import escape
 from tui.screens.context import context
-from tui.screens.live import LiveScreen, own_read
+from tui.screens.live import OWN_READ_EVERY_S, LiveScreen, own_block_read, own_read, own_read_due
 from tui.widgets.breadcrumb import Breadcrumb
-from tui.widgets.read_at import ReadAtLine
+from tui.widgets.read_at import ReadAtLine, block_stamp
 
 VERDICT = {"ok": "[green]ok[/]", "bad": "[bold red]!![/]", "unknown": "[yellow]??[/]", "n/a": "[dim]--[/]"}
 
@@ -54,8 +57,8 @@ def header_text(server: Server) -> str:
     return "\n".join(bits)
 
 
-def questions_text(answers: list[Answer]) -> str:
-    lines = ["[b]Five questions[/b] (why is this instance stuck?)"]
+def questions_text(answers: list[Answer], stamp: str = "") -> str:
+    lines = [f"[b]Five questions[/b] (why is this instance stuck?){stamp}"]
     for i, a in enumerate(answers, 1):
         lines.append(f" {VERDICT.get(a.verdict, a.verdict)} {i}. {escape(a.question)} {escape(a.answer)}")
         if a.evidence:
@@ -63,8 +66,8 @@ def questions_text(answers: list[Answer]) -> str:
     return "\n".join(lines)
 
 
-def actions_text(actions: tuple[InstanceAction, ...]) -> str:
-    lines = ["[b]Actions and events[/b] (latest first)"]
+def actions_text(actions: tuple[InstanceAction, ...], stamp: str = "") -> str:
+    lines = [f"[b]Actions and events[/b] (latest first){stamp}"]
     if not actions:
         lines.append(" none recorded")
     for a in actions:
@@ -82,8 +85,8 @@ def actions_text(actions: tuple[InstanceAction, ...]) -> str:
     return "\n".join(lines)
 
 
-def ports_text(ports: tuple[PortInfo, ...]) -> str:
-    lines = ["[b]Ports[/b]"]
+def ports_text(ports: tuple[PortInfo, ...], stamp: str = "") -> str:
+    lines = [f"[b]Ports[/b]{stamp}"]
     if not ports:
         lines.append(" none")
     for p in ports:
@@ -98,8 +101,8 @@ def ports_text(ports: tuple[PortInfo, ...]) -> str:
     return "\n".join(lines)
 
 
-def volumes_text(volumes: tuple[VolumeInfo, ...]) -> str:
-    lines = ["[b]Volumes[/b]"]
+def volumes_text(volumes: tuple[VolumeInfo, ...], stamp: str = "") -> str:
+    lines = [f"[b]Volumes[/b]{stamp}"]
     if not volumes:
         lines.append(" none")
     for v in volumes:
@@ -117,10 +120,13 @@ def errors_text(errors: dict[str, str] | Any) -> str:
 
 
 def detail_text(detail: InstanceDetail, now: datetime, stuck: Any, known: Server | None = None,
-                hosts: InstancesSnapshot | None = None) -> str:
+                hosts: InstancesSnapshot | None = None, stamps: dict[str, str] | None = None) -> str:
     """`known`: the instances source's last observation of this server (when its task_state began, the host
     the scheduler chose for it); `hosts`: that source's snapshot, whose host health answers for a build's chosen
-    host (the screen reads only the recorded host's)."""
+    host (the screen reads only the recorded host's); `stamps`: block -> the markup beside its title
+    (questions: the server's data; read: what the screen read itself)."""
+    stamps = stamps or {}
+    read = stamps.get("read", "")
     server = with_task_since(detail.server, known)
     health, health_error = detail.host_health, detail.errors.get("host")
     owned = instance_owner(server)
@@ -134,18 +140,31 @@ def detail_text(detail: InstanceDetail, now: datetime, stuck: Any, known: Server
             health = hosts.hosts.get(owned.host)
     answers = five_questions(server, now, stuck, health, detail.allocations, health_error=health_error,
                              allocations_error=detail.errors.get("allocations"))
-    parts = [header_text(detail.server), questions_text(answers), actions_text(detail.actions),
-             ports_text(detail.ports), volumes_text(detail.volumes), errors_text(dict(detail.errors))]
+    parts = [header_text(detail.server), questions_text(answers, stamps.get("questions", "")),
+             actions_text(detail.actions, read), ports_text(detail.ports, read), volumes_text(detail.volumes, read),
+             errors_text(dict(detail.errors))]
     return "\n\n".join(p for p in parts if p)
+
+
+def newer_observation(read_at: float | None, observation: Observation | None) -> bool:
+    """The instances source read its snapshot after the screen's own read."""
+    return (observation is not None and isinstance(observation.snapshot, InstancesSnapshot)
+            and observation.ok_at is not None and (read_at is None or observation.ok_at > read_at))
+
+
+def server_state(s: Server) -> tuple[Any, ...]:
+    """What the screen re-reads on when the source sees it change. Only fields the listing and
+    GET /servers/{id} report alike."""
+    return (s.status, s.task_state, s.vm_state, s.host, s.fault.message if s.fault else None)
 
 
 def live_detail(detail: InstanceDetail, read_at: float | None, observation: Observation | None) -> InstanceDetail:
     """The on-demand read with the server and its host's health taken from the instances source's observation
     when that was read after it (the host may have died since, the task state moved on)."""
-    snap = observation.snapshot if observation is not None else None
-    if (not isinstance(snap, InstancesSnapshot) or observation is None or observation.ok_at is None
-            or (read_at is not None and observation.ok_at <= read_at)):
+    if not newer_observation(read_at, observation):
         return detail
+    assert observation is not None
+    snap = observation.snapshot
     server = snap.server(detail.server.id)
     if server is None:
         return detail
@@ -184,6 +203,9 @@ class InstanceScreen(LiveScreen):
         self.crumb = short_id(server_id)
         self.detail: InstanceDetail | None = None  # the last on-demand read
         self.detail_at: float | None = None  # ... and when it was read (the app's clock)
+        self.tried_at: float | None = None  # when the last own read started
+        self._source_state: tuple[Any, ...] | None = None  # server_state as the instances source last showed it
+        self.reads = 0  # finished own reads (ok or not)
         self.reading = False
         self.error: str | None = None
         self._body = ""
@@ -200,6 +222,7 @@ class InstanceScreen(LiveScreen):
         self.query_one(Vertical).border_title = f"instance {escape(self.server_id)}"
         self.query_one(VerticalScroll).focus()
         self.follow_live()
+        self.set_interval(1.0, self._tick)
         self.action_reload()
 
     # -- data
@@ -232,12 +255,42 @@ class InstanceScreen(LiveScreen):
         self.action_reload()
 
     def action_reload(self) -> None:
+        self.tried_at = context(self.app).now()
         self.run_worker(self._load(), group="instance-detail", exclusive=True, exit_on_error=False)
+
+    def reread_every(self) -> float:
+        """How often the screen reads again on its own: OWN_READ_EVERY_S, or the source's interval if longer."""
+        return max(OWN_READ_EVERY_S, context(self.app).interval("instances"))
+
+    def _tick(self) -> None:
+        """Once a second: the blocks' ages (a block turns STALE on the clock alone), a re-read when due."""
+        self.render_detail()
+        ctx = context(self.app)
+        if own_read_due(self.tried_at, ctx.now(), self.reread_every(), reading=self.reading, paused=ctx.paused):
+            self.action_reload()
+
+    def _reread_if_moved(self) -> None:
+        """The source saw the server change (status, task state, vm state, host, fault) since the screen's read:
+        its actions, ports, volumes and allocations are read again. Once per change the source sees: a source
+        that lags behind the read does not make the screen read at every poll."""
+        obs = context(self.app).observation("instances")
+        if self.detail is None or self.reading or self.tried_at is None or not newer_observation(self.detail_at, obs):
+            return
+        assert obs is not None
+        seen = obs.snapshot.server(self.server_id)
+        if seen is None:
+            return
+        before, self._source_state = self._source_state, server_state(seen)
+        if self._source_state == before:
+            return
+        if self._source_state != server_state(self.detail.server):
+            self.action_reload()
 
     async def _load(self) -> None:
         collector = self._collector()
         loader = getattr(collector, "instance_detail", None)
         if loader is None:
+            self.tried_at = None  # nothing to read from: no re-reads either (`r` or the source starting try again)
             self._show(self._initial_text().replace("reading", "cannot read") +
                        f"\n[yellow]{escape(self._why_not_read())}[/]")
             return
@@ -249,17 +302,21 @@ class InstanceScreen(LiveScreen):
             self.error = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             if self.detail is None:
                 self._show(self._initial_text().split("reading")[0] + f"[red]{escape(self.error)}[/]")
+            self.reads += 1
             return
         finally:
             self.reading = False
             self.refresh_read_at()
+            self.render_detail()
         self.detail, self.detail_at, self.error = detail, context(self.app).now(), None
+        self.reads += 1
         self.render_detail()
         self.refresh_read_at()
 
     # -- live
     def observed(self, observation: Observation) -> None:
         self.render_detail()
+        self._reread_if_moved()
 
     def shown_detail(self) -> InstanceDetail | None:
         """What the screen shows: the last read, brought up to date by the instances source."""
@@ -272,7 +329,18 @@ class InstanceScreen(LiveScreen):
         if detail is not None:
             snap = context(self.app).snapshot("instances")
             hosts = snap if isinstance(snap, InstancesSnapshot) else None
-            self._show(self._gone() + detail_text(detail, self._now(), self._stuck(), self._known(), hosts))
+            self._show(self._gone() + detail_text(detail, self._now(), self._stuck(), self._known(), hosts,
+                                                  self._stamps()))
+
+    def _stamps(self) -> dict[str, str]:
+        """Beside each block: when its data was read. The questions rest on the server as the instances source
+        last saw it when that is newer than the screen's read; the other blocks on the screen's read."""
+        ctx = context(self.app)
+        own = own_block_read(self.detail_at, ctx.now(), self.reread_every(), paused=ctx.paused, error=self.error)
+        obs = ctx.observation("instances")
+        follows = newer_observation(self.detail_at, obs)
+        questions = [self.source_freshness("instances", named=True)] if follows else []
+        return {"read": block_stamp([own]), "questions": block_stamp([*questions, own])}
 
     def _gone(self) -> str:
         """A line when the instances source, read after the screen's own read, no longer lists the server."""

@@ -18,7 +18,7 @@ from typing import ClassVar
 
 from textual.screen import Screen
 
-from tui.freshness import read_at, utc_clock_time
+from tui.freshness import coarse_age, read_at, utc_clock_time
 from tui.models.observation import Observation
 from tui.screens.context import context
 from tui.widgets.observed import Observed, keys_first
@@ -96,6 +96,28 @@ class LiveScreen(Screen[None]):
     def read_at_text(self) -> str:
         """What the read-at line says now (tests, the curious)."""
         return "  ·  ".join(t for t, _ in self.freshness_parts() if t)
+
+
+OWN_READ_EVERY_S = 30.0  # a screen's own reads are read again at least this often (the app's clock)
+
+
+def own_block_read(at: float | None, now: float, every: float, *, paused: bool = False,
+                   error: str | None = None) -> tuple[str, str]:
+    """(text, level) beside a block a screen read on its own, re-read every `every` seconds:
+    `read 14:13:20 UTC (<1m ago)`; `STALE · read 14:13:20 UTC (2m ago) · why` once older than the re-reads
+    allow (Observation.is_stale) or when the last one failed; `PAUSED · read ...` while refresh is paused."""
+    if at is None:
+        return ("not read", "off") if error is None else (f"STALE · could not read: {error}", "stale")
+    obs = Observation("own", ok_at=at, tried_at=at, error=error)
+    text, level = read_at(obs, now, every, paused=paused)
+    if level == "ok" and not paused:
+        text += f" ({coarse_age(max(0.0, now - at))} ago)"
+    return text, level
+
+
+def own_read_due(last_try: float | None, now: float, every: float, *, reading: bool, paused: bool) -> bool:
+    """The screen's own reads are due again: tried once, not under way, not paused, `every` seconds since."""
+    return last_try is not None and not reading and not paused and now - last_try >= every
 
 
 def own_read(what: str, at: float | None, *, reading: bool = False, error: str | None = None) -> tuple[str, str]:

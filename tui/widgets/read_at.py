@@ -27,3 +27,15 @@ class ReadAtLine(Static):
         if text != self.shown:
             self.shown = text
             self.update(escape(text))
+
+
+def block_stamp(parts: list[tuple[str, str]]) -> str:
+    """Markup put beside a block's title on a drill-down screen: when that block's data was read (parts as for
+    ReadAtLine.show), dim while fresh; STALE, bold in the warning colour, when any part is stale."""
+    text = "  ·  ".join(t for t, _ in parts if t)
+    if not text:
+        return ""
+    stale = any(level == "stale" for _, level in parts)
+    if stale and "STALE" not in text:
+        text = f"STALE · {text}"
+    return f"  [{'bold yellow' if stale else 'dim'}]{escape(text)}[/]"
