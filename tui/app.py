@@ -184,6 +184,8 @@ class StacktopApp(App[None]):
         Binding("escape", "back", "Back", show=False, tooltip="back / close / clear the filter"),
     ]
 
+    replaying = False  # ReplayApp: a replay of a journal, nothing read live (tui.dashboard.Dashboard)
+
     def __init__(
         self,
         config: Config | None = None,

@@ -25,7 +25,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("sources", ("tui.exercises", "tui.sim")),
     ("runner", ("tui.runner", "tui.journal_codec", "tui.recorder", "tui.replay", "tui.snapshot", "tui.snapshot_plain",
                 "tui.snapshot_nagios", "tui.snapshot_prometheus", "tui.clouds",
-                "tui.export")),
+                "tui.export", "tui.dashboard")),
     ("widgets", ("tui.widgets",)),
     ("screens", ("tui.screens",)),
     ("app", ("tui.app", "tui.command_handlers", "tui.gallery", "tui.replay_app", "tui.cli", "tui.launch",
