@@ -1124,11 +1124,11 @@ class StacktopApp(App[None]):
 
     def run_command(self, line: str) -> bool:
         """Run one command line (`:host compute-01`); errors become a one-line notification."""
-        from tui import commands
+        from tui import command_handlers, commands
 
         try:
             command, args, name = commands.parse(line)
-            command.resolve()(self, args, name)
+            command_handlers.handler(command)(self, args, name)
         except commands.CommandError as exc:
             self.notify(str(exc), severity="warning")
             return False
