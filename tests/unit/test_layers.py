@@ -34,11 +34,11 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("sources", ("tui.exercises", "tui.sim")),
     ("runner", ("tui.runner", "tui.journal_codec", "tui.recorder", "tui.replay", "tui.snapshot", "tui.snapshot_plain",
                 "tui.snapshot_nagios", "tui.snapshot_prometheus", "tui.clouds",
-                "tui.export", "tui.dashboard")),
+                "tui.export", "tui.dashboard", "tui.core")),
     ("widgets", ("tui.widgets",)),
     ("screens", ("tui.screens",)),
-    ("app", ("tui.app", "tui.command_handlers", "tui.gallery", "tui.replay_app", "tui.cli", "tui.launch",
-             "tui.__main__")),
+    ("app", ("tui.app", "tui.appparts", "tui.command_handlers", "tui.gallery", "tui.replay_app", "tui.cli",
+             "tui.launch", "tui.__main__")),
 )
 
 
