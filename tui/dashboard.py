@@ -64,6 +64,19 @@ class Dashboard(Protocol):
                          configured: bool) -> tuple[str, str]: ...
 
 
+@runtime_checkable
+class KeysFirst(Protocol):
+    """An app that knows whether a key waits for its frame (the dashboard; a table's own test app may too):
+    background work in a widget yields to the key."""
+
+    def key_pending(self) -> bool: ...
+
+
+def key_pending(app: object) -> bool:
+    """A key waits for its frame in `app` (False for an app that does not tell)."""
+    return isinstance(app, KeysFirst) and bool(app.key_pending())
+
+
 _DASHBOARD_TYPES: set[type] = set()  # classes seen to be dashboards: the protocol check once per class
 
 

@@ -21,7 +21,7 @@ from textual.widgets import DataTable
 from textual.widgets._data_table import Row as TableRow
 from textual.widgets._data_table import RowKey
 
-from tui.dashboard import dashboard
+from tui.dashboard import key_pending
 from tui.safetext import cell, clean
 from tui.tablediff import Row, RowFilter, diff_rows, sort_rows, sort_value
 from tui.widgets.cell_render import one_line
@@ -574,9 +574,7 @@ class KeyedTable(DataTable):
         rows, expected = self._warm_target()
         if len(rows) < self.WARM_FROM and all(len(view) < self.WARM_FROM for view in expected):
             return
-        dash = dashboard(self.app)
-        key_pending = None if dash is None else dash.key_pending
-        if callable(key_pending) and key_pending():
+        if key_pending(self.app):
             self._warm_later()
             return
         target = (rows, *expected)
