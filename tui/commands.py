@@ -1,17 +1,15 @@
 """k9s-style command mode (`:`): the command table, parsing and completion. No Textual here.
 
-Each command names its handler as "module:function"; the handler is called as handler(app, args) on the UI
-loop and must not block (start a worker for I/O). Adding a command = one line here plus its handler in the
-module that owns the view, so app.py does not grow with every feature.
+This is what a command is (name, help, arguments, aliases); what it does is bound in the app layer
+(tui.command_handlers.HANDLERS: name -> handler(app, args, name), called on the UI loop, never blocking: I/O
+starts a worker). Adding a command = one line here plus its handler in the module that owns the view, named in
+HANDLERS, so app.py does not grow with every feature.
 """
 
 from __future__ import annotations
 
 import difflib
-import importlib
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from tui.sources import FINDINGS_COMMANDS, SOURCES
 
@@ -20,7 +18,6 @@ from tui.sources import FINDINGS_COMMANDS, SOURCES
 class Command:
     name: str
     help: str
-    handler: str  # "module:function", called as function(app, args, name)
     args: str = ""  # usage of the arguments, e.g. "NAME"; empty = none
     aliases: tuple[str, ...] = ()
 
@@ -28,34 +25,25 @@ class Command:
     def usage(self) -> str:
         return f":{self.name} {self.args}".rstrip()
 
-    def resolve(self) -> Callable[[Any, list[str], str], None]:
-        module, _, func = self.handler.partition(":")
-        return getattr(importlib.import_module(module), func)  # type: ignore[no-any-return]
-
 
 COMMANDS: list[Command] = [
-    *(Command(s.commands[0], f"focus the {s.title} pane", "tui.command_handlers:show_pane",
-              aliases=s.commands[1:]) for s in SOURCES if s.commands),
-    Command(FINDINGS_COMMANDS[0], "focus the findings pane", "tui.command_handlers:show_pane",
-            aliases=FINDINGS_COMMANDS[1:]),
-    Command("host", "open a host's drill-down", "tui.command_handlers:open_host", args="NAME"),
-    Command("server", "open an instance's screen", "tui.command_handlers:open_server", args="ID|NAME"),
-    Command("audit", "stale-allocation audit of every placement provider", "tui.screens.audit:open_audit"),
-    Command("fit", "why won't FLAVOR fit, host by host", "tui.screens.fit:open_fit", args="FLAVOR [TRAIT...]"),
+    *(Command(s.commands[0], f"focus the {s.title} pane", aliases=s.commands[1:]) for s in SOURCES if s.commands),
+    Command(FINDINGS_COMMANDS[0], "focus the findings pane", aliases=FINDINGS_COMMANDS[1:]),
+    Command("host", "open a host's drill-down", args="NAME"),
+    Command("server", "open an instance's screen", args="ID|NAME"),
+    Command("audit", "stale-allocation audit of every placement provider"),
+    Command("fit", "why won't FLAVOR fit, host by host", args="FLAVOR [TRAIT...]"),
     Command("trace-boot", "exercise: task_state sequence of SERVER (or the next new one) with owners",
-            "tui.screens.trace:trace_boot", args="[SERVER]"),
-    Command("trace-down", "exercise: how long until the API reports nova-compute on HOST down",
-            "tui.screens.trace:trace_down", args="HOST"),
+            args="[SERVER]"),
+    Command("trace-down", "exercise: how long until the API reports nova-compute on HOST down", args="HOST"),
     Command("trace-request", "exercise: follow REQUEST_ID through nova's events and the configured logs",
-            "tui.screens.trace:trace_request", args="REQUEST_ID"),
-    Command("cloud", "switch to cloud NAME (c cycles)", "tui.command_handlers:switch_cloud",
-            args="NAME"),
+            args="REQUEST_ID"),
+    Command("cloud", "switch to cloud NAME (c cycles)", args="NAME"),
     Command("silence", "silence the selected finding for DURATION (30m, 2h, 1d; default 1h; X lifts it)",
-            "tui.command_handlers:silence", args="[DURATION]"),
-    Command("help", "show every key and command", "tui.command_handlers:show_help"),
-    Command("q", "quit stacktop", "tui.command_handlers:quit_app", aliases=("quit",)),
+            args="[DURATION]"),
+    Command("help", "show every key and command"),
+    Command("q", "quit stacktop", aliases=("quit",)),
 ]
-
 
 
 class CommandError(ValueError):

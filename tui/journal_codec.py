@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-import importlib
 import re
 import types
 import typing
@@ -35,6 +34,11 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from tui.models.finding import Finding
+from tui.models.galera import GaleraSnapshot
+from tui.models.instances import InstancesSnapshot
+from tui.models.placement import AuditDigest
+from tui.models.rabbitmq import RabbitSnapshot
+from tui.models.services import ServicesSnapshot
 
 FULL_EVERY = 5000  # a full snapshot after this many patches of one source at the latest (bounds a seek)
 HEARTBEAT_S = 60.0  # a heartbeat-only change is written once it moved this far (seconds)
@@ -44,13 +48,10 @@ HEARTBEAT_FIELDS = AGE_FIELDS | {"updated_at", "heartbeat", "compute_updated_at"
 _AGE = re.compile(r"@-?\d+(\.\d+)?(e-?\d+)?")
 _ABSENT = object()
 # the snapshot classes replay rebuilds (module:qualname); any other `class` in a journal is refused, never imported
-SNAPSHOT_CLASSES = frozenset({
-    "tui.models.galera:GaleraSnapshot",
-    "tui.models.instances:InstancesSnapshot",
-    "tui.models.placement:AuditDigest",
-    "tui.models.rabbitmq:RabbitSnapshot",
-    "tui.models.services:ServicesSnapshot",
-})
+SNAPSHOT_CLASSES: dict[str, type] = {  # the journal's `class` of a snapshot -> the class it rebuilds
+    f"{cls.__module__}:{cls.__qualname__}": cls
+    for cls in (GaleraSnapshot, InstancesSnapshot, AuditDigest, RabbitSnapshot, ServicesSnapshot)
+}
 CUT_TEXT = 512  # a cut snapshot's longest text (characters): its head and tail, the middle replaced by a marker
 CUT_TEXT_MIN = 128  # the shortest a text is cut to when rows alone do not make a snapshot fit
 CUT_ROWS_MIN = 32  # a cut snapshot keeps at least this many rows of each list (and entries of each mapping)
@@ -727,19 +728,12 @@ class UnknownClass(ValueError):
 
 def load_class(name: str | None) -> type | None:
     """The snapshot class a journal event names (None: no class, the snapshot stays plain JSON). Only the
-    SNAPSHOT_CLASSES are imported: any other name, a module of stacktop's included, is UnknownClass."""
+    SNAPSHOT_CLASSES are rebuilt: any other name, a module of stacktop's included, is UnknownClass."""
     if not name:
         return None
     if name not in SNAPSHOT_CLASSES:
         raise UnknownClass(f"the journal names a snapshot class stacktop does not replay: {name[:80]!r}")
-    module, _, qual = name.partition(":")
-    try:
-        obj: Any = importlib.import_module(module)
-        for part in qual.split("."):
-            obj = getattr(obj, part)
-    except (ImportError, AttributeError):
-        return None
-    return obj if isinstance(obj, type) else None
+    return SNAPSHOT_CLASSES[name]
 
 
 def duplicate_id(body: Any, path: str = "") -> str | None:

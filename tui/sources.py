@@ -2,9 +2,10 @@
 
 The app (its panes, their order and titles, what is configured and how often it polls), the `:` commands that
 focus a pane, the collector registry (`stacktop snapshot`, the dashboard) and replay all read SOURCES. Adding a
-source is one SourceSpec here plus its own modules: a collector module with
-`build(config, context) -> list[Collector]`, and optionally a pane class (else a plain summary pane).
-No Textual and no client imports here: modules are named, and imported by whoever needs them.
+source is one SourceSpec here plus its own modules, each bound by name in its own layer: a collector module's
+`build(config, context) -> list[Collector]` in tui.collectors.registry.BUILDERS, and optionally a pane class in
+tui.widgets.panes.PANES (else a plain summary pane). No Textual and no client imports here: this says what a
+source is; the layers above import what reads and shows it, so every edge is a plain import.
 """
 
 from __future__ import annotations
@@ -20,9 +21,7 @@ class SourceSpec:
 
     name: str  # the collector's name: observations, findings and the journal are keyed by it
     title: str  # its pane's border title
-    module: str  # the collector module: build(config, context) -> list[Collector]
     section: str  # the config section that configures it (Config.<section>)
-    pane: str = ""  # "module:Class" of its pane; empty: a plain summary pane
     commands: tuple[str, ...] = ()  # `:` commands that focus its pane (the first is the command, the rest aliases)
     has_pane: bool = True  # False: its findings go to the findings pane only
     interval_key: str = "interval"  # the section's key for its interval
@@ -40,16 +39,12 @@ class SourceSpec:
 
 
 SOURCES: tuple[SourceSpec, ...] = (  # in pane order
-    SourceSpec("services", "control plane", "tui.collectors.services", "openstack",
-               "tui.widgets.services_pane:ServicesPane", ("services", "svc")),
-    SourceSpec("instances", "instances", "tui.collectors.instances", "openstack",
-               "tui.widgets.instances_pane:InstancesPane", ("instances", "servers")),
-    SourceSpec("rabbitmq", "RabbitMQ", "tui.collectors.rabbitmq", "rabbitmq",
-               "tui.widgets.rabbitmq_pane:RabbitMQPane", ("queues", "rabbitmq")),
-    SourceSpec("galera", "Galera", "tui.collectors.galera", "galera",
-               "tui.widgets.galera_pane:GaleraPane", ("galera", "db")),
+    SourceSpec("services", "control plane", "openstack", ("services", "svc")),
+    SourceSpec("instances", "instances", "openstack", ("instances", "servers")),
+    SourceSpec("rabbitmq", "RabbitMQ", "rabbitmq", ("queues", "rabbitmq")),
+    SourceSpec("galera", "Galera", "galera", ("galera", "db")),
     # the stale-allocation audit in the background (`:audit` runs it on demand): findings only, no pane
-    SourceSpec("placement", "placement audit", "tui.collectors.placement", "openstack", has_pane=False,
+    SourceSpec("placement", "placement audit", "openstack", has_pane=False,
                interval_key="audit_interval", enabled_by="audited"),
 )
 FINDINGS_COMMANDS: tuple[str, ...] = ("findings",)  # the findings pane: every source's findings, not a source

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-import tui.app
+import tui.appparts.startup
 from tests.testbed.render import rendered
 from tests.testbed.wait import until_pilot
 from tests.unit.test_triage_rules import TH, instances, rabbit, services
@@ -53,7 +53,7 @@ async def started(gate: asyncio.Event) -> tuple[StacktopApp, list[Gated]]:
 
 
 async def test_no_frame_until_every_pane_has_its_first_read(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(tui.app, "FIRST_TRIAGE_HOLD_S", 600.0)
+    monkeypatch.setattr(tui.appparts.startup, "FIRST_TRIAGE_HOLD_S", 600.0)
     gate = asyncio.Event()
     app, _ = await started(gate)
     async with app.run_test(size=(160, 48)) as pilot:
@@ -69,7 +69,7 @@ async def test_no_frame_until_every_pane_has_its_first_read(monkeypatch: pytest.
 
 
 async def test_a_key_ends_the_wait_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(tui.app, "FIRST_TRIAGE_HOLD_S", 600.0)
+    monkeypatch.setattr(tui.appparts.startup, "FIRST_TRIAGE_HOLD_S", 600.0)
     gate = asyncio.Event()
     app, _ = await started(gate)
     async with app.run_test(size=(160, 48)) as pilot:
@@ -82,7 +82,7 @@ async def test_a_key_ends_the_wait_at_once(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 async def test_a_source_that_does_not_answer_holds_no_longer_than_the_limit(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(tui.app, "FIRST_TRIAGE_HOLD_S", 0.3)
+    monkeypatch.setattr(tui.appparts.startup, "FIRST_TRIAGE_HOLD_S", 0.3)
     gate = asyncio.Event()  # never set: the instances source never answers
     app, _ = await started(gate)
     async with app.run_test(size=(160, 48)) as pilot:

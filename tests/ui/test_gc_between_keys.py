@@ -7,9 +7,9 @@ import time
 from typing import Any
 
 from tests.testbed.wait import until_pilot
-from tui import app as app_module
 from tui import gcpolicy
 from tui.app import ObservationMessage, StacktopApp
+from tui.appparts import keys as app_module
 from tui.config import Config
 from tui.models.observation import Observation
 
@@ -30,7 +30,7 @@ async def test_no_key_lately_collects_at_once(monkeypatch: Any) -> None:
 
 async def test_a_poll_during_keys_collects_once_after_them(monkeypatch: Any) -> None:
     calls: list[Any] = []
-    monkeypatch.setattr(app_module, "GC_KEY_QUIET_S", 0.5, raising=False)
+    monkeypatch.setattr(app_module, "GC_KEY_QUIET_S", 0.5)
     app = StacktopApp(Config(), collectors=[])
     async with app.run_test() as pilot:
         monkeypatch.setattr(gcpolicy, "after_poll", lambda now=None: calls.append(now))
@@ -45,7 +45,7 @@ async def test_a_poll_during_keys_collects_once_after_them(monkeypatch: Any) -> 
 
 async def test_keys_that_never_stop_put_it_off_at_most_so_long(monkeypatch: Any) -> None:
     calls: list[Any] = []
-    monkeypatch.setattr(app_module, "GC_PUT_OFF_MAX_S", 0.0, raising=False)
+    monkeypatch.setattr(app_module, "GC_PUT_OFF_MAX_S", 0.0)
     app = StacktopApp(Config(), collectors=[])
     async with app.run_test() as pilot:
         monkeypatch.setattr(gcpolicy, "after_poll", lambda now=None: calls.append(now))

@@ -34,6 +34,9 @@ def test_complete_and_history() -> None:
     assert h.prev() == "galera" and h.prev() == "host a" and h.next() == "galera" and h.next() == ""
 
 
-def test_every_handler_resolves() -> None:
+def test_every_command_has_its_handler_and_every_handler_its_command() -> None:
+    from tui import command_handlers
+
     for command in commands.COMMANDS:
-        assert callable(command.resolve()), command.name
+        assert callable(command_handlers.handler(command)), command.name
+    assert set(command_handlers.HANDLERS) == {c.name for c in commands.COMMANDS}

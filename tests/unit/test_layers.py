@@ -4,7 +4,11 @@ imports only from its own layer or below, and no two modules import each other, 
     base < models < rules < config < openstack < collectors < sources < runner < widgets < screens < app
 
 A lazy import is still an import: it stays only where start-up time needs it, and this check sees it. The
-simulated cloud (tui.sim) sits with the sources: it serves the demo, the gallery and the tests."""
+simulated cloud (tui.sim) sits with the sources: it serves the demo, the gallery and the tests.
+
+Every edge is a plain import statement, so this check sees them all: no module is named by a string and loaded
+with importlib (only Textual's own private items are, by tui.widgets.textual_private, which checks them), and
+no widget or screen probes the app with getattr(app, ...): they read it through tui.dashboard.Dashboard."""
 
 from __future__ import annotations
 
@@ -12,6 +16,11 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+
+# modules that may load a module named by a string, and why (none of them names a stacktop module)
+STRING_IMPORTS_ALLOWED: dict[str, str] = {
+    "tui.widgets.textual_private": "checks that Textual's private items stacktop relies on still exist",
+}
 
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("base", ("tui", "tui.errors", "tui.deadline", "tui.safetext", "tui.redact", "tui.jsonable", "tui.readonly",
@@ -25,11 +34,11 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("sources", ("tui.exercises", "tui.sim")),
     ("runner", ("tui.runner", "tui.journal_codec", "tui.recorder", "tui.replay", "tui.snapshot", "tui.snapshot_plain",
                 "tui.snapshot_nagios", "tui.snapshot_prometheus", "tui.clouds",
-                "tui.export")),
+                "tui.export", "tui.dashboard", "tui.core")),
     ("widgets", ("tui.widgets",)),
     ("screens", ("tui.screens",)),
-    ("app", ("tui.app", "tui.command_handlers", "tui.gallery", "tui.replay_app", "tui.cli", "tui.launch",
-             "tui.__main__")),
+    ("app", ("tui.app", "tui.appparts", "tui.command_handlers", "tui.gallery", "tui.replay_app", "tui.cli",
+             "tui.launch", "tui.__main__")),
 )
 
 
@@ -127,3 +136,59 @@ def test_the_check_sees_lazy_imports(tmp_path: Path) -> None:
     probe.write_text("def f():\n    from tui.app import StacktopApp\n    import tui.widgets.panes\n")
     assert imports(probe, {"tui.app", "tui.widgets.panes"}) == {"tui.app", "tui.widgets.panes"}
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def _called(node: ast.Call) -> str:
+    func = node.func
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return ""
+
+
+def _is_app(node: ast.expr) -> bool:
+    """`app`, `self.app`, `screen.app`...: the running Textual app."""
+    return (isinstance(node, ast.Name) and node.id == "app") or (isinstance(node, ast.Attribute) and node.attr == "app")
+
+
+def hidden_edges(source: str, name: str = "<probe>") -> list[str]:
+    """The lines of one module that reach other code around the import statements: a module loaded by its name
+    as a string (importlib.import_module, __import__), and the app probed by getattr/hasattr(app, "...")."""
+    found = []
+    for node in ast.walk(ast.parse(source, name)):
+        if not isinstance(node, ast.Call):
+            continue
+        called = _called(node)
+        if called in ("import_module", "__import__"):
+            found.append(f"{name}:{node.lineno}: {called}(...) loads a module named by a string")
+        elif called in ("getattr", "hasattr") and node.args and _is_app(node.args[0]):
+            found.append(f"{name}:{node.lineno}: {called}({ast.unparse(node.args[0])}, ...) probes the app "
+                         "(read it through tui.dashboard.dashboard(app))")
+    return found
+
+
+def test_no_module_named_by_a_string_and_no_app_probed() -> None:
+    hidden = [line for m, path in sorted(modules().items()) if m not in STRING_IMPORTS_ALLOWED
+              for line in hidden_edges(path.read_text(), m)]
+    assert not hidden, "edges the layer check cannot see:\n" + "\n".join(hidden)
+    allowed = {m: hidden_edges(modules()[m].read_text(), m) for m in STRING_IMPORTS_ALLOWED}
+    assert all(lines and all("probes the app" not in line for line in lines) for lines in allowed.values()), allowed
+
+
+def test_the_check_sees_string_imports_and_app_probes() -> None:
+    probe = (
+        "import importlib\n"
+        "from importlib import import_module\n"
+        "def f(self, app):\n"
+        "    importlib.import_module('tui.widgets.services_pane')\n"
+        "    import_module(f'tui.sim.{app}')\n"
+        "    __import__('tui.app')\n"
+        "    getattr(self.app, 'config', None)\n"
+        "    getattr(app, 'clouds', {})\n"
+        "    hasattr(self.screen.app, 'paused')\n"
+        "    getattr(self.table, 'app', None)\n"
+    )
+    lines = hidden_edges(probe)
+    assert [line.split(":")[1] for line in lines] == ["4", "5", "6", "7", "8", "9"], lines
+    assert "probes the app" in lines[3] and "named by a string" in lines[0]

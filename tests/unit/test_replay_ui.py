@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.testbed.wait import until_pilot
-from tui import commands
+from tui import command_handlers, commands
 from tui.app import StacktopApp
 from tui.collectors.registry import build_collectors
 from tui.config import Config
@@ -145,7 +145,7 @@ def test_trace_commands_parse() -> None:
     assert commands.parse(":trace-down compute-02")[1] == ["compute-02"]
     with pytest.raises(commands.CommandError, match="missing HOST"):
         commands.parse(":trace-down")
-    assert callable(commands.parse(":trace-request req-1")[0].resolve())
+    assert command_handlers.handler(commands.parse(":trace-request req-1")[0]) is command_handlers.trace_request
 
 
 async def test_trace_commands_without_a_cloud(tmp_path: Path) -> None:

@@ -13,10 +13,11 @@ import pytest
 
 from tui import commands, sources
 from tui.app import StacktopApp
+from tui.collectors import registry
 from tui.collectors.base import BaseCollector, BuildContext
 from tui.collectors.registry import build_collectors
 from tui.config import Config, OpenStackConfig
-from tui.widgets.panes import pane_class, pane_order
+from tui.widgets.panes import PANES, pane_class, pane_order
 from tui.widgets.source_pane import SourcePane
 
 
@@ -30,6 +31,15 @@ def test_panes_commands_and_collectors_follow_the_registry() -> None:
         assert commands.find(spec.commands[0]) is not None, f":{spec.commands[0]} exists"
         assert spec.name == pane_class(spec.name, spec.title).SOURCE
     assert table["findings"] == "findings"
+
+
+def test_every_source_has_its_builder_and_every_pane_its_source() -> None:
+    """The registry's names bind to callables in their own layers: no source without a builder, no pane or
+    builder for a source that is not in SOURCES."""
+    names = {s.name for s in sources.SOURCES}
+    assert set(registry.BUILDERS) == names
+    assert set(PANES) <= {s.name for s in sources.SOURCES if s.has_pane}
+    assert all(issubclass(cls, SourcePane) and name == cls.SOURCE for name, cls in PANES.items())
 
 
 class ProbeCollector(BaseCollector):
@@ -46,7 +56,8 @@ class ProbeCollector(BaseCollector):
 
 @pytest.fixture
 def probe_source(monkeypatch: pytest.MonkeyPatch) -> sources.SourceSpec:
-    """A source that exists only in this test: a module with build(config, context), and one SourceSpec."""
+    """A source that exists only in this test: a module with build(config, context), one SourceSpec, and its
+builder bound in the collector registry."""
     module = types.ModuleType("probe_source")
     seen: list[BuildContext] = []
 
@@ -57,8 +68,9 @@ def probe_source(monkeypatch: pytest.MonkeyPatch) -> sources.SourceSpec:
     module.build = build  # type: ignore[attr-defined]
     module.seen = seen  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "probe_source", module)
-    spec = sources.SourceSpec("probe", "probe", "probe_source", "openstack", commands=("probe",))
+    spec = sources.SourceSpec("probe", "probe", "openstack", commands=("probe",))
     monkeypatch.setattr(sources, "SOURCES", (*sources.SOURCES, spec))
+    monkeypatch.setitem(registry.BUILDERS, "probe", build)
     return spec
 
 

@@ -1,15 +1,26 @@
-"""Which collectors a config asks for: one build(config, context) per source of tui.sources.SOURCES."""
+"""Which collectors a config asks for: one build(config, context) per source of tui.sources.SOURCES, bound to
+its source here (BUILDERS)."""
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
 from tui import sources
+from tui.collectors import galera, instances, placement, rabbitmq, services
 from tui.collectors.base import BuildContext, Collector
 from tui.config import Config
+
+Builder = Callable[[Config, BuildContext], list[Collector]]
+
+BUILDERS: dict[str, Builder] = {  # source name -> its collector module's build(config, context)
+    "services": services.build,
+    "instances": instances.build,
+    "rabbitmq": rabbitmq.build,
+    "galera": galera.build,
+    "placement": placement.build,
+}
 
 
 def build_collectors(config: Config, *, galera_connector: Any = None, dashboard: bool = False,
@@ -28,6 +39,5 @@ def build_collectors(config: Config, *, galera_connector: Any = None, dashboard:
     context = BuildContext(dashboard=dashboard, session=session, galera_connector=galera_connector, clock=clock)
     collectors: list[Collector] = []
     for spec in sources.SOURCES:
-        module = importlib.import_module(spec.module)
-        collectors.extend(module.build(config, context))
+        collectors.extend(BUILDERS[spec.name](config, context))
     return collectors

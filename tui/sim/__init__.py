@@ -10,7 +10,6 @@ No new dependencies: stdlib HTTP servers on 127.0.0.1 in daemon threads.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -29,6 +28,12 @@ __all__ = ["CLOUD", "STORY", "Demo", "DemoClouds", "RemoteDemo", "galera_connect
 
 def __getattr__(name: str) -> Any:
     where = _WHERE.get(name)
-    if where is None:
+    if where == "control":
+        from tui.sim import control as module
+    elif where == "demo":
+        from tui.sim import demo as module
+    elif where == "story":
+        from tui.sim import story as module
+    else:
         raise AttributeError(f"module 'tui.sim' has no attribute '{name}'")
-    return getattr(importlib.import_module(f"tui.sim.{where}"), name)
+    return getattr(module, name)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from textual.widgets import Static
 
 from tui import breadcrumb
+from tui.dashboard import dashboard
 from tui.safetext import escape
 
 
@@ -19,7 +20,8 @@ class Breadcrumb(Static):
         stack = list(self.app.screen_stack)
         mine = self.screen
         stack = stack[: stack.index(mine) + 1] if mine in stack else [*stack, mine]
-        main = getattr(self.app, "main_crumb", None)
+        dash = dashboard(self.app)
+        main = None if dash is None else dash.main_crumb
         parts = [main() if callable(main) else ""]
         parts += [str(getattr(s, "crumb", "") or "") for s in stack[1:]]
         return [p for p in parts if p]

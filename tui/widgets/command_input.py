@@ -9,6 +9,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.widgets import Input
 
 from tui import commands
+from tui.dashboard import dashboard
 from tui.safetext import escape
 
 
@@ -39,7 +40,8 @@ class CommandInput(Input):
         word, sep, rest = self.value.lstrip(":").partition(" ")
         if sep:
             command = commands.find(word)
-            choices = getattr(self.app, "command_choices", None)
+            dash = dashboard(self.app)
+            choices = None if dash is None else dash.command_choices
             if command is None or " " in rest.strip() or not callable(choices):
                 return
             options = [c for c in choices(command.name) if c.startswith(rest.strip())]
@@ -72,7 +74,8 @@ class StacktopCommands(Provider):
         """(`:cloud NAME`, help, run) for each cloud of a several-cloud session, as Textual markup (the palette
         parses prompts and help as markup; cloud names come from the config)."""
         app: Any = self.app
-        names = list(getattr(app, "clouds", {}) or {})
+        dash = dashboard(app)
+        names = list(dash.clouds) if dash is not None else []
         if len(names) < 2:
             return []
         return [(f":cloud {escape(name)}", f"switch to cloud {escape(name)}",

@@ -20,6 +20,7 @@ from typing import ClassVar
 
 from rich.text import Text
 
+from tui.dashboard import dashboard
 from tui.freshness import clock_time
 from tui.models.finding import SEVERITY_ORDER, Finding
 from tui.models.observation import Observation
@@ -159,7 +160,8 @@ class FindingsPane(SourcePane):
 
     def _silences(self, now: float) -> dict[Key, float]:
         """The cloud on screen's silences in force (key -> until); none outside a StacktopApp."""
-        silences = getattr(self.app, "silences", None)
+        dash = dashboard(self.app)
+        silences = None if dash is None else dash.silences
         return silences.active(now) if hasattr(silences, "active") else {}
 
     def _sync(self, now: float) -> None:
@@ -205,7 +207,8 @@ class FindingsPane(SourcePane):
     def refresh_freshness(self, now: float) -> None:
         failing = [obs.source for obs in self.by_source.values() if obs.error is not None]
         if not self.by_source:
-            runners = getattr(self.app, "runners", None)
+            dash = dashboard(self.app)
+            runners = None if dash is None else dash.runners
             text, level = ("waiting for the first poll", "loading") if runners else ("no sources", "off")
         else:
             text = f"sources failing: {', '.join(failing)}" if failing else "all sources ok"
@@ -236,7 +239,8 @@ class FindingsPane(SourcePane):
         if what in ("host", "server"):
             self.post_message(DrillDown(what, name))
         else:
-            show_source = getattr(app, "show_source", None)
+            dash = dashboard(app)
+            show_source = None if dash is None else dash.show_source
             if callable(show_source):
                 show_source(name)
             self._point_at(name, f)

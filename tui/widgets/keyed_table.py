@@ -21,6 +21,7 @@ from textual.widgets import DataTable
 from textual.widgets._data_table import Row as TableRow
 from textual.widgets._data_table import RowKey
 
+from tui.dashboard import key_pending
 from tui.safetext import cell, clean
 from tui.tablediff import Row, RowFilter, diff_rows, sort_rows, sort_value
 from tui.widgets.cell_render import one_line
@@ -203,7 +204,7 @@ class KeyedTable(DataTable):
         changes this focus state's signature, and the render caches are cleared as DataTable does."""
         self._restyled = False
         app = self.app
-        signature = (app.theme, getattr(app, "_css_update_count", None), self.rich_style,
+        signature = (app.theme, vars(app).get("_css_update_count"), self.rich_style,
                      tuple(self.get_component_rich_style(name, default=Style.null()) for name in _COMPONENTS))
         state = self.get_pseudo_class_state()
         seen = self._style_seen
@@ -573,8 +574,7 @@ class KeyedTable(DataTable):
         rows, expected = self._warm_target()
         if len(rows) < self.WARM_FROM and all(len(view) < self.WARM_FROM for view in expected):
             return
-        key_pending = getattr(self.app, "key_pending", None)
-        if callable(key_pending) and key_pending():
+        if key_pending(self.app):
             self._warm_later()
             return
         target = (rows, *expected)

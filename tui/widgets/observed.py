@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from textual.message import Message
 from textual.widget import Widget
 
+from tui.dashboard import dashboard
 from tui.models.observation import Observation
 
 
@@ -41,19 +42,21 @@ class AllObserved(Message, bubble=False):
 
 async def keys_first(widget: Widget) -> None:
     """Wait while a key is pending (StacktopApp.keys_first): its frame before this render."""
-    wait = getattr(widget.app, "keys_first", None)
-    if callable(wait):
-        await wait()
+    dash = dashboard(widget.app)
+    if dash is not None:
+        await dash.keys_first()
 
 
 def superseded(widget: Widget, observation: Observation) -> bool:
     """The app's latest observation of this source (of the cloud on screen) is another one: the message
     waited in the widget's queue while the cloud switched or a newer poll arrived."""
-    latest = getattr(widget.app, "observations", None)
+    dash = dashboard(widget.app)
+    latest = None if dash is None else dash.observations
     return isinstance(latest, Mapping) and latest.get(observation.source) is not observation
 
 
 def latest_observations(widget: Widget, message: AllObserved) -> dict[str, Observation]:
     """What the app holds now (of the cloud on screen), not what it held when the message was posted."""
-    latest = getattr(widget.app, "observations", None)
+    dash = dashboard(widget.app)
+    latest = None if dash is None else dash.observations
     return dict(latest) if isinstance(latest, Mapping) else message.observations

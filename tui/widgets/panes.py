@@ -1,11 +1,21 @@
-"""Which pane widget shows which source (tui.sources). A source without its own pane gets a plain summary pane."""
+"""Which pane widget shows which source (tui.sources): PANES binds a source to its pane class. A source without
+its own pane gets a plain summary pane."""
 
 from __future__ import annotations
 
-import importlib
-
 from tui import sources
+from tui.widgets.galera_pane import GaleraPane
+from tui.widgets.instances_pane import InstancesPane
+from tui.widgets.rabbitmq_pane import RabbitMQPane
+from tui.widgets.services_pane import ServicesPane
 from tui.widgets.source_pane import SourcePane
+
+PANES: dict[str, type[SourcePane]] = {  # source name -> its pane class
+    "services": ServicesPane,
+    "instances": InstancesPane,
+    "rabbitmq": RabbitMQPane,
+    "galera": GaleraPane,
+}
 
 
 def pane_order() -> tuple[tuple[str, str], ...]:
@@ -15,10 +25,7 @@ def pane_order() -> tuple[tuple[str, str], ...]:
 
 
 def pane_class(source: str, title: str) -> type[SourcePane]:
-    found = sources.spec(source)
-    if found is not None and found.pane:
-        module, _, name = found.pane.partition(":")
-        cls = getattr(importlib.import_module(module), name)
-        assert issubclass(cls, SourcePane), f"{found.pane} is not a SourcePane"
+    cls = PANES.get(source)
+    if cls is not None:
         return cls
     return type(f"{source.title()}Pane", (SourcePane,), {"SOURCE": source, "TITLE": title})

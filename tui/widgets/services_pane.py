@@ -17,6 +17,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 
 from tui.config import Thresholds
+from tui.dashboard import dashboard
 from tui.freshness import coarse_age, human_age
 from tui.models.observation import Observation
 from tui.safetext import escape
@@ -244,7 +245,8 @@ class ServicesPane(SourcePane):
             yield from super().compose_body()
 
     def _thresholds(self) -> Any:
-        config = getattr(self.app, "config", None)
+        dash = dashboard(self.app)
+        config = None if dash is None else dash.config
         return getattr(config, "thresholds", None) or Thresholds()
 
     def render_snapshot(self, snapshot: Any, obs: Observation) -> None:

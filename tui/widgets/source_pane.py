@@ -16,6 +16,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
+from tui.dashboard import dashboard
 from tui.freshness import freshness
 from tui.models.observation import Observation
 from tui.safetext import escape
@@ -123,7 +124,8 @@ class SourcePane(Vertical, can_focus=False):
         return f"No {self.TITLE or self.SOURCE} source is configured (see config.example.toml, or try --demo)."
 
     def _now(self) -> float:
-        clock = getattr(self.app, "clock", None)
+        dash = dashboard(self.app)
+        clock = None if dash is None else dash.clock
         return clock() if callable(clock) else time.time()
 
     def on_mount(self) -> None:
@@ -215,7 +217,8 @@ class SourcePane(Vertical, can_focus=False):
         self.set_message(escape(str(snapshot))[:200])
 
     def refresh_freshness(self, now: float) -> None:
-        words = getattr(self.app, "border_freshness", None)  # the app's say: paused, replayed
+        dash = dashboard(self.app)
+        words = None if dash is None else dash.border_freshness  # the app's say: paused, replayed
         if callable(words):
             text, level = words(self.observation, now, self.interval, self.configured)
         else:

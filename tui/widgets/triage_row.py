@@ -15,6 +15,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from tui.config import Thresholds
+from tui.dashboard import dashboard
 from tui.models.observation import Observation
 from tui.safetext import clean
 from tui.widgets.observed import AllObserved, keys_first, latest_observations
@@ -72,13 +73,15 @@ class TriageRow(Static):
             self.refresh_summary()
 
     def _now(self) -> float:
-        clock = getattr(self.app, "clock", None)
+        dash = dashboard(self.app)
+        clock = None if dash is None else dash.clock
         return clock() if callable(clock) else time.time()
 
     def _sources(self) -> tuple[set[str] | None, dict[str, float]]:
         """Which sources are configured and their intervals, as the sibling panes were told by the app."""
         try:
-            given = getattr(self.app, "panes", None)  # the app's list is cheaper than a query every second
+            dash = dashboard(self.app)
+            given = None if dash is None else dash.panes  # the app's list is cheaper than a query every second
             panes = list(given) if isinstance(given, list) else list(self.screen.query(SourcePane))
         except Exception:
             return None, {}
@@ -90,7 +93,8 @@ class TriageRow(Static):
     def refresh_summary(self) -> None:
         from tui.rules.triage import DEFAULT_INTERVAL, triage_summary
 
-        config = getattr(self.app, "config", None)
+        dash = dashboard(self.app)
+        config = None if dash is None else dash.config
         thresholds = getattr(config, "thresholds", None) or Thresholds()
         configured, intervals = self._sources()
         now = self._now()
