@@ -19,7 +19,6 @@ cancels it. Nothing blocks the UI loop: listings run in threads, per-provider GE
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any, ClassVar
@@ -41,7 +40,7 @@ from tui.screens.live import LiveScreen, own_read
 from tui.widgets.breadcrumb import Breadcrumb
 from tui.widgets.keyed_table import KeyedTable
 from tui.widgets.read_at import ReadAtLine
-from tui.widgets.services_pane import COLUMNS, build_rows, utc_datetime
+from tui.widgets.services_pane import COLUMNS, build_rows, host_sections, judged_sections, utc_datetime
 
 SOURCE = "services"
 MAX_ROWS = 200  # per list on the screen (ports, servers, consumers): the rest is counted, not shown
@@ -53,14 +52,6 @@ VERDICT_STYLE = {"ok": "green", "stale": "bold red", "suspected": "yellow", "mig
 def on_host(host: str, name: str) -> bool:
     """cinder-volume hosts are `host@backend`; agents and computes use the bare host name."""
     return name == host or name.startswith(host + "@")
-
-
-def host_snapshot(snapshot: ServicesSnapshot, host: str) -> ServicesSnapshot:
-    def only(section: Any) -> Any:
-        return dataclasses.replace(section, rows=tuple(r for r in section.rows if on_host(host, r.host)))
-
-    return dataclasses.replace(snapshot, compute=only(snapshot.compute), network=only(snapshot.network),
-                               volume=only(snapshot.volume))
 
 
 def host_findings(findings: tuple[Finding, ...] | list[Finding], host: str) -> list[Finding]:
@@ -306,8 +297,7 @@ class HostScreen(LiveScreen):
         ctx = context(self.app)
         now = utc_datetime(ctx.now())
         assert now is not None
-        thresholds = ctx.config.thresholds
-        rows = build_rows(host_snapshot(obs.snapshot, self.host), thresholds, now, utc_datetime(obs.ok_at))
+        rows = build_rows(host_sections(judged_sections(obs), self.host), now, utc_datetime(obs.ok_at))
         self.table.sync(rows)
         if obs is not self._shown:
             self._shown = obs
