@@ -586,9 +586,8 @@ class StacktopApp(App[None]):
     def _start_sources(self) -> None:
         """After the first paint: build collectors (heavy imports happen here) and start one runner each.
         With several clouds, those not on screen poll at [ui] inactive_cloud_interval (their badges)."""
-        from tui.runner import CollectorRunner
-
         from tui.rules.judge import CloudJudge
+        from tui.runner import CollectorRunner
 
         several = len(self.clouds) > 1
         for state in self.clouds.values():

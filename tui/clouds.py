@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from tui.config import Config
+from tui.models.judged import latest_view
 from tui.models.observation import Observation
 from tui.records import record
 from tui.safetext import escape
@@ -71,14 +72,17 @@ class Badge:
 
 def badge(name: str, observations: Mapping[str, Observation], now: float, intervals: Mapping[str, float],
           *, active: bool = False, silences: Silences | None = None) -> Badge:
-    """The cloud's worst finding severity over its sources' latest observations (silenced findings left out),
-    and whether any is stale."""
+    """The cloud's worst severity over the findings its latest judged poll shows (the triage hints included,
+    silenced findings left out), and whether any source is stale."""
     level = "waiting" if not observations else "ok"
     stale = False
+    view = latest_view(observations)  # the findings the cloud's latest poll judged shown, hints included
+    shown = view.shown if view is not None else [f for obs in observations.values() for f in obs.findings]
     for source, obs in observations.items():
         if obs.is_stale(now, intervals.get(source, DEFAULT_INTERVAL)) or obs.ok_at is None:
             stale = True
-        for finding in obs.findings:
+    if observations:
+        for finding in shown:
             if silences is not None and silences.silenced(finding, now):
                 continue
             if finding.severity == "critical":

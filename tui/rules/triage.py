@@ -31,7 +31,7 @@ from tui.models.instances import BUILD_QUEUED, InstancesSnapshot
 from tui.models.observation import Observation
 from tui.models.rabbitmq import RabbitSnapshot
 from tui.models.services import SectionRead, ServiceRow, ServicesSnapshot
-from tui.models.triage import Level, TriageCell, TriageSummary
+from tui.models.triage import REASSURANCES, Level, TriageCell, TriageSummary, brief_text  # noqa: F401 (re-exported)
 from tui.rules.liveness import Liveness, assess_section
 from tui.rules.queue_names import classify_queue
 from tui.rules.quorum import READS_FAIL, STILL_ANSWERS, WRITES_FAIL
@@ -245,36 +245,6 @@ def _rabbit_cell(obs: Observation) -> TriageCell:
     level: Level = "critical" if alarms or partitioned or queues or running < len(nodes) else \
         "warning" if blind else "ok"
     return TriageCell("rabbitmq", "RabbitMQ", ", ".join(parts), level, "rabbitmq")
-
-
-# the clauses a RabbitMQ cell says when all is well: left out of the brief form (brief_text)
-REASSURANCES = frozenset({"no alarms", "no partitions", "service queues consumed"})
-
-
-def brief_text(cell: TriageCell) -> str:
-    """A shorter answer for a narrow terminal, where the whole row must still fit: an ok cell says only its
-    first clause without its parenthesis ("7/7 up", "3/3 running", "ok"); any other cell drops the clauses that
-    say all is well ("no partitions") and keeps the rest."""
-    clauses = _clauses(cell.text)
-    if cell.level == "ok":
-        first = clauses[0] if clauses else cell.text
-        head, paren, _ = first.partition(" (")
-        return head if paren else first
-    kept = [c for c in clauses if c not in REASSURANCES]
-    return ", ".join(kept) if kept else cell.text
-
-
-def _clauses(text: str) -> list[str]:
-    """The text split at ", " outside parentheses."""
-    out, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        depth += ch == "("
-        depth -= ch == ")"
-        if depth == 0 and text.startswith(", ", i):
-            out.append(text[start:i])
-            start = i + 2
-    out.append(text[start:])
-    return [c for c in out if c]
 
 
 def _galera_cell(obs: Observation) -> TriageCell:

@@ -1,4 +1,5 @@
-"""Every source's findings in one table, plus the triage hints derived from them.
+"""Every source's findings in one table, plus the triage hints derived from them: the findings the runner's
+judgement of the cloud's latest poll shows (tui.models.judged.CloudView.shown).
 
 - Critical first; within a severity the triage hints (the likely cause) before the findings they explain.
 - Deduplicated by (kind, subject): the same finding from two observations is one row (the more severe).
@@ -22,6 +23,7 @@ from rich.text import Text
 
 from tui.freshness import clock_time
 from tui.models.finding import SEVERITY_ORDER, Finding
+from tui.models.judged import latest_view
 from tui.models.observation import Observation
 from tui.safetext import text as safe_text
 from tui.widgets import column_fit as fit
@@ -113,11 +115,9 @@ class FindingsPane(SourcePane):
         if not self._mounted:
             return
         now = self._now()
-        raw = [f for obs in observations.values() for f in obs.findings]
-        from tui.rules.triage import triage_hints, without_absorbed  # here: ~20 ms before the first paint
-
-        self.hints = triage_hints(observations)
-        self.findings = dedupe(without_absorbed(raw, self.hints) + self.hints)
+        view = latest_view(observations)  # the cloud as its latest poll judged it (tui.models.judged)
+        self.hints = list(view.hints) if view is not None else []
+        self.findings = list(view.shown) if view is not None else []
         present = {f.key for f in self.findings}
         for key in list(self.first_seen):
             if key not in present:
@@ -145,14 +145,14 @@ class FindingsPane(SourcePane):
 
     def swap(self, observations: dict[str, Observation], first_seen: dict[Key, float]) -> None:
         """Another cloud's findings: its own first-seen times, and no "new critical" toast for what it had."""
-        from tui.rules.triage import triage_hints
-
         self.first_seen = dict(first_seen)
         self._pending_toast = {}
         now = self._now()
         self._critical_seen = {f.key: now for obs in observations.values() for f in obs.findings
                                if f.severity == "critical"}
-        self._critical_seen.update({f.key: now for f in triage_hints(observations) if f.severity == "critical"})
+        view = latest_view(observations)
+        self._critical_seen.update({f.key: now for f in (view.hints if view is not None else ())
+                                    if f.severity == "critical"})
         if self.table is not None:
             self.table.reset()
         self.show_all(observations)
