@@ -53,6 +53,15 @@ class SourceView:
 
 
 @dataclass(frozen=True, slots=True)
+class GaleraVerdict:
+    """The Galera pane's verdict as the poll judged it (SourceView.detail of the galera source)."""
+
+    text: str
+    no_quorum: bool  # no Primary component, or no node answers: the line is red whatever the findings say
+    arbitrator: str | None = None  # a configured arbitrator (garbd, no SQL row) counted in the Primary component
+
+
+@dataclass(frozen=True, slots=True)
 class CloudView:
     """One cloud judged after a poll of one of its sources. seq orders the views of one cloud (a later poll's
     is higher); hints: the cross-source triage hints; shown: the findings every view lists (the sources'
@@ -65,6 +74,7 @@ class CloudView:
     shown: tuple[Finding, ...] = ()
     summary: TriageSummary | None = None
     level: str = "waiting"
+    jumps: Mapping[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
 
 
 def stale_text(obs: Observation, now: float) -> str:

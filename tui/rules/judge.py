@@ -16,13 +16,15 @@ from datetime import UTC, datetime
 from typing import Any
 
 from tui.models.finding import SEVERITY_ORDER, Finding, Severity
+from tui.models.galera import GaleraSnapshot
 from tui.models.instances import InstancesSnapshot
-from tui.models.judged import DEFAULT_INTERVAL, CloudView, JudgedRow, SourceView
+from tui.models.judged import DEFAULT_INTERVAL, CloudView, GaleraVerdict, JudgedRow, SourceView
 from tui.models.observation import Observation
 from tui.models.services import SectionRead, ServiceRow, ServicesSnapshot
 from tui.rules.liveness import Liveness, assess_section, down_time_for, row_rank
+from tui.rules.quorum import NO_QUORUM_VERDICT, arbitrator_view, verdict
 from tui.rules.stuck import instance_owner, owner_cell
-from tui.rules.triage import triage_hints, triage_summary, without_absorbed
+from tui.rules.triage import jump_target, triage_hints, triage_summary, without_absorbed
 
 # one section judged as of the poll: (the section, its down time, every row with its verdict then)
 SectionAtPoll = tuple[SectionRead, float, tuple[tuple[ServiceRow, Liveness], ...]]
@@ -127,7 +129,17 @@ def judge_source(obs: Observation, thresholds: Any, sections: tuple[SectionAtPol
                           services_status(sections), ordered)
     if isinstance(snap, InstancesSnapshot):
         return SourceView(obs.source, obs.ok_at, obs.findings, instance_rows(snap, obs.findings))
+    if isinstance(snap, GaleraSnapshot):
+        judged = galera_verdict(snap)
+        return SourceView(obs.source, obs.ok_at, obs.findings, status=judged.text, detail=judged)
     return SourceView(obs.source, obs.ok_at, obs.findings)
+
+
+def galera_verdict(snap: GaleraSnapshot) -> GaleraVerdict:
+    text = verdict(snap)
+    arbitrator = arbitrator_view(snap)
+    present = arbitrator.name if arbitrator is not None and not arbitrator.missing else None
+    return GaleraVerdict(text, text.startswith((NO_QUORUM_VERDICT, "NO DATA")), present)
 
 
 def sort_shown(findings: Iterable[Finding]) -> list[Finding]:
@@ -169,7 +181,8 @@ def judge_cloud(observations: Mapping[str, Observation], now: float, thresholds:
         summary = triage_summary(observations, datetime.fromtimestamp(now, UTC), thresholds,
                                  configured=configured, intervals=intervals,
                                  judged_rows=_judged_services(observations.get("services")))
-    return CloudView(seq, now, tuple(hints), tuple(shown), summary, badge_level(shown, observations))
+    return CloudView(seq, now, tuple(hints), tuple(shown), summary, badge_level(shown, observations),
+                     {f.key: jump_target(f) for f in shown})
 
 
 class CloudJudge:

@@ -8,7 +8,7 @@ judgement of the cloud's latest poll shows (tui.models.judged.CloudView.shown).
   nothing changing, the table (and the terminal) stays still.
 - `enter` opens the finding screen (the whole finding, live); from there `enter` jumps to its subject: a host
   -> the host screen, a server -> the instance screen, a queue / node / cluster -> that source's pane
-  (tui.rules.triage.jump_target).
+  (tui.rules.triage.jump_target, judged with the poll).
 - A toast once when a critical finding appears that was not present in the last TOAST_FORGET_S seconds
   (not on every poll, not again when it merely flaps); the criticals one incident brings within
   TOAST_GATHER_S (each source reports on its own) make one toast, led by the triage hint.
@@ -229,9 +229,9 @@ class FindingsPane(SourcePane):
 
     def jump(self, f: Finding) -> None:
         """Open what `f` is about: its host or server screen, else its pane with the cursor on its row."""
-        from tui.rules.triage import jump_target
-
-        what, name = jump_target(f)
+        view = latest_view(self.by_source)  # where the poll's judgement sends it (tui.rules.triage.jump_target)
+        what, name = view.jumps.get(f.key, ("pane", f.source or "findings")) if view is not None else \
+            ("pane", f.source or "findings")
         app = self.app
         if what in ("host", "server"):
             self.post_message(DrillDown(what, name))
