@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from tui.config import Config
+from tui.models.finding import Finding
 from tui.models.judged import latest_view
 from tui.models.observation import Observation
 from tui.records import record
@@ -83,13 +84,23 @@ def badge(name: str, observations: Mapping[str, Observation], now: float, interv
             stale = True
     if observations:
         for finding in shown:
-            if silences is not None and silences.silenced(finding, now):
+            if silences is not None and _quiet(finding, silences, now):
                 continue
             if finding.severity == "critical":
                 level = "critical"
             elif finding.severity == "warning" and level != "critical":
                 level = "warning"
     return Badge(name, level, stale, active)
+
+
+def _quiet(finding: Finding, silences: Silences, now: float) -> bool:
+    """Silenced, or a triage hint derived only from silenced findings (their cause, acknowledged with them)."""
+    if silences.silenced(finding, now):
+        return True
+    derived = [tuple(k) for k in finding.evidence.get("derived_from", ())] if finding.kind.startswith("triage.") \
+        else []
+    active = silences.active(now)
+    return bool(derived) and all(key in active for key in derived)
 
 
 def badges_markup(badges: Iterable[Badge]) -> str:
