@@ -126,14 +126,16 @@ def _counts_by_binary(section: SectionRead, now: datetime, thresholds: Any,
     return counts
 
 
-def service_counts(snap: ServicesSnapshot, now: datetime, thresholds: Any) -> list[tuple[str, str, int, int]]:
+def service_counts(snap: ServicesSnapshot, now: datetime, thresholds: Any,
+                   judged_rows: JudgedRows | None = None) -> list[tuple[str, str, int, int]]:
     """(section, binary, up, enabled total) of every binary the control plane listed, as the triage row judges
-    them (heartbeats against [thresholds]); a section not deployed is left out."""
+    them (the poll's verdicts, judged_rows; else heartbeats against [thresholds] at `now`); a section not
+    deployed is left out."""
     out = []
     for section in (snap.compute, snap.network, snap.volume):
         if section.deployed:
             out += [(section.name, binary, c[0], c[1])
-                    for binary, c in sorted(_counts_by_binary(section, now, thresholds).items())]
+                    for binary, c in sorted(_counts_by_binary(section, now, thresholds, judged_rows).items())]
     return out
 
 
