@@ -11,6 +11,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -115,9 +116,7 @@ class CollectorRunner:
                     findings=tuple(findings),
                 )
             # the poll judged once, off the UI loop: the source's view and its cloud's (tui.models.judged)
-            obs = await asyncio.to_thread(judged, obs, self.thresholds, self.judge, self.clock()
-                                          if obs.error is not None or obs.ok_at is None else obs.ok_at,
-                                          sections if obs.error is None else None)
+            obs = await asyncio.to_thread(self._judged, obs, sections if obs.error is None else None)
             self.observation = obs
             self.publish(obs)
             return obs
@@ -145,6 +144,18 @@ class CollectorRunner:
                     source=self.name,
                 )
             ], sections
+
+    def _judged(self, obs: Observation, sections: tuple[SectionAtPoll, ...] | None) -> Observation:
+        """The observation with the poll's judgement; a judgement that fails is a finding, not a dead loop."""
+        now = self.clock() if obs.error is not None or obs.ok_at is None else obs.ok_at
+        try:
+            return judged(obs, self.thresholds, self.judge, now, sections)
+        except Exception as exc:
+            log.exception("%s: judging the poll failed", self.name)
+            failed = Finding(severity="warning", kind="stacktop.rules_failed", subject=self.name,
+                             summary=f"stacktop could not judge {self.name}: {type(exc).__name__}: {_one_line(exc)}",
+                             next_step="report this as a stacktop bug with the snapshot JSON", source=self.name)
+            return replace(obs, findings=(*obs.findings, failed))
 
     def _failed(self, previous: Observation, error: str, start: float, began: float) -> Observation:
         self.failures += 1

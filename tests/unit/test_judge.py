@@ -86,3 +86,18 @@ async def test_the_newest_cloud_view_wins_whatever_order_the_observations_arrive
     assert second.cloud_view.seq > first.cloud_view.seq
     # the app keeps the latest observation of each source: an older one arriving last does not win
     assert latest_view({"services": first, "other": second}) is second.cloud_view
+
+
+async def test_a_judgement_that_fails_is_a_finding_and_the_loop_goes_on(monkeypatch: Any) -> None:
+    import tui.runner
+
+    def broken(*_: Any, **__: Any) -> Observation:
+        raise KeyError("no such cell")
+
+    monkeypatch.setattr(tui.runner, "judged", broken)
+    runner = cloud(snapshot(), 60.0)
+    obs = await runner.run_once()
+    assert obs.error is None and obs.view is None
+    failed = [f for f in obs.findings if f.kind == "stacktop.rules_failed"]
+    assert failed and "KeyError" in failed[0].summary
+    assert (await runner.run_once()).error is None, "the next poll runs"
