@@ -92,3 +92,14 @@ def _clauses(text: str) -> list[str]:
             start = i + 2
     out.append(text[start:])
     return [c for c in out if c]
+
+
+TRIAGE_SOURCES = ("services", "rabbitmq", "galera")
+
+
+def not_configured() -> TriageSummary:
+    """The row of a dashboard that runs none of the triage row's sources (nothing to judge, ever)."""
+    cells = [TriageCell(name, label, "not configured", "unknown", source) for name, label, source in (
+        ("catalog", "catalog", "services"), ("compute", "compute", "services"), ("agents", "agents", "services"),
+        ("volume", "volume", "services"), ("rabbitmq", "RabbitMQ", "rabbitmq"), ("galera", "Galera", "galera"))]
+    return TriageSummary(tuple(cells))

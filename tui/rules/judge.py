@@ -21,6 +21,7 @@ from tui.models.instances import InstancesSnapshot
 from tui.models.judged import DEFAULT_INTERVAL, CloudView, GaleraVerdict, JudgedRow, SourceView
 from tui.models.observation import Observation
 from tui.models.services import SectionRead, ServiceRow, ServicesSnapshot
+from tui.models.triage import TRIAGE_SOURCES
 from tui.rules.liveness import Liveness, assess_section, down_time_for, row_rank
 from tui.rules.quorum import NO_QUORUM_VERDICT, arbitrator_view, verdict
 from tui.rules.stuck import instance_owner, owner_cell
@@ -28,7 +29,6 @@ from tui.rules.triage import jump_target, triage_hints, triage_summary, without_
 
 # one section judged as of the poll: (the section, its down time, every row with its verdict then)
 SectionAtPoll = tuple[SectionRead, float, tuple[tuple[ServiceRow, Liveness], ...]]
-TRIAGE_SOURCES = ("services", "rabbitmq", "galera")
 
 
 def assess_services(snapshot: ServicesSnapshot, now: datetime, thresholds: Any) -> tuple[SectionAtPoll, ...]:

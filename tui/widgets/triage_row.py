@@ -16,7 +16,7 @@ from textual.widgets import Static
 
 from tui.models.judged import latest_view, summary_at
 from tui.models.observation import Observation
-from tui.models.triage import brief_text
+from tui.models.triage import TRIAGE_SOURCES, brief_text, not_configured
 from tui.safetext import clean
 from tui.widgets.observed import AllObserved, keys_first, latest_observations
 from tui.widgets.source_pane import SourcePane, lines_needed
@@ -88,10 +88,13 @@ class TriageRow(Static):
 
     def refresh_summary(self) -> None:
         view = latest_view(self.observations)
+        configured, intervals = self._sources()
         if view is None or view.summary is None:
-            return
-        _configured, intervals = self._sources()
-        summary = summary_at(view.summary, self.observations, self._now(), intervals)
+            if configured is None or any(source in configured for source in TRIAGE_SOURCES):
+                return  # a poll is coming: its judgement fills the row
+            summary = not_configured()
+        else:
+            summary = summary_at(view.summary, self.observations, self._now(), intervals)
         self.summary = summary
         shown = tuple((c.line, c.level) for c in summary.cells)
         if shown != self._shown:
