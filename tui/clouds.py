@@ -11,6 +11,8 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from tui.config import Config
+from tui.models.finding import Finding
+from tui.models.judged import latest_view
 from tui.models.observation import Observation
 from tui.records import record
 from tui.safetext import escape
@@ -71,21 +73,34 @@ class Badge:
 
 def badge(name: str, observations: Mapping[str, Observation], now: float, intervals: Mapping[str, float],
           *, active: bool = False, silences: Silences | None = None) -> Badge:
-    """The cloud's worst finding severity over its sources' latest observations (silenced findings left out),
-    and whether any is stale."""
+    """The cloud's worst severity over the findings its latest judged poll shows (the triage hints included,
+    silenced findings left out), and whether any source is stale."""
     level = "waiting" if not observations else "ok"
     stale = False
+    view = latest_view(observations)  # the findings the cloud's latest poll judged shown, hints included
+    shown = view.shown if view is not None else [f for obs in observations.values() for f in obs.findings]
     for source, obs in observations.items():
         if obs.is_stale(now, intervals.get(source, DEFAULT_INTERVAL)) or obs.ok_at is None:
             stale = True
-        for finding in obs.findings:
-            if silences is not None and silences.silenced(finding, now):
+    if observations:
+        for finding in shown:
+            if silences is not None and _quiet(finding, silences, now):
                 continue
             if finding.severity == "critical":
                 level = "critical"
             elif finding.severity == "warning" and level != "critical":
                 level = "warning"
     return Badge(name, level, stale, active)
+
+
+def _quiet(finding: Finding, silences: Silences, now: float) -> bool:
+    """Silenced, or a triage hint derived only from silenced findings (their cause, acknowledged with them)."""
+    if silences.silenced(finding, now):
+        return True
+    derived = [tuple(k) for k in finding.evidence.get("derived_from", ())] if finding.kind.startswith("triage.") \
+        else []
+    active = silences.active(now)
+    return bool(derived) and all(key in active for key in derived)
 
 
 def badges_markup(badges: Iterable[Badge]) -> str:

@@ -11,12 +11,17 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime
+from typing import Any
 
 from tui.collectors.base import Collector
+from tui.config import Thresholds
 from tui.errors import SourceError
 from tui.models.finding import Finding
 from tui.models.observation import Observation
+from tui.models.services import ServicesSnapshot
+from tui.rules.judge import CloudJudge, SectionAtPoll, assess_services, judged
 
 log = logging.getLogger("stacktop.runner")
 
@@ -37,8 +42,14 @@ class CollectorRunner:
         publish: Callable[[Observation], None] | None = None,
         *,
         clock: Callable[[], float] = time.time,
+        judge: CloudJudge | None = None,
+        thresholds: Any = None,
     ) -> None:
+        """judge: the cloud's judge (its cloud view after each poll); thresholds: what services rows are judged
+        with (the collector's own when it has them)."""
         self.collector = collector
+        self.judge = judge
+        self.thresholds = getattr(collector, "thresholds", None) or thresholds or Thresholds()
         self.publish = publish or (lambda obs: None)
         self.clock = clock
         self.failures = 0
@@ -83,6 +94,7 @@ class CollectorRunner:
             except Exception as exc:  # a collector bug must not kill the loop
                 obs = self._failed(previous, f"{type(exc).__name__}: {_one_line(exc)}", start, began)
             else:
+                sections = None
                 now = self.clock()
                 # a replay's collector knows when the snapshot it answered was taken: the observation is of then
                 recorded = getattr(self.collector, "recorded_at", None)
@@ -90,7 +102,7 @@ class CollectorRunner:
                     now = float(recorded)
                 # the rules run in a worker thread: over 10,000 servers they take tens of ms, which on the UI
                 # loop is a keypress waiting (a CPU-bound thread hands the GIL back every few ms)
-                findings = await asyncio.to_thread(self._evaluate, snapshot, now)
+                findings, sections = await asyncio.to_thread(self._evaluate, snapshot, now)
                 if self.failures:
                     log.info("%s: recovered after %d failed attempt(s)", self.name, self.failures)
                 self.failures = 0
@@ -103,13 +115,23 @@ class CollectorRunner:
                     duration_s=time.monotonic() - began,
                     findings=tuple(findings),
                 )
+            # the poll judged once, off the UI loop: the source's view and its cloud's (tui.models.judged)
+            obs = await asyncio.to_thread(self._judged, obs, sections if obs.error is None else None)
             self.observation = obs
             self.publish(obs)
             return obs
 
-    def _evaluate(self, snapshot: object, now: float) -> list[Finding]:
+    def _evaluate(self, snapshot: object, now: float) -> tuple[list[Finding], tuple[SectionAtPoll, ...] | None]:
+        """The poll's findings, and the services rows judged for them (judged once: the views read them)."""
+        at = datetime.fromtimestamp(now, UTC)
+        sections = None
         try:
-            return list(self.collector.findings(snapshot, datetime.fromtimestamp(now, UTC)))
+            if isinstance(snapshot, ServicesSnapshot):
+                sections = assess_services(snapshot, at, self.thresholds)
+            if sections is not None and getattr(self.collector, "takes_judged_rows", False):
+                rows = {section.name: judged for section, _down_time, judged in sections}
+                return list(self.collector.findings(snapshot, at, rows)), sections  # type: ignore[call-arg]
+            return list(self.collector.findings(snapshot, at)), sections
         except Exception as exc:
             log.exception("%s: rules failed on a snapshot", self.name)
             return [
@@ -121,7 +143,19 @@ class CollectorRunner:
                     next_step="report this as a stacktop bug with the snapshot JSON",
                     source=self.name,
                 )
-            ]
+            ], sections
+
+    def _judged(self, obs: Observation, sections: tuple[SectionAtPoll, ...] | None) -> Observation:
+        """The observation with the poll's judgement; a judgement that fails is a finding, not a dead loop."""
+        now = self.clock() if obs.error is not None or obs.ok_at is None else obs.ok_at
+        try:
+            return judged(obs, self.thresholds, self.judge, now, sections)
+        except Exception as exc:
+            log.exception("%s: judging the poll failed", self.name)
+            failed = Finding(severity="warning", kind="stacktop.rules_failed", subject=self.name,
+                             summary=f"stacktop could not judge {self.name}: {type(exc).__name__}: {_one_line(exc)}",
+                             next_step="report this as a stacktop bug with the snapshot JSON", source=self.name)
+            return replace(obs, findings=(*obs.findings, failed))
 
     def _failed(self, previous: Observation, error: str, start: float, began: float) -> Observation:
         self.failures += 1

@@ -11,7 +11,9 @@ always get its answer).
 The triage hints (tui.rules.triage: `triage.*` findings, source "triage", citing the findings they derive
 from) are part of the findings list, and so of the exit code. When a source the triage row reads is present
 (services, rabbitmq, galera), `data["triage"]` holds the row: {"cells": [{name, label, text, level, source,
-stale}]}. The JSON keeps its documented shape: {generated_at, sources, findings, data}.
+stale}]}. `judged` holds each source's judged rows (state, owner, severity, next step per row) and status line.
+The JSON keeps its documented shape: {generated_at, sources, findings, data, judged}. Every format reads the
+judgement the runners made of the collection (tui.models.judged), computed once.
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from tui.jsonable import to_jsonable
-from tui.models.finding import SEVERITY_ORDER, Finding, sort_findings, worst_severity
+from tui.models.finding import Finding, worst_severity
+from tui.models.judged import CloudView
 from tui.models.observation import Observation
 
 if TYPE_CHECKING:  # the command line imports this module for its exit codes: the dashboard needs neither yet
@@ -47,9 +50,12 @@ async def collect_once(collectors: list[Collector], deadline: float | None = Non
         prepare = getattr(collector, "prepare_oneshot", None)
         if callable(prepare):
             prepare()
+    from tui.config import Thresholds
+    from tui.rules.judge import CloudJudge
     from tui.runner import CollectorRunner
 
-    runners = [CollectorRunner(c, clock=clock) for c in collectors]
+    judge = CloudJudge(Thresholds(), configured={c.name for c in collectors})
+    runners = [CollectorRunner(c, clock=clock, judge=judge) for c in collectors]
     start, began = clock(), time.monotonic()
     tasks = [asyncio.ensure_future(r.run_once()) for r in runners]
     if not tasks:
@@ -73,7 +79,34 @@ async def collect_once(collectors: list[Collector], deadline: float | None = Non
                                    duration_s=time.monotonic() - began))
         else:
             out.append(task.result())
-    return out
+    return judged_once(out, clock())
+
+
+def judged_once(observations: list[Observation], now: float, thresholds: Any = None) -> list[Observation]:
+    """The observations with one cloud view over all of them (a late source's error included), as the
+    dashboard's runner judges a cloud after a poll: every report format reads it."""
+    import dataclasses
+
+    from tui.config import Thresholds
+    from tui.rules.judge import judge_cloud
+
+    by_source = {obs.source: obs for obs in observations}
+    seq = max((obs.cloud_view.seq for obs in observations if obs.cloud_view is not None), default=0) + 1
+    view = judge_cloud(by_source, now, thresholds or Thresholds(), configured=set(by_source), seq=seq)
+    return [dataclasses.replace(obs, cloud_view=view) for obs in observations]
+
+
+def cloud_view(observations: list[Observation], thresholds: Any = None, now: float | None = None) -> CloudView:
+    """The cloud view the observations carry (judged once, after the collection); observations made by other
+    means (a test, a journal) are judged here, once."""
+    from tui.models.judged import latest_view
+
+    by_source = {obs.source: obs for obs in observations}
+    view = latest_view(by_source)
+    if view is not None and all(obs.cloud_view is view for obs in observations):
+        return view
+    judged = judged_once(observations, time.time() if now is None else now, thresholds)
+    return judged[0].cloud_view if judged else CloudView(0, time.time() if now is None else now)
 
 
 def late_sources(observations: list[Observation]) -> list[str]:
@@ -110,26 +143,37 @@ TRIAGE_SOURCES = ("services", "rabbitmq", "galera")
 
 
 def all_findings(observations: list[Observation]) -> list[Finding]:
-    """Every source's findings plus the triage hints derived from them, most severe first."""
-    from tui.rules.triage import triage_hints, without_absorbed
-
-    by_source = {obs.source: obs for obs in observations}
-    hints = triage_hints(by_source)
-    found = sort_findings(without_absorbed([f for obs in observations for f in obs.findings], hints) + hints)
-    return sorted(found, key=lambda f: (SEVERITY_ORDER[f.severity], not f.kind.startswith("triage.")))
+    """Every source's findings (minus those a hint absorbs) plus the triage hints derived from them, most
+    severe first: the judged cloud view's."""
+    return list(cloud_view(observations).shown)
 
 
 def triage_row(observations: list[Observation], thresholds: Any = None, now: float | None = None) -> Any:
-    """The triage row (tui.models.triage.TriageSummary) for these observations, or None when none of its
-    sources is configured."""
+    """The triage row (tui.models.triage.TriageSummary) for these observations as judged, marked STALE where
+    a source's data is old at `now`, or None when none of its sources is configured."""
     if not any(obs.source in TRIAGE_SOURCES for obs in observations):
         return None
-    from tui.config import Thresholds
-    from tui.rules.triage import triage_summary
+    from tui.models.judged import summary_at
 
-    at = datetime.fromtimestamp(time.time() if now is None else now, UTC)
+    view = cloud_view(observations, thresholds, now)
+    if view.summary is None:
+        return None
     by_source = {obs.source: obs for obs in observations}
-    return triage_summary(by_source, at, thresholds or Thresholds(), configured=set(by_source))
+    return summary_at(view.summary, by_source, time.time() if now is None else now, {})
+
+
+def judged_rows(observations: list[Observation]) -> dict[str, Any]:
+    """Each source's judged rows and status line (tui.models.judged.SourceView), for the JSON report."""
+    out: dict[str, Any] = {}
+    for obs in observations:
+        view = obs.view
+        if view is None or not view.rows:
+            continue
+        out[obs.source] = {"status": view.status,
+                           "rows": [{"key": r.key, "subject": r.subject, "state": r.state, "owner": r.owner,
+                                     "owner_label": r.owner_label, "severity": r.severity,
+                                     "next_step": r.next_step} for r in view.rows.values()]}
+    return out
 
 
 def exit_code(observations: list[Observation]) -> int:
@@ -164,6 +208,7 @@ def to_report(observations: list[Observation], generated_at: float | None = None
         },
         "findings": [f.to_dict() for f in all_findings(observations)],
         "data": data,
+        "judged": judged_rows(observations),
     }
 
 

@@ -113,7 +113,8 @@ def render_prometheus(observations: list[Observation], generated_at: float, *, c
     by_source = {obs.source: obs.snapshot for obs in observations if obs.ok}
     services = by_source.get("services")
     if services is not None:
-        _services(out, services, generated_at, thresholds)
+        judged = next((obs.view for obs in observations if obs.ok and obs.source == "services"), None)
+        _services(out, services, generated_at, thresholds, getattr(judged, "detail", None))
     rabbit = by_source.get("rabbitmq")
     if rabbit is not None:
         backlog = [q for q in getattr(rabbit, "queues", ()) if q.no_consumer_with_messages]
@@ -140,14 +141,17 @@ def render_prometheus(observations: list[Observation], generated_at: float, *, c
     return "\n".join(out.lines) + "\n"
 
 
-def _services(out: _Families, snap: object, generated_at: float, thresholds: object) -> None:
-    """stacktop_services_up / _total per kind (compute, network, volume) and binary."""
+def _services(out: _Families, snap: object, generated_at: float, thresholds: object, judged: object = None) -> None:
+    """stacktop_services_up / _total per kind (compute, network, volume) and binary; judged: the rows as the
+    poll judged them (the services view's sections), judged at generated_at otherwise."""
     from datetime import UTC, datetime
 
     from tui.config import Thresholds
     from tui.rules.triage import service_counts
 
-    counts = service_counts(snap, datetime.fromtimestamp(generated_at, UTC), thresholds or Thresholds())  # type: ignore[arg-type]
+    rows = {section.name: verdicts for section, _, verdicts in judged} if isinstance(judged, tuple) else None
+    counts = service_counts(snap, datetime.fromtimestamp(generated_at, UTC), thresholds or Thresholds(),  # type: ignore[arg-type]
+                            rows)
     out.family("stacktop_services_up", "Enabled control-plane services (nova, neutron agents, cinder) alive, per "
                "kind and binary, judged as the triage row judges them.",
                [out.sample("stacktop_services_up", up, [("kind", kind), ("binary", binary)])

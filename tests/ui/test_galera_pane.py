@@ -9,6 +9,9 @@ from tui.app import StacktopApp
 from tui.collectors.base import BaseCollector
 from tui.config import Config
 from tui.models.galera import NON_PRIMARY_CONF_ID, GaleraNode, GaleraSnapshot
+from tui.models.judged import SourceView
+from tui.models.observation import Observation
+from tui.rules.judge import judge_source
 from tui.rules.quorum import galera_findings
 from tui.widgets.galera_pane import GaleraPane, node_rows, verdict_line
 from tui.widgets.panes import pane_class
@@ -24,6 +27,11 @@ def node(n: int, **kw) -> GaleraNode:
                 flow_control_paused_share=0.0, last_committed=10, provider_version="26.4.23")
     base.update(kw)
     return GaleraNode(**base)
+
+
+def judged(snapshot: GaleraSnapshot) -> SourceView:
+    """The galera source's view of a poll of `snapshot` (what the pane paints its verdict from)."""
+    return judge_source(Observation("galera", snapshot, ok_at=NOW.timestamp()), None)
 
 
 def snap(*nodes: GaleraNode) -> GaleraSnapshot:
@@ -57,9 +65,10 @@ def test_rows_healthy_degraded_no_quorum() -> None:
 
 
 def test_verdict_line() -> None:
-    assert verdict_line(HEALTHY).startswith("[green]healthy[/]") and "cluster prod" in verdict_line(HEALTHY)
-    assert "degraded 2/3, still Primary" in verdict_line(DEGRADED, galera_findings(DEGRADED, NOW))
-    line = verdict_line(NO_QUORUM, galera_findings(NO_QUORUM, NOW))
+    healthy = verdict_line(HEALTHY, judged(HEALTHY))
+    assert healthy.startswith("[green]healthy[/]") and "cluster prod" in healthy
+    assert "degraded 2/3, still Primary" in verdict_line(DEGRADED, judged(DEGRADED), galera_findings(DEGRADED, NOW))
+    line = verdict_line(NO_QUORUM, judged(NO_QUORUM), galera_findings(NO_QUORUM, NOW))
     assert line.startswith("[bold red]NO QUORUM: reads fail (1047), writes fail[/]")
 
 
@@ -121,9 +130,9 @@ def test_verdict_line_names_the_arbitrator_the_data_nodes_count() -> None:
     present = GaleraSnapshot(nodes=(node(1, incoming_addresses=both, arbitrators_seen=1),
                                     node(2, incoming_addresses=both, arbitrators_seen=1)),
                              expected_size=3, taken_at=0.0, arbitrators=("garbd1:4567",))
-    assert verdict_line(present).startswith("[green]healthy[/]  ·  arbitrator garbd1:4567 in  ·  ")
+    assert verdict_line(present, judged(present)).startswith("[green]healthy[/]  ·  arbitrator garbd1:4567 in  ·  ")
     gone = dataclasses.replace(present, nodes=tuple(dataclasses.replace(n, cluster_size=2, arbitrators_seen=0)
                                                     for n in present.nodes))
-    line = verdict_line(gone, galera_findings(gone, NOW))
+    line = verdict_line(gone, judged(gone), galera_findings(gone, NOW))
     assert line.startswith("[yellow]degraded 2/3, still Primary; arbitrator garbd1:4567 missing[/]")
     assert line.count("garbd1:4567") == 1

@@ -169,7 +169,9 @@ def test_rows_order_marks_and_status_line() -> None:
         srv("e", "BUILD", "spawning", 900, host="c1"), srv("f", "BUILD", None, 5, host="c1")),
         hosts={"c1": HostHealth("c1", "up", "enabled"), "c2": HostHealth("c2", "down", "enabled")})
     findings = instance_findings(snap, now, {"spawning": 600.0, "default": 1800.0})
-    rows = instance_rows(snap, findings)
+    from tui.rules.judge import instance_rows as judged_rows
+
+    rows = instance_rows(snap, findings, judged=judged_rows(snap, findings))  # owners as the poll judged them
     assert [k[0] for k, _ in rows] == ["c", "e", "d", "b", "f"], "critical stuck, warning stuck, ERROR, busy"
     cells = dict(rows)
     assert str(cells["c" * 8][0]) == "!! vm-c" and str(cells["e" * 8][0]) == "! vm-e"

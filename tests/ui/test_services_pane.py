@@ -7,6 +7,7 @@ import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from tests.testbed.wait import until_pilot
 from tests.unit.fakes import ScriptedCollector
 from tui.app import StacktopApp
 from tui.config import Config, Thresholds
@@ -97,10 +98,14 @@ async def test_grouped_down_and_late_first_countdown_ticks_enter_opens_host() ->
         assert cell(pane, late, "heartbeat") == "47s · down in 13s"
         assert cell(pane, "compute:nova-compute-compute-01", "heartbeat") == "≤ 30s"
 
-        clock[0] += 15  # past the down time: the row flips to DOWN between polls
+        clock[0] += 15  # past the down time: the verdict is the poll's (late, as the finding says) until the next
         pane.refresh_freshness(clock[0])
         await pilot.pause()
-        assert cell(pane, late, "state") == "DOWN"
+        assert cell(pane, late, "state") == "LATE"
+        assert cell(pane, late, "heartbeat").endswith("down in 0s")
+        app.runners["services"].refresh_now()  # the next poll judges it down: the pane and the finding together
+        await until_pilot(pilot, lambda: cell(pane, late, "state") == "DOWN", "the next poll's verdict", 20.0,
+                          interval=0.05)
         assert cell(pane, late, "heartbeat") == "1m ago"
 
         findings = app.query_one(FindingsPane)
@@ -190,26 +195,28 @@ async def test_sim_keystone_refusing_keeps_rows_and_other_panes() -> None:
 
 
 def test_a_poll_is_judged_once_for_the_findings_the_pane_and_the_triage_row(monkeypatch: Any) -> None:
-    """The runner's findings, the pane's rows and the triage row's counts judge the same poll at the same moment:
-    every row once (the triage row used to judge the compute section once per nova binary)."""
+    """The poll's judgement (tui.rules.judge, as the runner runs it): every row is judged once, for the findings,
+    the pane's rows and the triage row's counts; painting the pane later judges nothing."""
     from tui.models.observation import Observation
     from tui.rules import liveness
-    from tui.rules.triage import triage_summary
-    from tui.widgets.services_pane import assess_at_poll, rows_at
+    from tui.rules.judge import assess_services, judge_cloud, judged
+    from tui.widgets.services_pane import judged_sections, rows_at
 
     read_at = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
     snapshot = make_snapshot(read_at)
     calls = []
     real = liveness.assess
     monkeypatch.setattr(liveness, "assess", lambda *a, **kw: calls.append(a) or real(*a, **kw))
-    findings = services_findings(snapshot, read_at, TH)
-    obs = Observation("services", snapshot, ok_at=read_at.timestamp(), findings=tuple(findings))
+    sections = assess_services(snapshot, read_at, TH)
     total = sum(len(s.rows) for s in snapshot.sections)
     assert len(calls) == total
-    at_poll = assess_at_poll(snapshot, TH, read_at)
-    summary = triage_summary({"services": obs}, read_at, TH, configured={"services"})
-    assert len(calls) == total, "the pane and the triage row reuse the findings' verdicts"
-    rows, _ = rows_at(at_poll, read_at)
-    assert len(calls) == total + 2, "only the rows late or down at the poll are judged again at `now`"
-    assert {c.name: c.text for c in summary.cells}["compute"] == "2/2 up, 1 late"
+    rows_by_section = {section.name: rows for section, _, rows in sections}
+    findings = services_findings(snapshot, read_at, TH, rows_by_section)
+    obs = judged(Observation("services", snapshot, ok_at=read_at.timestamp(), findings=tuple(findings)), TH, None,
+                 read_at.timestamp(), sections)
+    view = judge_cloud({"services": obs}, read_at.timestamp(), TH, configured={"services"})
+    rows, _ = rows_at(judged_sections(obs), read_at, read_at + timedelta(seconds=5))
+    assert len(calls) == total, "the findings, the cloud view and the pane reuse the poll's verdicts"
+    assert view.summary is not None
+    assert {c.name: c.text for c in view.summary.cells}["compute"] == "2/2 up, 1 late"
     assert any("compute-02" in str(cells) for _, cells in rows)

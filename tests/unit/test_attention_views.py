@@ -4,11 +4,14 @@ one `a` away), and the control-plane tick knows when its next cell change is due
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from tui.config import Thresholds
 from tui.models.finding import Finding
+from tui.models.observation import Observation
 from tui.models.rabbitmq import QueueInfo, RabbitSnapshot
 from tui.models.services import KeystoneCheck, SectionRead, ServiceRow, ServicesSnapshot
+from tui.rules.judge import judge_source
 from tui.widgets.rabbitmq_pane import ATTENTION_OVER as QUEUES_OVER
 from tui.widgets.rabbitmq_pane import queue_rows
 from tui.widgets.services_pane import ATTENTION_OVER as SERVICES_OVER
@@ -60,22 +63,27 @@ def services(n_healthy: int, *, late_age: float | None = None) -> ServicesSnapsh
                             network=SectionRead("network", (), NOW), volume=SectionRead("volume", (), NOW))
 
 
+def judged(snap: ServicesSnapshot, poll: datetime = NOW) -> Any:
+    """The sections as the runner's judgement of the poll at `poll` has them (the pane paints from these)."""
+    return judge_source(Observation("services", snap, ok_at=poll.timestamp()), TH).detail
+
+
 def test_many_services_hide_healthy_rows_headers_keep_counts() -> None:
-    snap = services(SERVICES_OVER)
-    keys = [k for k, _ in build_rows(snap, TH, NOW, show_all=False)]
+    snap = judged(services(SERVICES_OVER))
+    keys = [k for k, _ in build_rows(snap, NOW, hide_healthy=True)]
     assert "compute:nova-compute-compute-000" not in " ".join(keys)
     assert any("compute-dead" in k for k in keys) and any("compute-maint" in k for k in keys)
-    header = dict(build_rows(snap, TH, NOW, show_all=False))["hdr:compute"]
+    header = dict(build_rows(snap, NOW, hide_healthy=True))["hdr:compute"]
     assert str(header[2]).startswith(f"{SERVICES_OVER + 2}, 1 down")
-    assert len(build_rows(snap, TH, NOW, show_all=True)) > SERVICES_OVER
+    assert len(build_rows(snap, NOW)) > SERVICES_OVER
 
 
 def test_next_change_only_for_rows_late_or_down_at_the_poll() -> None:
     # healthy rows wait for the next poll; the down row's "5m ago" changes within a minute
-    assert 0 < next_change_s(services(3), TH, NOW) <= 60
-    assert next_change_s(services(3, late_age=40), TH, NOW) == 0.0, "a countdown ticks every second"
+    assert 0 < next_change_s(judged(services(3)), NOW) <= 60
+    assert next_change_s(judged(services(3, late_age=40)), NOW) == 0.0, "a countdown ticks every second"
     # 28 s old at the poll, 10 s later: not extrapolated into "late" between polls (no flicker, no repaint)
     later = NOW + timedelta(seconds=10)
-    assert next_change_s(services(3, late_age=28), TH, later, NOW) > 0
-    rows = dict(build_rows(services(3, late_age=28), TH, later, NOW, show_all=True))
+    assert next_change_s(judged(services(3, late_age=28)), later, NOW) > 0
+    rows = dict(build_rows(judged(services(3, late_age=28)), later, NOW))
     assert "down in" not in str(rows["compute:compute-late"][3])

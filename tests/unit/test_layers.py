@@ -192,3 +192,89 @@ def test_the_check_sees_string_imports_and_app_probes() -> None:
     lines = hidden_edges(probe)
     assert [line.split(":")[1] for line in lines] == ["4", "5", "6", "7", "8", "9"], lines
     assert "probes the app" in lines[3] and "named by a string" in lines[0]
+
+
+# ------------------------------------------------------------------------------------- one judgement per poll
+VIEWS = ("tui.widgets", "tui.screens")
+# Rule modules a view still calls, each for something it reads on demand (not a poll's judgement): the instance
+# screen's five questions over its own server read, the host and audit screens' placement audit, the fit
+# screen's report, the finding screen's wording of one finding, the RabbitMQ pane's queue names. An entry no
+# longer used fails the test below: the list only shrinks.
+RULE_IMPORTS_ALLOWED = {
+    ("tui.widgets.rabbitmq_pane", "tui.rules.queues"), ("tui.widgets.rabbitmq_pane", "tui.rules.queue_groups"),
+    ("tui.screens.instance", "tui.rules.stuck"), ("tui.screens.instance", "tui.rules.task_states"),
+    ("tui.screens.host", "tui.rules.allocations"), ("tui.screens.audit", "tui.rules.allocations"),
+    ("tui.screens.fit", "tui.rules.fit"), ("tui.screens.finding", "tui.rules.finding_detail"),
+}
+# what judges a poll: the runner calls these once (tui.rules.judge); no view may
+JUDGING = {"triage_hints", "triage_summary", "assess_section", "assess", "services_findings", "judge_source",
+           "judge_cloud", "assess_services", "service_counts", "verdict", "arbitrator_view", "owner_cell",
+           "worth_attention", "jump_target", "without_absorbed"}
+
+
+def _type_only_lines(tree: ast.AST) -> set[int]:
+    """The lines inside `if TYPE_CHECKING:` blocks."""
+    lines: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            for inner in node.body:
+                lines.update(range(inner.lineno, (inner.end_lineno or inner.lineno) + 1))
+    return lines
+
+
+def _rule_imports(module: str, path: Path) -> tuple[set[str], set[str]]:
+    """(rule modules imported outside TYPE_CHECKING, names imported from rule modules or used that judge)."""
+    tree = ast.parse(path.read_text(), str(path))
+    typed = _type_only_lines(tree)
+    modules: set[str] = set()
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("tui.rules"):
+            names.update(a.name for a in node.names if a.name in JUDGING)
+            if node.lineno not in typed:
+                modules.add(node.module)
+        elif isinstance(node, ast.Import):
+            modules.update(a.name for a in node.names if a.name.startswith("tui.rules") and node.lineno not in typed)
+        elif isinstance(node, ast.Attribute) and node.attr in JUDGING and isinstance(node.value, ast.Name) and \
+                node.value.id in ("triage", "liveness", "judge", "stuck", "quorum"):
+            names.add(node.attr)
+    return modules, names
+
+
+def test_no_view_judges_a_poll() -> None:
+    """Widgets and screens paint the runner's judgement (tui.models.judged): no rule module imported but for
+    types (or a listed on-demand read), and none of the functions that judge a poll named anywhere in them."""
+    found: set[tuple[str, str]] = set()
+    judging: list[str] = []
+    for module, path in sorted(modules().items()):
+        if not module.startswith(VIEWS):
+            continue
+        rules, names = _rule_imports(module, path)
+        found.update((module, r) for r in rules)
+        judging += [f"{module} uses {n}" for n in sorted(names)]
+    assert not judging, "views judging a poll again:\n" + "\n".join(judging)
+    extra = sorted(found - RULE_IMPORTS_ALLOWED)
+    assert not extra, "views importing rule modules (read the judged view instead):\n" + "\n".join(map(str, extra))
+    gone = sorted(RULE_IMPORTS_ALLOWED - found)
+    assert not gone, f"no longer imported: drop from RULE_IMPORTS_ALLOWED: {gone}"
+
+
+def test_rule_modules_keep_no_state_between_calls() -> None:
+    """No memo in a rule module (a judgement is computed once per poll and carried by the observation): a memo
+    at module level is shared by every cloud of the session and every thread."""
+    mutable_calls = {"list", "dict", "set", "defaultdict", "OrderedDict", "WeakKeyDictionary", "WeakValueDictionary",
+                     "deque", "Counter"}
+    found = []
+    for module, path in sorted(modules().items()):
+        if not module.startswith("tui.rules"):
+            continue
+        for node in ast.parse(path.read_text(), str(path)).body:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target] \
+                if isinstance(node, ast.AnnAssign) and node.value is not None else []
+            value = getattr(node, "value", None)
+            mutable = isinstance(value, (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp)) or (
+                isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in mutable_calls)
+            for target in targets:
+                if mutable and isinstance(target, ast.Name) and not target.id.isupper():
+                    found.append(f"{module}.{target.id} (line {node.lineno})")
+    assert not found, "module-level state in rule modules:\n" + "\n".join(found)

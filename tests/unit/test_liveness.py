@@ -383,10 +383,10 @@ def test_snapshot_and_findings_are_json_able() -> None:
 
 
 # ------------------------------------------------------------------------ one judgement per section and moment
-def test_a_section_is_judged_once_per_moment_and_afresh_at_another(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The findings, the pane and the triage row judge a poll's sections as of that poll: the verdicts are
-    reused for the same section object, moment and down time; a later moment is judged again (a heartbeat
-    that stopped advancing turns the row down), and so is another down time."""
+def test_a_section_is_judged_at_each_moment_and_findings_reuse_the_polls_verdicts(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """assess_section keeps nothing between calls (a later moment turns a stopped heartbeat down, another down
+    time judges apart); the runner judges a poll once and services_findings reuses those verdicts."""
     from tui.rules import liveness
 
     calls = []
@@ -394,25 +394,21 @@ def test_a_section_is_judged_once_per_moment_and_afresh_at_another(monkeypatch: 
     monkeypatch.setattr(liveness, "assess", lambda *a, **kw: calls.append(a) or real(*a, **kw))
     s = snap(compute=[svc("c1", age=10), svc("c2", age=40)])
     first = assess_section(s.compute, NOW, TH)
-    again = assess_section(s.compute, NOW, TH)
-    assert again == first and len(calls) == 2, "the same section at the same moment is judged once"
-    assert [live.label for _, live in first] == ["up", "late"]
+    assert [live.label for _, live in first] == ["up", "late"] and len(calls) == 2
     later = assess_section(s.compute, NOW + timedelta(seconds=30), TH)
     assert [live.label for _, live in later] == ["late", "down"] and len(calls) == 4
     stricter = assess_section(s.compute, NOW, Thresholds(service_down_time=30))
     assert [live.label for _, live in stricter] == ["up", "down"] and len(calls) == 6
-    same_rows = snap(compute=[svc("c1", age=10), svc("c2", age=40)])
-    assess_section(same_rows.compute, NOW, TH)
-    assert len(calls) == 8, "another section object (the next poll) is judged on its own"
-    findings = services_findings(s, NOW, TH)
-    assert len(calls) == 8 and kinds(findings) == kinds(services_findings(same_rows, NOW, TH))
+    findings = services_findings(s, NOW, TH, {"compute": first})
+    assert len(calls) == 6, "the poll's verdicts, handed in, are not judged again"
+    assert kinds(findings) == kinds(services_findings(s, NOW, TH))
 
 
 def test_judging_the_same_poll_elsewhere_returns_a_list_of_its_own() -> None:
     s = snap(compute=[svc("c1", age=10)])
     first = assess_section(s.compute, NOW, TH)
     first.clear()
-    assert len(assess_section(s.compute, NOW, TH)) == 1, "a caller changing its list does not change the memo"
+    assert len(assess_section(s.compute, NOW, TH)) == 1, "a caller changing its list does not change another call's"
 
 
 # ------------------------------------------------------------------------------------------- ML2/OVN

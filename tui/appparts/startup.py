@@ -107,12 +107,17 @@ class StartupPart:
     def _start_sources(self) -> None:
         """After the first paint: build collectors (heavy imports happen here) and start one runner each.
         With several clouds, those not on screen poll at [ui] inactive_cloud_interval (their badges)."""
+        from tui.rules.judge import CloudJudge
         from tui.runner import CollectorRunner
 
         several = len(self.clouds) > 1
         for state in self.clouds.values():
-            for collector in self._collectors(state):
-                runner = CollectorRunner(collector, partial(self._publish, state.name), clock=self.clock)
+            collectors = self._collectors(state)
+            judge = CloudJudge(state.config.thresholds, configured={c.name for c in collectors},
+                               intervals={c.name: float(c.interval) for c in collectors})
+            for collector in collectors:
+                runner = CollectorRunner(collector, partial(self._publish, state.name), clock=self.clock,
+                                         judge=judge, thresholds=state.config.thresholds)
                 runner.paused = self.paused
                 if state.name != self.active_cloud:
                     runner.set_slow(self.config.ui.inactive_cloud_interval)

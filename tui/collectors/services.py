@@ -21,7 +21,7 @@ import asyncio
 import contextlib
 import functools
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -37,7 +37,7 @@ from tui.models.services import (
     ServicesSnapshot,
 )
 from tui.redact import redact_userinfo
-from tui.rules.liveness import REQUIRED_TYPES, services_findings
+from tui.rules.liveness import REQUIRED_TYPES, Liveness, services_findings
 
 if TYPE_CHECKING:
     from tui.openstack.session import OpenStackSession
@@ -143,6 +143,7 @@ class ServicesCollector(BaseCollector):
     one of its own, whose client comes from client_factory (a tui.openstack OpenStackClient) or the config."""
 
     name = "services"
+    takes_judged_rows = True  # the runner hands findings() the rows it judged for the poll
 
     def __init__(
         self,
@@ -338,8 +339,10 @@ class ServicesCollector(BaseCollector):
         self._sections[name] = section
         return section
 
-    def findings(self, snapshot: ServicesSnapshot, now: datetime) -> list[Finding]:
-        return services_findings(snapshot, now, self.thresholds)
+    def findings(self, snapshot: ServicesSnapshot, now: datetime,
+                 judged_rows: Mapping[str, Sequence[tuple[ServiceRow, Liveness]]] | None = None) -> list[Finding]:
+        """judged_rows: the rows the runner judged for this poll (tui.rules.judge.assess_services), by section."""
+        return services_findings(snapshot, now, self.thresholds, judged_rows)
 
     async def aclose(self) -> None:
         """A session handed in belongs to whoever built it (the registry: the cloud's); only our own is closed."""

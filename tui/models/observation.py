@@ -25,6 +25,10 @@ class Observation:
     duration_s: float | None = None
     findings: tuple[Finding, ...] = field(default_factory=tuple)
     configured: bool = True
+    # the poll's judgement (tui.models.judged): this source's SourceView, and its cloud's CloudView as of this
+    # poll; None for an observation nothing judged (built by hand, a source not run by a runner)
+    view: Any = None
+    cloud_view: Any = None
 
     @property
     def ok(self) -> bool:

@@ -62,3 +62,44 @@ class TriageSummary:
     def line(self) -> str:
         """Plain one-line form (snapshot text output, logs)."""
         return "  |  ".join(c.line for c in self.cells)
+
+
+# the clauses a RabbitMQ cell says when all is well: left out of the brief form (brief_text)
+REASSURANCES = frozenset({"no alarms", "no partitions", "service queues consumed"})
+
+
+def brief_text(cell: TriageCell) -> str:
+    """A shorter answer for a narrow terminal, where the whole row must still fit: an ok cell says only its
+    first clause without its parenthesis ("7/7 up", "3/3 running", "ok"); any other cell drops the clauses that
+    say all is well ("no partitions") and keeps the rest."""
+    clauses = _clauses(cell.text)
+    if cell.level == "ok":
+        first = clauses[0] if clauses else cell.text
+        head, paren, _ = first.partition(" (")
+        return head if paren else first
+    kept = [c for c in clauses if c not in REASSURANCES]
+    return ", ".join(kept) if kept else cell.text
+
+
+def _clauses(text: str) -> list[str]:
+    """The text split at ", " outside parentheses."""
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        depth += ch == "("
+        depth -= ch == ")"
+        if depth == 0 and text.startswith(", ", i):
+            out.append(text[start:i])
+            start = i + 2
+    out.append(text[start:])
+    return [c for c in out if c]
+
+
+TRIAGE_SOURCES = ("services", "rabbitmq", "galera")
+
+
+def not_configured() -> TriageSummary:
+    """The row of a dashboard that runs none of the triage row's sources (nothing to judge, ever)."""
+    cells = [TriageCell(name, label, "not configured", "unknown", source) for name, label, source in (
+        ("catalog", "catalog", "services"), ("compute", "compute", "services"), ("agents", "agents", "services"),
+        ("volume", "volume", "services"), ("rabbitmq", "RabbitMQ", "rabbitmq"), ("galera", "Galera", "galera"))]
+    return TriageSummary(tuple(cells))

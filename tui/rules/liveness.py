@@ -28,7 +28,7 @@ cause, with the agents that follow it as evidence, not one finding per agent.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -66,6 +66,11 @@ class Liveness:
     @property
     def label(self) -> str:
         return "down" if self.down else "late" if self.late else "up"
+
+    @property
+    def late_mark(self) -> float:
+        """The heartbeat age from which the row is late."""
+        return self.down_time * LATE_FRACTION
 
 
 def down_time_for(section: str, thresholds: Any) -> float:
@@ -120,27 +125,12 @@ def section_now(section: SectionRead, now: datetime) -> datetime:
     return now
 
 
-# the last few judgements: (section, moment, down time, rows with their verdicts), newest first
-_judged: list[tuple[tuple[SectionRead, datetime, float, tuple[tuple[ServiceRow, Liveness], ...]], ...]] = [()]
-_JUDGED_KEPT = 6  # three sections, at two moments
-
-
 def assess_section(section: SectionRead, now: datetime, thresholds: Any) -> list[tuple[ServiceRow, Liveness]]:
-    """Every row of the section with its verdict at `now` (as of its read when the section is stale).
-
-    The runner's findings, the services pane and the triage row all judge a poll's sections as of that poll:
-    the same section object (frozen) at the same moment with the same down time is judged once and the
-    verdicts reused (1,500 services at 500 hosts were judged six times a poll). Another moment is judged
-    afresh: heartbeat ages, and so the verdicts, depend on it."""
+    """Every row of the section with its verdict at `now` (as of its read when the section is stale). The
+    runner judges a poll's sections once (tui.rules.judge) and every view reads those verdicts."""
     at = section_now(section, now)
     down_time = down_time_for(section.name, thresholds)
-    kept = _judged[0]  # one tuple, swapped whole: safe from the collectors' threads and the UI's
-    for judged_section, judged_at, judged_down_time, rows in kept:
-        if judged_section is section and judged_at == at and judged_down_time == down_time:
-            return list(rows)
-    rows = tuple((row, assess(row, section.read_at, at, down_time)) for row in section.rows)
-    _judged[0] = ((section, at, down_time, rows), *kept[:_JUDGED_KEPT - 1])
-    return list(rows)
+    return [(row, assess(row, section.read_at, at, down_time)) for row in section.rows]
 
 
 # ------------------------------------------------------------------------------------------------ fleet
@@ -560,7 +550,10 @@ def read_failed_finding(section: SectionRead) -> Finding:
 
 
 # --------------------------------------------------------------------------------------------- all
-def services_findings(snap: ServicesSnapshot, now: datetime, thresholds: Any) -> list[Finding]:
+def services_findings(snap: ServicesSnapshot, now: datetime, thresholds: Any,
+                      judged_rows: Mapping[str, Sequence[tuple[ServiceRow, Liveness]]] | None = None
+                      ) -> list[Finding]:
+    """judged_rows: the sections' rows already judged at `now` (by section name), judged here otherwise."""
     out = keystone_findings(snap) + catalog_findings(snap)
     unreachable = {c.service_type for c in snap.catalog if not c.ok}
     fraction = float(thresholds.fleet_down_fraction)
@@ -569,7 +562,8 @@ def services_findings(snap: ServicesSnapshot, now: datetime, thresholds: Any) ->
             out.append(read_failed_finding(section))
         if not section.rows:
             continue
-        assessed = assess_section(section, now, thresholds)
+        judged = judged_rows.get(section.name) if judged_rows is not None else None
+        assessed = list(judged) if judged is not None else assess_section(section, now, thresholds)
         skip: set[str] = set()
         followers = ovn_followers(assessed) if section.name == "network" else {}
         folded = {r.key for rows in followers.values() for r in rows}

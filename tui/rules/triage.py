@@ -30,9 +30,9 @@ from tui.models.galera import GaleraSnapshot
 from tui.models.instances import BUILD_QUEUED, InstancesSnapshot
 from tui.models.observation import Observation
 from tui.models.rabbitmq import RabbitSnapshot
-from tui.models.services import SectionRead, ServicesSnapshot
-from tui.models.triage import Level, TriageCell, TriageSummary
-from tui.rules.liveness import assess_section
+from tui.models.services import SectionRead, ServiceRow, ServicesSnapshot
+from tui.models.triage import REASSURANCES, Level, TriageCell, TriageSummary, brief_text  # noqa: F401 (re-exported)
+from tui.rules.liveness import Liveness, assess_section
 from tui.rules.queue_names import classify_queue
 from tui.rules.quorum import READS_FAIL, STILL_ANSWERS, WRITES_FAIL
 from tui.rules.shell_command import command, shell_text
@@ -42,6 +42,7 @@ DEFAULT_INTERVAL = 10.0
 _AUTH_REFUSED = re.compile(r"\b401\b|Unauthorized|refused the credentials|rejected the credentials")
 
 Key = tuple[str, str]
+JudgedRows = Mapping[str, Sequence[tuple[ServiceRow, Liveness]]]
 
 
 # ============================================================================================ the summary row
@@ -106,10 +107,13 @@ def _catalog_cell(snap: ServicesSnapshot, findings: Sequence[Finding]) -> Triage
     return TriageCell("catalog", "catalog", f"ok ({n} endpoints)" if n else "ok", "ok", "services")
 
 
-def _counts_by_binary(section: SectionRead, now: datetime, thresholds: Any) -> dict[str, list[int]]:
-    """{binary: [up, enabled total, late, disabled]} for the section's rows, in one pass over its verdicts."""
+def _counts_by_binary(section: SectionRead, now: datetime, thresholds: Any,
+                      judged_rows: JudgedRows | None = None) -> dict[str, list[int]]:
+    """{binary: [up, enabled total, late, disabled]} for the section's rows, in one pass over its verdicts
+    (judged_rows: the verdicts the poll's judgement made, by section name; judged here otherwise)."""
     counts: dict[str, list[int]] = {}
-    for row, live in assess_section(section, now, thresholds):
+    judged = judged_rows.get(section.name) if judged_rows is not None else None
+    for row, live in judged if judged is not None else assess_section(section, now, thresholds):
         c = counts.get(row.binary)
         if c is None:
             c = counts[row.binary] = [0, 0, 0, 0]
@@ -123,30 +127,32 @@ def _counts_by_binary(section: SectionRead, now: datetime, thresholds: Any) -> d
     return counts
 
 
-def service_counts(snap: ServicesSnapshot, now: datetime, thresholds: Any) -> list[tuple[str, str, int, int]]:
+def service_counts(snap: ServicesSnapshot, now: datetime, thresholds: Any,
+                   judged_rows: JudgedRows | None = None) -> list[tuple[str, str, int, int]]:
     """(section, binary, up, enabled total) of every binary the control plane listed, as the triage row judges
-    them (heartbeats against [thresholds]); a section not deployed is left out."""
+    them (the poll's verdicts, judged_rows; else heartbeats against [thresholds] at `now`); a section not
+    deployed is left out."""
     out = []
     for section in (snap.compute, snap.network, snap.volume):
         if section.deployed:
             out += [(section.name, binary, c[0], c[1])
-                    for binary, c in sorted(_counts_by_binary(section, now, thresholds).items())]
+                    for binary, c in sorted(_counts_by_binary(section, now, thresholds, judged_rows).items())]
     return out
 
 
 def _section_counts(section: SectionRead, now: datetime, thresholds: Any,
-                    binary: str | None = None) -> tuple[int, int, int, int]:
+                    binary: str | None = None, judged_rows: JudgedRows | None = None) -> tuple[int, int, int, int]:
     """(up, enabled total, late, disabled) for the section's rows (optionally of one binary)."""
-    counts = _counts_by_binary(section, now, thresholds)
+    counts = _counts_by_binary(section, now, thresholds, judged_rows)
     picked = [c for b, c in counts.items() if binary is None or b == binary]
     up, total, late, disabled = (sum(c[i] for c in picked) for i in range(4))
     return up, total, late, disabled
 
 
 def _compute_cell(snap: ServicesSnapshot, findings: Sequence[Finding], now: datetime,
-                  thresholds: Any) -> TriageCell:
+                  thresholds: Any, judged_rows: JudgedRows | None = None) -> TriageCell:
     section = snap.compute
-    counts = _counts_by_binary(section, now, thresholds)  # one pass (it was one per nova binary)
+    counts = _counts_by_binary(section, now, thresholds, judged_rows)  # one pass (it was one per nova binary)
     up, total, late, disabled = counts.get("nova-compute", [0, 0, 0, 0])
     text = f"{up}/{total} up"
     if late:
@@ -164,10 +170,11 @@ def _compute_cell(snap: ServicesSnapshot, findings: Sequence[Finding], now: date
 
 
 def _simple_section_cell(name: str, label: str, word: str, section: SectionRead, findings: Sequence[Finding],
-                         prefixes: tuple[str, ...], now: datetime, thresholds: Any) -> TriageCell:
+                         prefixes: tuple[str, ...], now: datetime, thresholds: Any,
+                         judged_rows: JudgedRows | None = None) -> TriageCell:
     if not section.deployed:
         return TriageCell(name, label, "n/a (not in the catalog)", "ok", "services")
-    up, total, late, disabled = _section_counts(section, now, thresholds)
+    up, total, late, disabled = _section_counts(section, now, thresholds, judged_rows=judged_rows)
     text = f"{up}/{total} {word}"
     if late:
         text += f", {late} late"
@@ -177,24 +184,8 @@ def _simple_section_cell(name: str, label: str, word: str, section: SectionRead,
                       stale=section.stale)
 
 
-_last_services: list[Any] = [None]  # [(obs, thresholds, judged at, cells)] of the last services observation
-
-
-def _services_cells_cached(obs: Observation, now: datetime, thresholds: Any, stale: bool) -> list[TriageCell]:
-    """The services cells are judged as of the observation's poll, so they change only with it (or with its
-    staleness): every other source's poll re-drew the row and re-judged 1,500 services at 500 hosts. Same
-    observation object in, same cells out: the memo keeps the rules pure."""
-    at = min(now, datetime.fromtimestamp(obs.ok_at, now.tzinfo)) if obs.ok_at is not None else now
-    last = _last_services[0]  # one tuple, swapped whole: safe to read from any thread
-    if not stale and last is not None and last[0] is obs and last[1] is thresholds and last[2] == at:
-        return list(last[3])
-    cells = _services_cells(obs, now, thresholds, stale)
-    if not stale:
-        _last_services[0] = (obs, thresholds, at, tuple(cells))
-    return list(cells)
-
-
-def _services_cells(obs: Observation | None, now: datetime, thresholds: Any, stale: bool) -> list[TriageCell]:
+def _services_cells(obs: Observation | None, now: datetime, thresholds: Any, stale: bool,
+                    judged_rows: JudgedRows | None = None) -> list[TriageCell]:
     assert obs is not None
     snap: ServicesSnapshot = obs.snapshot
     findings = list(obs.findings)
@@ -204,9 +195,11 @@ def _services_cells(obs: Observation | None, now: datetime, thresholds: Any, sta
     at = min(now, datetime.fromtimestamp(obs.ok_at, now.tzinfo)) if obs.ok_at is not None else now
     cells = [
         _catalog_cell(snap, findings),
-        _compute_cell(snap, findings, at, thresholds),
-        _simple_section_cell("agents", "agents", "alive", snap.network, findings, ("neutron.",), at, thresholds),
-        _simple_section_cell("volume", "volume", "up", snap.volume, findings, ("cinder.",), at, thresholds),
+        _compute_cell(snap, findings, at, thresholds, judged_rows),
+        _simple_section_cell("agents", "agents", "alive", snap.network, findings, ("neutron.",), at, thresholds,
+                             judged_rows),
+        _simple_section_cell("volume", "volume", "up", snap.volume, findings, ("cinder.",), at, thresholds,
+                             judged_rows),
     ]
     out = []
     for cell in cells:
@@ -257,36 +250,6 @@ def _rabbit_cell(obs: Observation) -> TriageCell:
     return TriageCell("rabbitmq", "RabbitMQ", ", ".join(parts), level, "rabbitmq")
 
 
-# the clauses a RabbitMQ cell says when all is well: left out of the brief form (brief_text)
-REASSURANCES = frozenset({"no alarms", "no partitions", "service queues consumed"})
-
-
-def brief_text(cell: TriageCell) -> str:
-    """A shorter answer for a narrow terminal, where the whole row must still fit: an ok cell says only its
-    first clause without its parenthesis ("7/7 up", "3/3 running", "ok"); any other cell drops the clauses that
-    say all is well ("no partitions") and keeps the rest."""
-    clauses = _clauses(cell.text)
-    if cell.level == "ok":
-        first = clauses[0] if clauses else cell.text
-        head, paren, _ = first.partition(" (")
-        return head if paren else first
-    kept = [c for c in clauses if c not in REASSURANCES]
-    return ", ".join(kept) if kept else cell.text
-
-
-def _clauses(text: str) -> list[str]:
-    """The text split at ", " outside parentheses."""
-    out, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        depth += ch == "("
-        depth -= ch == ")"
-        if depth == 0 and text.startswith(", ", i):
-            out.append(text[start:i])
-            start = i + 2
-    out.append(text[start:])
-    return [c for c in out if c]
-
-
 def _galera_cell(obs: Observation) -> TriageCell:
     snap: GaleraSnapshot = obs.snapshot
     findings = list(obs.findings)
@@ -306,9 +269,11 @@ def _galera_cell(obs: Observation) -> TriageCell:
 
 def triage_summary(observations: Mapping[str, Observation], now: datetime, thresholds: Any, *,
                    configured: Collection[str] | None = None,
-                   intervals: Mapping[str, float] | None = None) -> TriageSummary:
+                   intervals: Mapping[str, float] | None = None,
+                   judged_rows: JudgedRows | None = None) -> TriageSummary:
     """The triage row. configured: the sources stacktop runs (None: unknown, a missing one is "waiting");
-    intervals: poll interval per source, to call data older than three intervals STALE."""
+    intervals: poll interval per source, to call data older than three intervals STALE; judged_rows: the
+    services rows with their verdicts as of the services poll, by section name (judged here otherwise)."""
     intervals = intervals or {}
     ts = now.timestamp()
     cells: list[TriageCell] = []
@@ -326,7 +291,7 @@ def triage_summary(observations: Mapping[str, Observation], now: datetime, thres
     else:
         assert svc is not None
         stale = _is_stale(svc, ts, intervals.get("services", DEFAULT_INTERVAL))
-        cells.extend(_services_cells_cached(svc, now, thresholds, stale))
+        cells.extend(_services_cells(svc, now, thresholds, stale, judged_rows))
 
     for name, label, source, build, cls in (("rabbitmq", "RabbitMQ", "rabbitmq", _rabbit_cell, RabbitSnapshot),
                                             ("galera", "Galera", "galera", _galera_cell, GaleraSnapshot)):

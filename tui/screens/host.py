@@ -46,7 +46,7 @@ from tui.screens.live import OWN_READ_EVERY_S, LiveScreen, own_block_read, own_r
 from tui.widgets.breadcrumb import Breadcrumb
 from tui.widgets.keyed_table import KeyedTable
 from tui.widgets.read_at import ReadAtLine, block_stamp
-from tui.widgets.services_pane import COLUMNS, build_rows, utc_datetime
+from tui.widgets.services_pane import COLUMNS, build_rows, host_sections, judged_sections, utc_datetime
 
 SOURCE = "services"
 MAX_ROWS = 200  # per list on the screen (ports, servers, consumers): the rest is counted, not shown
@@ -437,7 +437,7 @@ class HostScreen(LiveScreen):
             now = utc_datetime(ctx.now())
             assert now is not None
             mine = host_snapshot(obs.snapshot, self.host)
-            rows = build_rows(mine, ctx.config.thresholds, now, utc_datetime(obs.ok_at))
+            rows = build_rows(host_sections(judged_sections(obs), self.host), now, utc_datetime(obs.ok_at))
             self.table.sync(rows)
             self.live = self._live_host(mine, {key: str(cells[2]) for key, cells in rows})
             if obs is not self._shown:

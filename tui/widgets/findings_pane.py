@@ -1,4 +1,5 @@
-"""Every source's findings in one table, plus the triage hints derived from them.
+"""Every source's findings in one table, plus the triage hints derived from them: the findings the runner's
+judgement of the cloud's latest poll shows (tui.models.judged.CloudView.shown).
 
 - Critical first; within a severity the triage hints (the likely cause) before the findings they explain.
 - Deduplicated by (kind, subject): the same finding from two observations is one row (the more severe).
@@ -7,7 +8,7 @@
   nothing changing, the table (and the terminal) stays still.
 - `enter` opens the finding screen (the whole finding, live); from there `enter` jumps to its subject: a host
   -> the host screen, a server -> the instance screen, a queue / node / cluster -> that source's pane
-  (tui.rules.triage.jump_target).
+  (tui.rules.triage.jump_target, judged with the poll).
 - A toast once when a critical finding appears that was not present in the last TOAST_FORGET_S seconds
   (not on every poll, not again when it merely flaps); the criticals one incident brings within
   TOAST_GATHER_S (each source reports on its own) make one toast, led by the triage hint.
@@ -23,6 +24,7 @@ from rich.text import Text
 from tui.dashboard import dashboard
 from tui.freshness import clock_time
 from tui.models.finding import SEVERITY_ORDER, Finding
+from tui.models.judged import latest_view
 from tui.models.observation import Observation
 from tui.safetext import text as safe_text
 from tui.widgets import column_fit as fit
@@ -114,11 +116,9 @@ class FindingsPane(SourcePane):
         if not self._mounted:
             return
         now = self._now()
-        raw = [f for obs in observations.values() for f in obs.findings]
-        from tui.rules.triage import triage_hints, without_absorbed  # here: ~20 ms before the first paint
-
-        self.hints = triage_hints(observations)
-        self.findings = dedupe(without_absorbed(raw, self.hints) + self.hints)
+        view = latest_view(observations)  # the cloud as its latest poll judged it (tui.models.judged)
+        self.hints = list(view.hints) if view is not None else []
+        self.findings = list(view.shown) if view is not None else []
         present = {f.key for f in self.findings}
         for key in list(self.first_seen):
             if key not in present:
@@ -146,14 +146,14 @@ class FindingsPane(SourcePane):
 
     def swap(self, observations: dict[str, Observation], first_seen: dict[Key, float]) -> None:
         """Another cloud's findings: its own first-seen times, and no "new critical" toast for what it had."""
-        from tui.rules.triage import triage_hints
-
         self.first_seen = dict(first_seen)
         self._pending_toast = {}
         now = self._now()
         self._critical_seen = {f.key: now for obs in observations.values() for f in obs.findings
                                if f.severity == "critical"}
-        self._critical_seen.update({f.key: now for f in triage_hints(observations) if f.severity == "critical"})
+        view = latest_view(observations)
+        self._critical_seen.update({f.key: now for f in (view.hints if view is not None else ())
+                                    if f.severity == "critical"})
         if self.table is not None:
             self.table.reset()
         self.show_all(observations)
@@ -232,9 +232,9 @@ class FindingsPane(SourcePane):
 
     def jump(self, f: Finding) -> None:
         """Open what `f` is about: its host or server screen, else its pane with the cursor on its row."""
-        from tui.rules.triage import jump_target
-
-        what, name = jump_target(f)
+        view = latest_view(self.by_source)  # where the poll's judgement sends it (tui.rules.triage.jump_target)
+        what, name = view.jumps.get(f.key, ("pane", f.source or "findings")) if view is not None else \
+            ("pane", f.source or "findings")
         app = self.app
         if what in ("host", "server"):
             self.post_message(DrillDown(what, name))

@@ -17,6 +17,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 
 from tui.models.finding import SEVERITY_ORDER, Finding
+from tui.models.judged import GaleraVerdict, SourceView
 from tui.models.observation import Observation
 from tui.safetext import escape
 from tui.safetext import text as safe_text
@@ -86,13 +87,15 @@ def node_rows(snapshot: GaleraSnapshot, findings: Iterable[Finding] = ()) -> lis
     return [(n.address, node_cells(n, snapshot.expected_size, worst.get(n.address))) for n in snapshot.nodes]
 
 
-def verdict_line(snapshot: GaleraSnapshot, findings: Iterable[Finding] = ()) -> str:
-    """Console markup: the verdict coloured by the worst finding, then cluster name and provider version."""
-    from tui.rules.quorum import NO_QUORUM_VERDICT, arbitrator_view, verdict
-
-    text = verdict(snapshot)
+def verdict_line(snapshot: GaleraSnapshot, view: SourceView | None, findings: Iterable[Finding] = ()) -> str:
+    """Console markup: the poll's verdict (view: the observation's judged view) coloured by the worst finding,
+    then cluster name and provider version."""
+    judged = getattr(view, "detail", None)
+    if not isinstance(judged, GaleraVerdict):
+        return "[dim]waiting for the poll's verdict[/]"
+    text = judged.text
     sev = min((f.severity for f in findings), key=lambda s: SEVERITY_ORDER[s], default=None)
-    if text.startswith((NO_QUORUM_VERDICT, "NO DATA")) or sev == "critical":
+    if judged.no_quorum or sev == "critical":
         style = "bold red"
     elif sev == "warning":
         style = "yellow"
@@ -101,9 +104,8 @@ def verdict_line(snapshot: GaleraSnapshot, findings: Iterable[Finding] = ()) -> 
     else:
         style = "cyan"
     parts = [f"[{style}]{escape(text)}[/]"]
-    view = arbitrator_view(snapshot)
-    if view is not None and not view.missing:  # garbd has no row (no SQL); missing: the verdict says so
-        parts.append(f"arbitrator {escape(view.name)} in")
+    if judged.arbitrator is not None:  # garbd has no row (no SQL); missing: the verdict says so
+        parts.append(f"arbitrator {escape(judged.arbitrator)} in")
     names = {n.cluster_name for n in snapshot.reachable if n.cluster_name}
     if names:
         parts.append(f"cluster {escape(', '.join(sorted(names)))}")
@@ -129,6 +131,6 @@ class GaleraPane(SourcePane):
         if not isinstance(snapshot, GaleraSnapshot):
             super().render_snapshot(snapshot, obs)
             return
-        self.set_message(verdict_line(snapshot, obs.findings))
+        self.set_message(verdict_line(snapshot, obs.view, obs.findings))
         if self.table is not None:
             self.table.sync(node_rows(snapshot, obs.findings))

@@ -12,7 +12,7 @@ Enter opens the instance screen.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from operator import is_, itemgetter
 from typing import TYPE_CHECKING, Any
@@ -21,6 +21,7 @@ from textual.app import ComposeResult
 
 from tui.freshness import coarse_age
 from tui.models.finding import Finding
+from tui.models.judged import JudgedRow
 from tui.models.observation import Observation
 from tui.safetext import clean, escape
 from tui.safetext import text as safe_text
@@ -41,11 +42,17 @@ STATUS_STYLE = {"ERROR": "bold red", "BUILD": "yellow", "DELETED": "dim", "SHUTO
 ROWS_IN_THREAD_FROM = 2_000
 
 
-def owner_label(server: Server) -> str:
-    """The owner column: tui.rules.stuck.owner_cell, the owner the finding and the instance screen name."""
-    from tui.rules.stuck import owner_cell
+def owner_label(server: Server, judged: Mapping[str, JudgedRow] | None) -> str:
+    """The owner column: the owner the poll's judgement names (tui.rules.judge, the finding's and the instance
+    screen's owner); none for a server the judgement gave no row (no phase, not ERROR)."""
+    row = judged.get(server.id) if judged is not None else None
+    return row.owner if row is not None else ""
 
-    return owner_cell(server)
+
+def judged_rows(obs: Observation) -> Mapping[str, JudgedRow] | None:
+    """The servers' rows as the poll judged them (the observation's view)."""
+    rows = getattr(getattr(obs, "view", None), "rows", None)
+    return rows if isinstance(rows, Mapping) else None
 
 
 def in_state_label(server: Server, now: datetime) -> str:
@@ -90,15 +97,14 @@ class RowMemo(dict[str, tuple[Any, ...]]):
 
 
 def instance_rows(snapshot: InstancesSnapshot, findings: Iterable[Finding] = (), *, show_all: bool = False,
-                  memo: RowMemo | None = None) -> Rows:
+                  memo: RowMemo | None = None, judged: Mapping[str, JudgedRow] | None = None) -> Rows:
     """(server id, cells): stuck first (critical, then warning), then ERROR, then in a task_state (longest
     first), then the rest by name. Without show_all only servers worth attention.
 
     Cells without a style are plain (safe) strings: the table makes Rich cells only for the rows it draws,
     and `a` lists every server (10,000 and more). memo (RowMemo), kept by the caller from one snapshot to the
-    next: the table then sees the same cells and skips them, and both views of a server share its cells."""
-    from tui.rules.stuck import worth_attention
-
+    next: the table then sees the same cells and skips them, and both views of a server share its cells.
+    judged: the poll's judged rows by server id (the owner column)."""
     severity: dict[str, str] = {}
     for f in findings:
         if f.kind == "instance.stuck":
@@ -111,7 +117,7 @@ def instance_rows(snapshot: InstancesSnapshot, findings: Iterable[Finding] = (),
         servers = list(snapshot.attention)
         outside = stuck_ids - {s.id for s in servers}
         if outside:
-            servers += [s for s in snapshot.servers if s.id in outside and worth_attention(s, stuck_ids)]
+            servers += [s for s in snapshot.servers if s.id in outside]
     last = memo.last.get(show_all) if memo is not None else None
     if (last is not None and len(last[0]) == len(servers) and all(map(is_, servers, last[0]))
             and last[1] == severity and all(in_state_label(s, now) == label for s, label in last[2])):
@@ -131,7 +137,7 @@ def instance_rows(snapshot: InstancesSnapshot, findings: Iterable[Finding] = (),
                 name = safe_text(mark + (s.name or "(no name)"), style=SEVERITY_STYLE[sev] if sev else "")
                 status = safe_text(s.status, style=status_style)
                 task = safe_text(s.task_state or "", style=SEVERITY_STYLE[sev] if sev else "")
-                kept = (s, (name, status, task, ticks[1], s.host or "", owner_label(s), s.short_id,
+                kept = (s, (name, status, task, ticks[1], s.host or "", owner_label(s, judged), s.short_id,
                             s.project_id[:8]), ticks, None)
                 if memo is not None:
                     memo[s.id] = kept
@@ -237,7 +243,8 @@ class InstancesPane(SourcePane):
 
         def make() -> dict[bool, list[tuple[str, tuple[Any, ...]]]]:
             # a view that did not change is given as the same list (RowMemo.last): the table skips it
-            return {view: instance_rows(snapshot, obs.findings, show_all=view, memo=memo) for view in views}
+            return {view: instance_rows(snapshot, obs.findings, show_all=view, memo=memo, judged=judged_rows(obs))
+                    for view in views}
 
         made = await asyncio.to_thread(make)
         self._quiet_cells = memo
@@ -252,7 +259,7 @@ class InstancesPane(SourcePane):
                 self._rows.clear()  # the other view's rows are of an older snapshot
             kept = self._rows[self.show_all] = (snapshot, obs.findings,
                                                 instance_rows(snapshot, obs.findings, show_all=self.show_all,
-                                                              memo=self._quiet_cells))
+                                                              memo=self._quiet_cells, judged=judged_rows(obs)))
         return kept[2]
 
     def render_snapshot(self, snapshot: Any, obs: Observation) -> None:

@@ -16,8 +16,6 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 from textual.app import ComposeResult
 
-from tui.config import Thresholds
-from tui.dashboard import dashboard
 from tui.freshness import coarse_age, human_age
 from tui.models.observation import Observation
 from tui.safetext import escape
@@ -62,9 +60,7 @@ def heartbeat_text(live: Liveness, row: ServiceRow) -> Text:
         return Text(f"{coarse_age(live.age_s)} ago{skew}", style="bold red")
     # healthy: within the late mark. The exact age changed with every heartbeat and repainted the table every
     # poll for nothing; the host screen has it
-    from tui.rules.liveness import LATE_FRACTION
-
-    return Text(f"≤ {human_age(live.down_time * LATE_FRACTION)}{skew}")
+    return Text(f"≤ {human_age(live.late_mark)}{skew}")
 
 
 def state_text(live: Liveness, row: ServiceRow) -> Text:
@@ -119,49 +115,63 @@ def healthy(row: ServiceRow, live: Liveness) -> bool:
             and row.state.upper() != "UNKNOWN")
 
 
-# one section judged as of the poll: (the section, its down time, every row with its verdict then)
+# one section judged as of the poll (tui.rules.judge): (the section, its down time, every row with its verdict
+# then, in table order: down, late, unknown, disabled, up)
 SectionAtPoll = tuple["SectionRead", float, tuple[tuple["ServiceRow", "Liveness"], ...]]
 
 
-def assess_at_poll(snapshot: ServicesSnapshot, thresholds: Any, poll_now: datetime) -> tuple[SectionAtPoll, ...]:
-    """Every row judged as of the poll: once per snapshot. Between polls only the rows late or down then are
-    judged again (rows_at), so a countdown ticking every second does not re-judge 1,500 services each time."""
-    from tui.rules.liveness import assess_section, down_time_for
+def judged_sections(obs: Observation | None) -> tuple[SectionAtPoll, ...]:
+    """The sections as the poll judged them (the observation's view); none before a judged poll."""
+    detail = getattr(getattr(obs, "view", None), "detail", None)
+    return detail if isinstance(detail, tuple) else ()
+
+
+def on_host(host: str, row_host: str) -> bool:
+    return row_host == host or row_host.split("@")[0] == host
+
+
+def host_sections(at_poll: tuple[SectionAtPoll, ...], host: str) -> tuple[SectionAtPoll, ...]:
+    """The judged sections with only the rows of `host` (the host screen's control-plane table)."""
+    import dataclasses
 
     out = []
-    for section in snapshot.sections:
-        if not section.deployed and not section.rows:
-            continue
-        # the runner's findings judged these rows as of the same poll: assess_section reuses the verdicts
-        out.append((section, down_time_for(section.name, thresholds),
-                    tuple(assess_section(section, poll_now, thresholds))))
+    for section, down_time, judged in at_poll:
+        rows = tuple((row, live) for row, live in judged if on_host(host, row.host))
+        out.append((dataclasses.replace(section, rows=tuple(r for r, _ in rows)), down_time, rows))
     return tuple(out)
 
 
-def rows_at(at_poll: tuple[SectionAtPoll, ...], now: datetime, *, hide_healthy: bool = False
-            ) -> tuple[list[tuple[str, tuple[Any, ...]]], float]:
-    """(table rows at `now`, seconds until some cell may change without a new poll) from the verdicts as of the
-    poll. Rows healthy at the poll keep that verdict (judged as of the poll; see build_rows); rows late or
-    down then are judged at `now`: a countdown ticks every second, a down row's age when its text does.
-    Stale sections are frozen (judged as of their read)."""
-    from tui.rules.liveness import assess, row_rank, section_now
+def _ticked(live: Liveness, elapsed: float) -> Liveness:
+    """The poll's verdict with its heartbeat age and countdown moved on by `elapsed` seconds: the state stays
+    the poll's (late stays late until the next poll judges it down)."""
+    import dataclasses
 
+    remaining = None if live.remaining_s is None else max(0.0, live.remaining_s - elapsed)
+    return dataclasses.replace(live, age_s=None if live.age_s is None else live.age_s + elapsed,
+                               remaining_s=remaining)
+
+
+def rows_at(at_poll: tuple[SectionAtPoll, ...], poll: datetime, now: datetime, *, hide_healthy: bool = False
+            ) -> tuple[list[tuple[str, tuple[Any, ...]]], float]:
+    """(table rows at `now`, seconds until some cell may change without a new poll) from the verdicts of the
+    poll at `poll`. The verdicts are the poll's; the ages of rows late or down then tick on at paint time (a
+    countdown every second, a down row's age when its text does). Stale sections are frozen (as of their
+    read)."""
     out: list[tuple[str, tuple[Any, ...]]] = []
     soonest = 3600.0
-    for section, down_time, judged in at_poll:
-        live_at = section_now(section, now)
+    elapsed = max(0.0, (now - poll).total_seconds())
+    for section, _down_time, judged in at_poll:
         assessed = []
         for row, live in judged:
-            if live.late or live.down:
-                live = assess(row, section.read_at, live_at, down_time)
-                if not section.stale and not row.forced_down and live.age_s is not None:
+            if (live.late or live.down) and not section.stale:
+                if elapsed:
+                    live = _ticked(live, elapsed)
+                if not row.forced_down and live.age_s is not None:
                     soonest = min(soonest, 0.0 if live.late else _until_text_changes(live.age_s))
             assessed.append((row, live))
         out.append((f"hdr:{section.name}", header_cells(section, assessed)))
-        # only the rows shown are sorted: at 500 hosts nearly all are healthy and hidden (~1,000 key calls a
-        # poll for nothing)
+        # in table order already (the judge sorts once a poll); only the rows shown are kept
         shown = [m for m in assessed if not healthy(m[0], m[1])] if hide_healthy else assessed
-        shown.sort(key=lambda m: (row_rank(m[1], m[0]), m[0].binary, m[0].host))
         out.extend((row.key, row_cells(row, live)) for row, live in shown)
     return out, soonest
 
@@ -170,17 +180,12 @@ def _hide_healthy(snapshot: ServicesSnapshot, show_all: bool) -> bool:
     return not show_all and sum(len(s.rows) for s in snapshot.sections) > ATTENTION_OVER
 
 
-def build_rows(snapshot: ServicesSnapshot, thresholds: Any, now: datetime,
-               poll_now: datetime | None = None, *, show_all: bool = True) -> list[tuple[str, tuple[Any, ...]]]:
-    """Table rows at `now`. Rows that are neither late nor down show their age as of `poll_now`. Without
-    show_all, over ATTENTION_OVER services, healthy rows are left out (headers keep the counts).
-
-    Judged as of the poll; only rows already late or down then count on between polls. A row healthy at the
-    poll is not extrapolated into "late": agents beating every 30 s, polled every 10 s, would flicker LATE for
-    seconds before each fresh heartbeat (and repaint the table every second)."""
-    poll_now = min(poll_now or now, now)
-    return rows_at(assess_at_poll(snapshot, thresholds, poll_now), now,
-                   hide_healthy=_hide_healthy(snapshot, show_all))[0]
+def build_rows(at_poll: tuple[SectionAtPoll, ...], now: datetime, poll: datetime | None = None, *,
+               hide_healthy: bool = False) -> list[tuple[str, tuple[Any, ...]]]:
+    """Table rows at `now` from the sections judged at the poll (`poll`, default `now`): without hide_healthy
+    every row. A row healthy at the poll stays so until the next poll: agents beating every 30 s, polled every
+    10 s, would flicker LATE for seconds before each fresh heartbeat (and repaint the table every second)."""
+    return rows_at(at_poll, min(poll or now, now), now, hide_healthy=hide_healthy)[0]
 
 
 def _until_text_changes(age: float) -> float:
@@ -192,13 +197,11 @@ def _until_text_changes(age: float) -> float:
     return 60.0 - age % 60.0 if age < 86400 else 3600.0
 
 
-def next_change_s(snapshot: ServicesSnapshot, thresholds: Any, now: datetime,
-                  poll_now: datetime | None = None) -> float:
+def next_change_s(at_poll: tuple[SectionAtPoll, ...], now: datetime, poll: datetime | None = None) -> float:
     """Seconds until some cell may change without a new poll: a countdown (a row late at the poll) ticks every
     second, a down row's age when its text does; rows healthy at the poll wait for the next poll. Stale
     sections are frozen."""
-    poll_now = min(poll_now or now, now)
-    return rows_at(assess_at_poll(snapshot, thresholds, poll_now), now)[1]
+    return rows_at(at_poll, min(poll or now, now), now)[1]
 
 
 def message_text(snapshot: ServicesSnapshot) -> str:
@@ -231,8 +234,6 @@ class ServicesPane(SourcePane):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.show_all = False
-        # the rows judged as of the poll, for the snapshot and poll time they were judged for (rows_at)
-        self._at_poll: tuple[Any, datetime, tuple[SectionAtPoll, ...]] | None = None
 
     def action_toggle_all(self) -> None:
         self.show_all = not self.show_all
@@ -243,11 +244,6 @@ class ServicesPane(SourcePane):
     def compose_body(self) -> ComposeResult:
         if self.configured:  # unconfigured: just the "not configured" line, like every other pane
             yield from super().compose_body()
-
-    def _thresholds(self) -> Any:
-        dash = dashboard(self.app)
-        config = None if dash is None else dash.config
-        return getattr(config, "thresholds", None) or Thresholds()
 
     def render_snapshot(self, snapshot: Any, obs: Observation) -> None:
         if not _is_snapshot(snapshot):
@@ -266,10 +262,8 @@ class ServicesPane(SourcePane):
             return
         at = utc_datetime(now) or datetime.now(UTC)
         poll = min(utc_datetime(obs.ok_at) or at, at)
-        cached = self._at_poll
-        if cached is None or cached[0] is not obs.snapshot or cached[1] != poll:
-            cached = self._at_poll = (obs.snapshot, poll, assess_at_poll(obs.snapshot, self._thresholds(), poll))
-        rows, next_change = rows_at(cached[2], at, hide_healthy=_hide_healthy(obs.snapshot, self.show_all))
+        rows, next_change = rows_at(judged_sections(obs), poll, at,
+                                    hide_healthy=_hide_healthy(obs.snapshot, self.show_all))
         self.table.sync(rows)
         self._resync_at = now + next_change
 

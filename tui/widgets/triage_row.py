@@ -1,27 +1,28 @@
 """The triage row under the top bar: the five triage commands at a glance, coloured by level.
 
-It renders tui.rules.triage.triage_summary over the app's latest observations. The app's 1 s tick re-evaluates
-it (no I/O: heartbeat ages and STALE marks move between polls) and it repaints only when the text changed. The
-tick, not a timer of its own: one wake-up a second fewer for an app that idles all day.
+It paints the triage row the runner judged with the cloud's latest poll (tui.models.judged.CloudView). The app's
+1 s tick marks a cell STALE once its source's data is older than its staleness mark (ages move between polls;
+the verdicts are the poll's) and it repaints only when the text changed. The tick, not a timer of its own: one
+wake-up a second fewer for an app that idles all day.
 """
 
 from __future__ import annotations
 
 import time
-from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.widgets import Static
 
-from tui.config import Thresholds
 from tui.dashboard import dashboard
+from tui.models.judged import latest_view, summary_at
 from tui.models.observation import Observation
+from tui.models.triage import TRIAGE_SOURCES, brief_text, not_configured
 from tui.safetext import clean
 from tui.widgets.observed import AllObserved, keys_first, latest_observations
 from tui.widgets.source_pane import SourcePane, lines_needed
 
-if TYPE_CHECKING:  # the rules are imported where used: ~20 ms of CPU before the first paint otherwise
+if TYPE_CHECKING:
     from tui.models.triage import TriageSummary
 
 LEVEL_STYLE = {"ok": "green", "warning": "yellow", "critical": "bold red", "unknown": "dim"}
@@ -32,15 +33,13 @@ BRIEF_LINES = 5
 
 
 def render_summary(summary: TriageSummary, *, brief: bool = False) -> Text:
-    """The row; brief: ok cells in a word, reassurances left out, narrower separators (rules.triage.brief_text)."""
+    """The row; brief: ok cells in a word, reassurances left out, narrower separators (tui.models.triage.brief_text)."""
     text = Text(no_wrap=False, overflow="fold")
     same = {c.text for c in summary.cells}
     if len(same) == 1 and summary.worst == "unknown":  # nothing to tell apart: say it once
         text.append("triage ", style="bold")
         text.append(f"{clean(same.pop())}: catalog, services, RabbitMQ, Galera", style="dim")
         return text
-    if brief:
-        from tui.rules.triage import brief_text
     for i, cell in enumerate(summary.cells):
         if i:
             text.append(BRIEF_SEPARATOR if brief else SEPARATOR, style="dim")
@@ -91,24 +90,14 @@ class TriageRow(Static):
         return configured, {p.SOURCE: float(p.interval) for p in panes}
 
     def refresh_summary(self) -> None:
-        from tui.rules.triage import DEFAULT_INTERVAL, triage_summary
-
-        dash = dashboard(self.app)
-        config = None if dash is None else dash.config
-        thresholds = getattr(config, "thresholds", None) or Thresholds()
+        view = latest_view(self.observations)
         configured, intervals = self._sources()
-        now = self._now()
-        # between polls only staleness moves the row (services are judged as of their poll): with the same
-        # observations and no source stale, the summary (over 1,500 services at 500 hosts) need not be redone
-        stale = tuple(sorted(src for src, obs in self.observations.items()
-                             if obs.error is not None or obs.is_stale(now, intervals.get(src, DEFAULT_INTERVAL))))
-        key = (tuple(sorted((src, id(obs)) for src, obs in self.observations.items())),
-               tuple(sorted(configured or ())), tuple(sorted(intervals.items())), stale)
-        if key == getattr(self, "_summary_key", None) and not stale and self.summary is not None:
-            return
-        self._summary_key = key
-        summary = triage_summary(self.observations, datetime.fromtimestamp(now, UTC), thresholds,
-                                 configured=configured, intervals=intervals)
+        if view is None or view.summary is None:
+            if configured is None or any(source in configured for source in TRIAGE_SOURCES):
+                return  # a poll is coming: its judgement fills the row
+            summary = not_configured()
+        else:
+            summary = summary_at(view.summary, self.observations, self._now(), intervals)
         self.summary = summary
         shown = tuple((c.line, c.level) for c in summary.cells)
         if shown != self._shown:
