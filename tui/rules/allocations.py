@@ -29,7 +29,7 @@ from tui.models.placement import (
     ProviderView,
     rc_sort_key,
 )
-from tui.rules.shell_command import command, shell_text
+from tui.shell_command import command, shell_text
 
 SOURCE = "placement"
 

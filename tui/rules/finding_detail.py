@@ -6,7 +6,7 @@ command its next step names (the one `y` copies). Pure: read from the finding's 
 - host: `evidence["host"]` (a cinder `host@backend` as written), else the subject when the kind is about a host;
 - log: the rule's `first_log` (then `then`), else the owner's log on the host;
 - command: the first command the next step names, as the rule gives it in `evidence["command"]` (its words,
-  tui.rules.shell_command), shell-quoted: the next step shows the same text. Never cut out of the prose, where
+  tui.shell_command), shell-quoted: the next step shows the same text. Never cut out of the prose, where
   a name from the cloud could end it early or carry shell syntax. None when the rule gives none;
   `uncopyable` when it gives one whose words hold a control character (not put on the clipboard).
 """
@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tui.models.finding import Finding
-from tui.rules.shell_command import argv_of, copyable
+from tui.shell_command import argv_of, copyable
 
 COMPONENT_BY_PREFIX: tuple[tuple[str, str], ...] = (
     ("triage.compute_down", "nova-compute"), ("triage.bus_or_conductor", "nova-conductor and RabbitMQ"),

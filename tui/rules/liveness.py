@@ -36,7 +36,7 @@ from typing import Any
 from tui.freshness import coarse_age
 from tui.models.finding import Finding, Severity
 from tui.models.services import EndpointCheck, SectionRead, ServiceRow, ServicesSnapshot
-from tui.rules.shell_command import command, shell_text
+from tui.shell_command import command, shell_text
 
 SOURCE = "services"
 LATE_FRACTION = 0.5

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from tui.models.finding import SEVERITY_ORDER, Finding
-from tui.rules.shell_command import command, shell_text
+from tui.shell_command import command, shell_text
 
 GROUP_OVER = 5  # more findings than this in one group: one finding instead
 EXAMPLES = 10  # the fullest queues named in a group's evidence

@@ -37,7 +37,7 @@ from tui.rules.queue_names import (
     queue_subject,
 )
 from tui.rules.rabbit_cluster import cluster_findings
-from tui.rules.shell_command import command, shell_text
+from tui.shell_command import command, shell_text
 
 MIN_POLLS = 2
 LIST_CONSUMERS = command("rabbitmqctl", "list_queues", "name", "consumers")

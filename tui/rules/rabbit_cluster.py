@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from tui.models.finding import Finding
 from tui.models.rabbitmq import NodeInfo, QueueInfo, RabbitSnapshot
 from tui.rules.queue_names import SOURCE, classify_queue, queue_subject
-from tui.rules.shell_command import command, shell_text
+from tui.shell_command import command, shell_text
 
 MAX_QUEUE_FINDINGS = 20  # per-queue criticals beyond this are counted in one more finding
 EXAMPLES = 5

@@ -16,8 +16,8 @@ from datetime import datetime
 from tui.freshness import coarse_age, human_age
 from tui.models.finding import Finding
 from tui.models.instances import BUILD_QUEUED, AllocationInfo, HostHealth, InstancesSnapshot, Server
-from tui.rules.shell_command import command, shell_text
 from tui.rules.task_states import DEFAULT_STUCK_SECONDS
+from tui.shell_command import command, shell_text
 
 SOURCE = "instances"
 RECENT_ERROR_S = 3600.0  # an ERROR whose fault is younger than this is a warning; older ones are info

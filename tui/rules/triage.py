@@ -35,7 +35,7 @@ from tui.models.triage import REASSURANCES, Level, TriageCell, TriageSummary, br
 from tui.rules.liveness import Liveness, assess_section
 from tui.rules.queue_names import classify_queue
 from tui.rules.quorum import READS_FAIL, STILL_ANSWERS, WRITES_FAIL
-from tui.rules.shell_command import command, shell_text
+from tui.shell_command import command, shell_text
 
 SOURCE = "triage"
 DEFAULT_INTERVAL = 10.0

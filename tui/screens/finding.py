@@ -7,7 +7,7 @@ Everything in it comes from the cloud (names, faults, ids) and is rendered inert
 Live (tui.screens.live): each new observation of the finding's source (every source for a triage hint)
 re-renders it; when the finding is no longer reported the screen keeps its last text and says `CLEARED at
 HH:MM:SS UTC`; a finding that comes back is shown live again. `y` copies the command, built from its words
-and shell-quoted (tui.rules.shell_command), to the clipboard (OSC 52), `enter` opens what the finding is about
+and shell-quoted (tui.shell_command), to the clipboard (OSC 52), `enter` opens what the finding is about
 (the host or instance screen, or its pane), `r` refreshes every source.
 """
 

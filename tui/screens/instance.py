@@ -31,12 +31,12 @@ from tui.breadcrumb import short_id
 from tui.freshness import utc_clock_time
 from tui.models.instances import InstanceAction, InstanceDetail, InstancesSnapshot, PortInfo, Server, VolumeInfo
 from tui.models.observation import Observation
-from tui.rules.shell_command import copyable
 from tui.rules.stuck import Answer, five_questions, instance_owner, with_task_since
 from tui.rules.task_states import DEFAULT_STUCK_SECONDS
 from tui.safetext import escape
 from tui.screens.context import context
 from tui.screens.live import OWN_READ_EVERY_S, LiveScreen, own_block_read, own_read, own_read_due
+from tui.shell_command import copyable
 from tui.widgets.breadcrumb import Breadcrumb
 from tui.widgets.read_at import ReadAtLine, block_stamp
 
