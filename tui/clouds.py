@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 
 from tui.config import Config
 from tui.models.finding import Finding
-from tui.models.judged import latest_view
 from tui.models.observation import Observation
 from tui.records import record
 from tui.safetext import escape
@@ -77,6 +76,8 @@ def badge(name: str, observations: Mapping[str, Observation], now: float, interv
     silenced findings left out), and whether any source is stale."""
     level = "waiting" if not observations else "ok"
     stale = False
+    from tui.models.judged import latest_view  # with the first poll's badge, after the first paint
+
     view = latest_view(observations)  # the findings the cloud's latest poll judged shown, hints included
     shown = view.shown if view is not None else [f for obs in observations.values() for f in obs.findings]
     for source, obs in observations.items():

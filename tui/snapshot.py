@@ -26,11 +26,11 @@ from typing import TYPE_CHECKING, Any
 
 from tui.jsonable import to_jsonable
 from tui.models.finding import Finding, worst_severity
-from tui.models.judged import CloudView
 from tui.models.observation import Observation
 
 if TYPE_CHECKING:  # the command line imports this module for its exit codes: the dashboard needs neither yet
     from tui.collectors.base import Collector
+    from tui.models.judged import CloudView
 
 EXIT_OK, EXIT_WARNING, EXIT_CRITICAL, EXIT_UNKNOWN = 0, 1, 2, 3
 
@@ -106,6 +106,8 @@ def cloud_view(observations: list[Observation], thresholds: Any = None, now: flo
     if view is not None and all(obs.cloud_view is view for obs in observations):
         return view
     judged = judged_once(observations, time.time() if now is None else now, thresholds)
+    from tui.models.judged import CloudView
+
     return judged[0].cloud_view if judged else CloudView(0, time.time() if now is None else now)
 
 

@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 from tui.config import Thresholds
 from tui.models.services import KeystoneCheck, SectionRead, ServiceRow, ServicesSnapshot
+from tui.rules.judge import assess_services
 from tui.widgets.services_pane import build_rows
 
 TH = Thresholds(service_down_time=60, agent_down_time=75, volume_service_down_time=60)
@@ -25,7 +26,9 @@ def snapshot(read_at: datetime, ages: dict[str, float]) -> ServicesSnapshot:
 
 
 def cells(snap: ServicesSnapshot, at: datetime) -> list[tuple[str, tuple[str, ...]]]:
-    return [(key, tuple(getattr(c, "plain", str(c)) for c in row)) for key, row in build_rows(snap, TH, at, at)]
+    """The pane's rows for the poll at `at`, judged as the runner judges it (assess_services)."""
+    return [(key, tuple(getattr(c, "plain", str(c)) for c in row))
+            for key, row in build_rows(assess_services(snap, at, TH), at, at)]
 
 
 def test_heartbeats_arriving_and_a_down_service_aging_change_no_cell() -> None:

@@ -29,7 +29,6 @@ from tui.breadcrumb import short_id
 from tui.freshness import utc_clock_time
 from tui.jsonable import to_jsonable
 from tui.models.finding import Finding
-from tui.models.judged import latest_view
 from tui.models.observation import Observation
 from tui.rules.finding_detail import FindingDetail, finding_detail
 from tui.safetext import clean, escape
@@ -148,6 +147,8 @@ class FindingScreen(LiveScreen):
         """The finding as the app's latest observations report it, or None when none does any more."""
         observations = context(self.app).observations
         if self.kind.startswith(f"{TRIAGE_SOURCE}."):
+            from tui.models.judged import latest_view
+
             view = latest_view(observations)  # the hints the runner judged with the cloud's latest poll
             found: list[Finding] = list(view.hints) if view is not None else []
         else:

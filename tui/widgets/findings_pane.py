@@ -24,7 +24,6 @@ from rich.text import Text
 from tui.dashboard import dashboard
 from tui.freshness import clock_time
 from tui.models.finding import SEVERITY_ORDER, Finding
-from tui.models.judged import latest_view
 from tui.models.observation import Observation
 from tui.safetext import text as safe_text
 from tui.widgets import column_fit as fit
@@ -116,6 +115,8 @@ class FindingsPane(SourcePane):
         if not self._mounted:
             return
         now = self._now()
+        from tui.models.judged import latest_view  # with the first poll, after the first paint
+
         view = latest_view(observations)  # the cloud as its latest poll judged it (tui.models.judged)
         self.hints = list(view.hints) if view is not None else []
         self.findings = list(view.shown) if view is not None else []
@@ -151,6 +152,8 @@ class FindingsPane(SourcePane):
         now = self._now()
         self._critical_seen = {f.key: now for obs in observations.values() for f in obs.findings
                                if f.severity == "critical"}
+        from tui.models.judged import latest_view  # with the first poll, after the first paint
+
         view = latest_view(observations)
         self._critical_seen.update({f.key: now for f in (view.hints if view is not None else ())
                                     if f.severity == "critical"})
@@ -232,6 +235,8 @@ class FindingsPane(SourcePane):
 
     def jump(self, f: Finding) -> None:
         """Open what `f` is about: its host or server screen, else its pane with the cursor on its row."""
+        from tui.models.judged import latest_view  # with the first poll, after the first paint
+
         view = latest_view(self.by_source)  # where the poll's judgement sends it (tui.rules.triage.jump_target)
         what, name = view.jumps.get(f.key, ("pane", f.source or "findings")) if view is not None else \
             ("pane", f.source or "findings")

@@ -17,7 +17,6 @@ from rich.text import Text
 from textual.app import ComposeResult
 
 from tui.models.finding import SEVERITY_ORDER, Finding
-from tui.models.judged import GaleraVerdict, SourceView
 from tui.models.observation import Observation
 from tui.safetext import escape
 from tui.safetext import text as safe_text
@@ -26,6 +25,7 @@ from tui.widgets.source_pane import SourcePane
 
 if TYPE_CHECKING:  # models and rules are imported where used: ~20 ms of CPU before the first paint otherwise
     from tui.models.galera import GaleraNode, GaleraSnapshot
+    from tui.models.judged import SourceView
 
 SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
 # priority order (tui.widgets.column_fit); node names and the state column (an unreachable node's error) shrink
@@ -91,6 +91,8 @@ def verdict_line(snapshot: GaleraSnapshot, view: SourceView | None, findings: It
     """Console markup: the poll's verdict (view: the observation's judged view) coloured by the worst finding,
     then cluster name and provider version."""
     judged = getattr(view, "detail", None)
+    from tui.models.judged import GaleraVerdict
+
     if not isinstance(judged, GaleraVerdict):
         return "[dim]waiting for the poll's verdict[/]"
     text = judged.text

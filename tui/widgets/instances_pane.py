@@ -21,7 +21,6 @@ from textual.app import ComposeResult
 
 from tui.freshness import coarse_age
 from tui.models.finding import Finding
-from tui.models.judged import JudgedRow
 from tui.models.observation import Observation
 from tui.safetext import clean, escape
 from tui.safetext import text as safe_text
@@ -32,6 +31,7 @@ from tui.widgets.source_pane import SourcePane
 
 if TYPE_CHECKING:  # models and rules are imported where used: ~20 ms of CPU before the first paint otherwise
     from tui.models.instances import InstancesSnapshot, Server
+    from tui.models.judged import JudgedRow
 
 # priority order (tui.widgets.column_fit): what is stuck, for how long, where and whose; the ids last
 COLUMNS = ("name", "status", "task_state", "in state for", "host", "owner", "id", "project")

@@ -15,15 +15,14 @@ from rich.text import Text
 from textual.widgets import Static
 
 from tui.dashboard import dashboard
-from tui.models.judged import latest_view, summary_at
 from tui.models.observation import Observation
-from tui.models.triage import TRIAGE_SOURCES, brief_text, not_configured
 from tui.safetext import clean
 from tui.widgets.observed import AllObserved, keys_first, latest_observations
 from tui.widgets.source_pane import SourcePane, lines_needed
 
 if TYPE_CHECKING:
     from tui.models.triage import TriageSummary
+# tui.models.judged and tui.models.triage load with the first poll's row (refresh_summary), after the first paint
 
 LEVEL_STYLE = {"ok": "green", "warning": "yellow", "critical": "bold red", "unknown": "dim"}
 SEPARATOR = "  │  "
@@ -34,6 +33,8 @@ BRIEF_LINES = 5
 
 def render_summary(summary: TriageSummary, *, brief: bool = False) -> Text:
     """The row; brief: ok cells in a word, reassurances left out, narrower separators (tui.models.triage.brief_text)."""
+    from tui.models.triage import brief_text
+
     text = Text(no_wrap=False, overflow="fold")
     same = {c.text for c in summary.cells}
     if len(same) == 1 and summary.worst == "unknown":  # nothing to tell apart: say it once
@@ -90,6 +91,9 @@ class TriageRow(Static):
         return configured, {p.SOURCE: float(p.interval) for p in panes}
 
     def refresh_summary(self) -> None:
+        from tui.models.judged import latest_view, summary_at
+        from tui.models.triage import TRIAGE_SOURCES, not_configured
+
         view = latest_view(self.observations)
         configured, intervals = self._sources()
         if view is None or view.summary is None:
