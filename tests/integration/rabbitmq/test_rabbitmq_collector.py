@@ -337,10 +337,18 @@ async def test_unreachable_and_unknown_vhost(vb):
         await missing.aclose()
 
 
+def consumed_service_queues() -> int:
+    """The queues of openstack_like() a light poll watches besides compute-02: the service topics with a
+    consumer (tui.collectors.rabbitmq MAX_SERVICE_WATCH)."""
+    from tui.rules.queue_names import classify_queue
+
+    return sum(1 for n in OPENSTACK_QUEUES if n != "compute.compute-02" and classify_queue(n).cls == "service")
+
+
 async def test_light_polls_judge_filling_queues_on_fresh_statistics(vb, amqp):
     """Between full listings (full_every) a poll lists every queue without statistics and asks statistics by
-    name only for the queues that hold messages, are new or had no consumer: the stopped compute is found and
-    cleared on light polls, the other queues keep the consumer count of the last statistics."""
+    name only for the queues that hold messages, are new or had no consumer, and the service queues that have a
+    consumer: the stopped compute is found and cleared on light polls, every consumer count is fresh."""
     openstack_like(amqp)
     poll = Poller(make(vb, full_every=10**6))  # the first poll is full, every later one light
     try:
@@ -351,10 +359,10 @@ async def test_light_polls_judge_filling_queues_on_fresh_statistics(vb, amqp):
                                           and all(q.consumers == (0 if q.name == "compute.compute-02" else 1)
                                                   for q in res[0].queues),
                                           what="compute-02 finding and every other consumer on light polls")
-        snap, findings = await poll()  # every queue has statistics now: only compute-02 needs fresh ones
-        info = snap.fetch["queues"]
+        snap, findings = await poll()  # every queue has statistics now: compute-02 needs fresh ones, and the
+        info = snap.fetch["queues"]  # service queues with a consumer (a lost consumer is news at once)
         assert info["mode"] == "light"
-        assert info["detail_queues"] == 1, info  # compute-02 (messages, no consumer)
+        assert info["detail_queues"] == 1 + consumed_service_queues(), info
         [f] = no_consumer(findings)
         assert f.subject == f"{vb.vhost}/compute.compute-02" and f.evidence["messages"] == 3
         others = [snap.queue(n) for n in OPENSTACK_QUEUES if n != "compute.compute-02"]
@@ -424,7 +432,7 @@ async def test_a_light_poll_that_failed_half_way_leaves_no_judgement_standing(vb
                                       and all(q.consumers == (0 if q.name == "compute.compute-02" else 1)
                                               for q in res[0].queues),
                                       what="a light poll of an unchanged, settled broker")
-        assert settled.fetch["queues"]["detail_queues"] == 1, settled.fetch["queues"]
+        assert settled.fetch["queues"]["detail_queues"] == 1 + consumed_service_queues(), settled.fetch["queues"]
         amqp.publish("scheduler", 2)  # its consumer never acks: 2 messages unacknowledged
         light = {"columns": ",".join(LIGHT_QUEUE_COLUMNS), "disable_stats": "true", "enable_queue_totals": "true"}
 
@@ -445,8 +453,9 @@ async def test_a_light_poll_that_failed_half_way_leaves_no_judgement_standing(vb
         monkeypatch.setattr(poll.c, "_detail_rows", detail_rows)
         snap, _ = await poll()
         info = snap.fetch["queues"]
-        # judged again on the listing that shows scheduler's messages: scheduler is asked statistics too
-        assert not info.get("unchanged") and info["detail_queues"] == 2, info
+        # judged again on the listing that shows scheduler's messages (scheduler, a consumed service queue, is
+        # among those asked statistics on every light poll)
+        assert not info.get("unchanged") and info["detail_queues"] == 1 + consumed_service_queues(), info
         await poll_until(poll, lambda res: res[0].queue("scheduler").messages == 2,
                          what="scheduler's 2 messages once the statistics show them")
     finally:
