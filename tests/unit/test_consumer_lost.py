@@ -291,3 +291,21 @@ def test_the_hint_is_the_one_finding_for_both_signals() -> None:
     world = observations(compute_02_age=40, compute_02_consumers=0, lost_s=30)
     shown = [(f.kind, f.severity) for f in all_findings(list(world.values())) if f.evidence.get("host") == "compute-02"]
     assert shown == [("triage.service_lost", "critical")]
+
+
+def test_computes_late_while_no_conductor_consumes_are_told_in_the_conductor_s_hint() -> None:
+    from tui.snapshot import all_findings
+
+    svc = services(compute_ages={"compute-01": 40, "compute-02": 40}, conductor_age=40)
+    queues = [q(f"compute.{h}", 1) for h in COMPUTES] + [
+        q("conductor", 0, consumer_lost_since=NOW - timedelta(seconds=30)),
+        q("conductor.ctl-1", 0, consumer_lost_since=NOW - timedelta(seconds=30))]
+    rmq = RabbitSnapshot("http://rmq:15672", NOW, queues=tuple(queues))
+    world = {"services": obs("services", svc, services_findings(svc, NOW, TH)),
+             "rabbitmq": obs("rabbitmq", rmq, rabbitmq_findings(rmq, NOW, consumer_grace_s=5)),
+             "instances": obs("instances", instances(), [])}
+    (hint,) = [h for h in triage_hints(world) if h.kind == "triage.service_lost"]
+    assert hint.subject == "nova-conductor@ctl-1" and hint.evidence["followers"] == ["compute-01", "compute-02"]
+    assert "they report through nova-conductor" in hint.summary
+    shown = {(f.kind, f.subject) for f in all_findings(list(world.values()))}
+    assert ("nova.service_late", "compute-01") not in shown and ("nova.service_late", "compute-02") not in shown

@@ -733,6 +733,11 @@ def lost_service_hints(ctx: _Context, told_hosts: Collection[str]) -> list[Findi
     # a restart counts while the heartbeat it interrupted has not come back: at most the longest down time
     recent = max([float(f.evidence.get("down_time_s") or 60.0) for f in late.values()] + [60.0])
     consumers = _consumers(ctx, recent)
+    # nova-compute reports through nova-conductor: with no conductor consuming, a compute that still consumes
+    # its own queue but reports late follows the conductor, and is told in the conductor's hint
+    conductor_gone = any(f.evidence.get("service") == "nova-conductor"
+                         for f in ctx.of(LOST_KIND, LOST_GROUP_KIND, "rabbitmq.queue_no_consumer"))
+    followers: list[Finding] = []
     out = []
     for key in sorted(set(lost) | set(late)):
         binary, host = key
@@ -742,6 +747,10 @@ def lost_service_hints(ctx: _Context, told_hosts: Collection[str]) -> list[Findi
         if key in lost and lost[key].severity == "info":
             consumer = "leaving"  # within the grace (rabbitmq.consumer_lost is an info until then)
         heartbeat = beats.get(key, "unknown")
+        if (conductor_gone and binary == "nova-compute" and key in late and key not in lost
+                and consumer in ("present", "unknown")):
+            followers.append(late[key])
+            continue
         cause = lost_service_cause(consumer, heartbeat)
         if cause is None:
             continue
@@ -768,7 +777,34 @@ def lost_service_hints(ctx: _Context, told_hosts: Collection[str]) -> list[Findi
         out.append(_hint(severity, "triage.service_lost", f"{binary}@{host}", summary, derived, next_step,
                          host=host, binary=binary, consumer=consumer, heartbeat=heartbeat, cause=cause,
                          pane="services", absorbs=absorbs))
-    return out
+    return _fold_followers(out, followers)
+
+
+def _fold_followers(hints: list[Finding], followers: list[Finding]) -> list[Finding]:
+    """The computes whose heartbeats are late because no nova-conductor consumes go into the first conductor
+    hint (their late findings cited and absorbed there); without one, each is its own hint as usual."""
+    if not followers:
+        return hints
+    at = next((i for i, h in enumerate(hints) if h.evidence.get("binary") == "nova-conductor"), None)
+    if at is None:
+        return hints + [_hint(f.severity, "triage.service_lost", f"nova-compute@{f.evidence.get('host')}",
+                              f"nova-compute on {f.evidence.get('host')}: its heartbeat is late while no "
+                              "nova-conductor consumes: it reports through nova-conductor. " + f.summary,
+                              [f], _steps("nova-conductor's rows.", "is nova-conductor running?", "not involved."),
+                              host=f.evidence.get("host"), binary="nova-compute", consumer="present",
+                              heartbeat="late", cause="follows nova-conductor", pane="services", absorbs=[f.key])
+                        for f in followers]
+    hint = hints[at]
+    hosts = ", ".join(sorted(str(f.evidence.get("host")) for f in followers))
+    ev = dict(hint.evidence)
+    ev["derived_from"] = list(ev.get("derived_from", ())) + _keys(followers)
+    ev["absorbs"] = list(ev.get("absorbs", ())) + [f.key for f in followers]
+    ev["followers"] = sorted(str(f.evidence.get("host")) for f in followers)
+    folded = Finding(severity=_severity([hint, *followers]), kind=hint.kind, subject=hint.subject,
+                     summary=f"{hint.summary}; nova-compute heartbeats late on {hosts}: they report through "
+                             "nova-conductor, so they follow it",
+                     evidence=ev, next_step=hint.next_step, source=hint.source)
+    return [*hints[:at], folded, *hints[at + 1:]]
 
 
 def without_absorbed(findings: Iterable[Finding], hints: Iterable[Finding]) -> list[Finding]:
