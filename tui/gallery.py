@@ -245,8 +245,9 @@ async def host_drilldown(tour: Tour) -> None:
                      "the host screen's read")
     screen = tour.app.screen
     assert isinstance(screen, HostScreen) and screen.detail is not None
-    # the placement half (the stale allocation) lies below the host's ports: scroll it to the top
-    lines = Text.from_markup(detail_text(screen.detail, screen.live)).plain.splitlines()
+    await tour.settle()  # the blocks drawn with their read times, as the screen shows them
+    # the placement half (the stale allocation) lies below the host's ports: scroll it to the top of what is shown
+    lines = Text.from_markup(screen.shown_detail or detail_text(screen.detail, screen.live)).plain.splitlines()
     at = next((i for i, line in enumerate(lines) if line.startswith("Placement provider")), 0)
     detail = screen.query_one("#host-detail")
     screen.query_one("#host-scroll").scroll_to(y=detail.virtual_region.y + at, animate=False)

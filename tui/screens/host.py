@@ -497,6 +497,11 @@ class HostScreen(LiveScreen):
             text = f"[red]could not read host {escape(self.host)}: {escape(self.error)}[/]\n\n{text}"
         self._show(text)
 
+    @property
+    def shown_detail(self) -> str:
+        """The markup of the blocks below the table as last shown (empty before the first read)."""
+        return self._body
+
     def _show(self, text: str) -> None:
         if text != self._body:  # Static.update repaints (and re-lays out) even the same text
             self._body = text
