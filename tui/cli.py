@@ -563,13 +563,13 @@ def _init(args: argparse.Namespace) -> int:
 
 
 def _config(args: argparse.Namespace) -> int:
-    """`stacktop config example` prints the packaged example; `stacktop config path` the lookup."""
+    """`stacktop config example` prints the example written from the schema; `stacktop config path` the lookup."""
     from tui.config import config_candidates, find_config_path
 
     if args.config_action == "example":
-        from importlib.resources import files
+        from tui.config_example import render
 
-        sys.stdout.write(files("tui").joinpath("config.example.toml").read_text(encoding="utf-8"))
+        sys.stdout.write(render())
         return 0
     path, explicit = find_config_path(None)
     sys.stdout.write(f"{path if path is not None else '(none: no config file found)'}\n")
@@ -625,8 +625,8 @@ def _recorder(config: Config):  # type: ignore[no-untyped-def]
     secrets = config.secrets()
     try:
         return Recorder(Journal(config.recorder.dir, secrets=secrets,
-                                max_bytes=int(config.recorder.max_file_mb * 1024 * 1024),
-                                max_total_bytes=int(config.recorder.max_total_mb * 1024 * 1024),
+                                max_bytes=config.recorder.max_file_bytes,
+                                max_total_bytes=config.recorder.max_total_bytes,
                                 thresholds=config.thresholds))
     except OSError as exc:
         sys.stderr.write(f"{config.path or 'config'}: recorder.dir: cannot write {config.recorder.dir}: "

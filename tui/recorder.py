@@ -46,6 +46,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from tui.config import RecorderConfig
 from tui.jsonable import to_jsonable
 from tui.models.finding import SEVERITY_ORDER
 from tui.models.observation import Observation
@@ -54,12 +55,12 @@ from tui.redact import redact_userinfo
 from tui.safetext import clean
 
 SCHEMA_VERSION = 2  # 2: snapshot events
-DEFAULT_MAX_BYTES = 20 * 1024 * 1024
+DEFAULT_MAX_BYTES = RecorderConfig().max_file_bytes
 # a snapshot's encoding (a diff over 10,000 rows) waits while the engineer types (Journal.hold), at most so long
 HOLD_MAX_S = 2.0
 HOLD_STEP_S = 0.02
 DEFAULT_KEEP = 5
-DEFAULT_MAX_TOTAL_BYTES = 1024 * 1024 * 1024
+DEFAULT_MAX_TOTAL_BYTES = RecorderConfig().max_total_bytes
 NOTE_MAX_CHARS = 2000  # the longest note kept (the dashboard's note line takes no more)
 JOURNAL_GLOB = "stacktop-*.jsonl*"  # every session's journal in a directory (and its rotated files)
 # the longest line written and read (a longer one is skipped unread): a full snapshot of 100,000 servers is ~46 MB

@@ -64,6 +64,7 @@ from tui.collectors.rabbitmq_payload import (
     parse_queues_reusing,
 )
 from tui.config import Config, RabbitMQConfig, Secret
+from tui.config_keys import mb_bytes
 from tui.errors import SourceError
 from tui.httpx_import import import_httpx
 from tui.models.finding import Finding
@@ -188,7 +189,7 @@ async def in_daemon_thread(fn: Callable[..., Any], *args: Any) -> Any:
 
 def _get_decoded(client: httpx.Client, path: str, params: dict[str, Any] | None,
                  last: tuple[bytes, Any] | None = None, seconds: float | None = None,
-                 max_body: int = 16 * deadline.MB) -> tuple[httpx.Response, Any, bool, bool]:
+                 max_body: int = RabbitMQConfig().max_body_bytes) -> tuple[httpx.Response, Any, bool, bool]:
     """In a worker thread: one GET, and its body decoded as JSON (a queue page is ~100-700 KB: not on the UI
     loop). (response, data, whether the body was JSON, whether it is the `last` body: then its data is the last
     data, not decoded again). The GET has one overall deadline, `seconds` (connect, headers and body: a broker
@@ -251,7 +252,7 @@ class RabbitMQCollector(BaseCollector):
         light_max_queues: int = LIGHT_MAX_QUEUES,
         cacert: str | None = None,
         insecure: bool = False,
-        max_body_mb: float = 16.0,
+        max_body_mb: float = RabbitMQConfig.max_body_mb,
         consumer_grace_s: float = DEFAULT_GRACE_S,
     ) -> None:
         base = management_url.rstrip("/")
@@ -283,7 +284,7 @@ class RabbitMQCollector(BaseCollector):
         self.cacert = cacert
         self.insecure = insecure
         self._client: httpx.Client | None = None
-        self.max_body = int(max_body_mb * deadline.MB)  # bytes: a larger answer is refused before decoding
+        self.max_body = mb_bytes(max_body_mb)  # bytes: a larger answer is refused before decoding
         self._poll_deadline = 0.0  # time.monotonic() by which this poll's requests end (collect())
         self._history: History = {}
         self._consumers: ConsumerHistory = {}  # service queues seen with a consumer (tui.rules.consumers)

@@ -55,7 +55,7 @@ class LogTarget:
 
 def targets(src: LogSource, hosts: Iterable[str] | None = None) -> list[LogTarget]:
     """The reads of one source: one per host (its own hosts, or `hosts` when given) for a template, else one."""
-    limit = max(1, int(src.max_mb * 1024 * 1024))
+    limit = max(1, src.max_bytes)
     names: list[str | None] = list(dict.fromkeys(hosts if hosts is not None else src.hosts)) if src.per_host \
         else [None]
     out = []

@@ -25,6 +25,7 @@ from typing import Any
 from tui import deadline, redirects
 from tui.abandon import DaemonThreadPool
 from tui.config import OpenStackConfig
+from tui.config_keys import mb_bytes
 from tui.errors import SourceError
 from tui.openstack.errors import (
     NotFound,
@@ -53,11 +54,12 @@ SERVICE_ADAPTERS = {"compute": "compute", "network": "network", "volume": "block
 class OpenStackClient:
     """Plain-dict reads of one cloud. Thread-safe for concurrent calls (one token, one session)."""
 
-    def __init__(self, conn: Any, *, where: Where, timeout: float, max_body_mb: float = 16.0) -> None:
+    def __init__(self, conn: Any, *, where: Where, timeout: float,
+                 max_body_mb: float = OpenStackConfig.max_body_mb) -> None:
         self.conn = conn
         self.where = where
         self.timeout = timeout
-        self.max_body = int(max_body_mb * 1024 * 1024)  # bytes: a larger answer is refused (tui.deadline)
+        self.max_body = mb_bytes(max_body_mb)  # bytes: a larger answer is refused (tui.deadline)
         self.requests = 0  # GETs issued (for the collectors' own accounting)
         self._mv: dict[str, str] = {}
         self._lock = threading.Lock()
@@ -577,7 +579,7 @@ def connect(cfg: OpenStackConfig) -> OpenStackClient:
         conn = openstack.connection.Connection(config=region)
         guard_keystoneauth_session(conn.session)  # every HTTP request of the SDK passes the read-only guard
         # every request under one overall deadline (its timeout) and the body cap
-        deadline.guard_requests_session(conn.session.session, cap=int(cfg.max_body_mb * deadline.MB),
+        deadline.guard_requests_session(conn.session.session, cap=cfg.max_body_bytes,
                                         key="[openstack] max_body_mb", timeout_key="[openstack] timeout",
                                         default_timeout=cfg.timeout)
         # no redirect to another origin or from https to http is followed (tui.redirects)

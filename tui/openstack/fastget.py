@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from tui.config import OpenStackConfig
 from tui.readonly import check_method
 
 
@@ -119,7 +120,8 @@ class _Conn:
 
 
 async def get_many(base_url: str, paths: Sequence[str], headers: Mapping[str, str], *, concurrency: int = 32,
-                   timeout: float = 20.0, tls: ssl.SSLContext | None = None, max_body: int = 16 * 1024 * 1024,
+                   timeout: float = 20.0, tls: ssl.SSLContext | None = None,
+                   max_body: int = OpenStackConfig().max_body_bytes,
                    max_body_key: str = "[openstack] max_body_mb") -> list[Answer | FetchError]:
     """GET base_url + path for every path; answers in the order of `paths`. Each request: one overall
     `timeout`, a body of at most `max_body` bytes (beyond: a FetchError whose reason names max_body_key)."""

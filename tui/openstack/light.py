@@ -23,6 +23,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from tui import deadline
+from tui.config import OpenStackConfig
 from tui.deadline import install_httpx
 from tui.errors import SourceError
 from tui.httpx_import import import_httpx
@@ -88,7 +89,8 @@ def _expiry(value: Any) -> float:
 class LightClient(OpenStackClient):
     """OpenStackClient reads over a Keystone v3 token of our own (no openstacksdk). Thread-safe."""
 
-    def __init__(self, cloud: LightCloud, *, where: Where, timeout: float, max_body_mb: float = 16.0) -> None:
+    def __init__(self, cloud: LightCloud, *, where: Where, timeout: float,
+                 max_body_mb: float = OpenStackConfig.max_body_mb) -> None:
         super().__init__(None, where=where, timeout=timeout, max_body_mb=max_body_mb)
         self.cloud = cloud
         self._http: dict[bool, Any] = {}  # https? -> httpx.Client
