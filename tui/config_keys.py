@@ -4,7 +4,10 @@ the type. The reader (tui.config), its error lines and the example file (tui.con
 
 Adding a key is one field in its section record, e.g. in UIConfig:
 
-    theme: str | None = setting(None, doc="The colour theme (see :theme).", example="dark", commented=True)
+    theme: str | None = setting(None, choices=("dark", "light"), example="dark", commented=True,
+                                doc="The colour theme.")
+
+then `stacktop config example > config.example.toml` writes it into the example file.
 """
 
 from __future__ import annotations
@@ -39,7 +42,8 @@ class Key:
     """How one key is read and shown. `read` names the reader for a value that is not plain (see tui.config);
     `doc` is the comment above the key in the example file, `example` the value written there (default: the
     default), `commented` writes it as `# key = value`; `example_toml` replaces the key's example lines whole
-    (for a table or an array of tables); `names` are the TOML names that fill this one field (a password)."""
+    (for a table or an array of tables); `names` are the TOML names that fill this one field (a password);
+    `choices` the only values a string key takes."""
 
     doc: str = ""
     bounds: Bounds | None = None
@@ -50,14 +54,16 @@ class Key:
     commented: bool = False
     example_toml: str = ""
     names: tuple[str, ...] = ()
+    choices: tuple[str, ...] = ()
 
 
 def setting(default: Any = None, *, factory: Any = None, doc: str = "", bounds: Bounds | None = None,
             read: str = "", fix: str = "", schemes: tuple[str, ...] = (), example: Any = _UNSET,
-            commented: bool = False, example_toml: str = "", names: tuple[str, ...] = ()) -> Any:
+            commented: bool = False, example_toml: str = "", names: tuple[str, ...] = (),
+            choices: tuple[str, ...] = ()) -> Any:
     """A record field declaring a config key (see the module's docstring)."""
     key = Key(doc=doc, bounds=bounds, read=read, fix=fix, schemes=schemes, example=example, commented=commented,
-              example_toml=example_toml, names=names)
+              example_toml=example_toml, names=names, choices=choices)
     if factory is not None:
         return dataclasses.field(default_factory=factory, metadata={"key": key})
     return dataclasses.field(default=default, metadata={"key": key})

@@ -97,7 +97,11 @@ class Reader:
         return value
 
     def read_string(self, sec: dict[str, Any], label: str, f: dataclasses.Field[Any], key: Key) -> str | None:
-        return self.string(sec, label, f.name, default_of(f))
+        value = self.string(sec, label, f.name, default_of(f))
+        if key.choices and value is not None and value not in key.choices:
+            hint = suggest(value, key.choices).replace("known keys", "the choices")
+            raise self.err(f"{label}.{f.name}", f"'{value}' is not one of {', '.join(key.choices)}", hint)
+        return value
 
     def read_cacert(self, sec: dict[str, Any], label: str, f: dataclasses.Field[Any], key: Key) -> str | None:
         return self.string(sec, label, f.name, default_of(f))  # checked with insecure (tls_pair)
