@@ -6,7 +6,12 @@ and environment give is configured; a sourced openrc's OS_* variables are the cl
 as the openstack CLI reads them). Precedence for values: CLI > environment > file.
 Secrets are referenced (clouds.yaml, an env var name, a password file); a plain `password` is accepted only
 when the file is not readable by group or others.
+
+The keys, their types, defaults, bounds and docs are declared once, in tui.config_schema; this module finds
+the file and reads it section by section (tui.config_reader reads each key by its declaration), with the
+checks that span keys (TLS pairs, Galera members, [[clouds]] entries, log-source templates).
 """
+
 from __future__ import annotations
 
 import os

@@ -9,6 +9,7 @@ import errno
 import math
 import os
 import stat
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,7 @@ class ConfigError(Exception):
         super().__init__(clean(f"{file}: {key}: {problem} - {fix}"))
 
 
-def suggest(word: str, options: set[str] | list[str]) -> str:
+def suggest(word: str, options: Collection[str]) -> str:
     import difflib  # only a config with a mistake needs it
 
     match = difflib.get_close_matches(word, sorted(options), n=1, cutoff=0.6)

@@ -331,12 +331,12 @@ def _connection_classes() -> tuple[type, type]:
     from urllib3.connection import HTTPConnection, HTTPSConnection
 
     class DeadlineHTTPConnection(HTTPConnection):
-        def request(self, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
+        def request(self, *args: Any, **kwargs: Any) -> None:
             super().request(*args, **kwargs)
             _register_socket(self.sock)
 
     class DeadlineHTTPSConnection(HTTPSConnection):
-        def request(self, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
+        def request(self, *args: Any, **kwargs: Any) -> None:
             super().request(*args, **kwargs)
             _register_socket(self.sock)
 

@@ -40,7 +40,7 @@ def _malloc_trim() -> Callable[[int], int] | None:
     except (OSError, AttributeError):
         return None
     trim.argtypes, trim.restype = [ctypes.c_size_t], ctypes.c_int
-    return trim  # type: ignore[no-any-return]
+    return trim
 
 
 def full_collection(now: float | None = None) -> int:

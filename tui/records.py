@@ -62,7 +62,7 @@ def _fields_of(cls: type) -> dict[str, dataclasses.Field[Any]]:
 def _init(cls: type, fields: dict[str, dataclasses.Field[Any]]) -> Callable[..., None]:
     names = tuple(fields)
     defaults = {n: f.default for n, f in fields.items() if f.default is not _MISSING}
-    factories = {n: f.default_factory for n, f in fields.items() if f.default_factory is not _MISSING}
+    factories = {n: f.default_factory for n, f in fields.items() if callable(f.default_factory)}
     post_init = getattr(cls, "__post_init__", None)
     where = cls.__qualname__
 

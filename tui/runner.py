@@ -71,7 +71,7 @@ class CollectorRunner:
         interval = max(float(self.collector.interval), self.slow_interval or 0.0)
         if self.failures <= 1:
             return interval
-        return min(interval * (2 ** (self.failures - 1)), max(MAX_BACKOFF_S, interval))
+        return min(interval * 2.0 ** (self.failures - 1), max(MAX_BACKOFF_S, interval))
 
     async def run_once(self) -> Observation:
         """One attempt under the collector's timeout. Never raises (except cancellation)."""

@@ -99,7 +99,7 @@ def render_prometheus(observations: list[Observation], generated_at: float, *, c
                [_sample("stacktop_status", exit_code(observations))])
     out.family("stacktop_snapshot_timestamp_seconds", "When the snapshot was taken (Unix time).",
                [_sample("stacktop_snapshot_timestamp_seconds", float(generated_at))])
-    by_severity = Counter(f.severity for f in findings)
+    by_severity: Counter[str] = Counter(f.severity for f in findings)
     out.family("stacktop_findings_by_severity", "Findings of the snapshot per severity (triage hints included).",
                [_sample("stacktop_findings_by_severity", by_severity[s], [("severity", s)]) for s in SEVERITIES])
     by_kind = Counter((f.severity, f.kind) for f in findings)

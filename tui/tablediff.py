@@ -71,8 +71,8 @@ def nested_repeat(pattern: str) -> bool:
     """Whether the regex repeats a repeat, one of the two unbounded (`(L+)+X`, `(a*b?)*`): Python's
     backtracking takes exponential time on a text that almost matches, and cannot be stopped from outside."""
     try:
-        from re import _constants as c
-        from re import _parser
+        from re import _constants as c  # type: ignore[attr-defined]  # the stdlib's own parser: no stubs
+        from re import _parser  # type: ignore[attr-defined]
 
         tree = _parser.parse(pattern)
     except Exception:  # an invalid regex is searched for literally anyway

@@ -74,9 +74,9 @@ def certificate_names(host: str, port: int, cafile: str | None = None, timeout: 
                 cert = tls.getpeercert() or {}
     except (OSError, ValueError):
         return []
-    names = [str(value) for kind, value in cert.get("subjectAltName", ()) if kind in ("DNS", "IP Address")]
+    names = [str(pair[1]) for pair in cert.get("subjectAltName", ()) if pair[0] in ("DNS", "IP Address")]
     if not names:
-        names = [str(value) for rdn in cert.get("subject", ()) for key, value in rdn if key == "commonName"]
+        names = [str(pair[1]) for rdn in cert.get("subject", ()) for pair in rdn if pair[0] == "commonName"]
     return list(dict.fromkeys(names))
 
 

@@ -39,7 +39,9 @@ def assess_services(snapshot: ServicesSnapshot, now: datetime, thresholds: Any) 
 
 def _worst(severities: Iterable[Severity]) -> Severity | None:
     found = list(severities)
-    return min(found, key=lambda s: SEVERITY_ORDER[s]) if found else None
+    if not found:
+        return None
+    return min(found, key=lambda s: SEVERITY_ORDER[s])
 
 
 def _service_key(binary: str, host: str) -> tuple[str, str]:
@@ -155,9 +157,10 @@ def sort_shown(findings: Iterable[Finding]) -> list[Finding]:
 
 def _judged_services(obs: Observation | None) -> dict[str, Any] | None:
     """The services rows the services poll judged (its view), by section name."""
-    view = None if obs is None else obs.view
-    detail = getattr(view, "detail", None)
-    if not isinstance(detail, tuple) or view.judged_at != obs.ok_at:
+    if obs is None:
+        return None
+    detail = getattr(obs.view, "detail", None)
+    if not isinstance(detail, tuple) or obs.view.judged_at != obs.ok_at:
         return None
     return {section.name: judged for section, _down_time, judged in detail}
 

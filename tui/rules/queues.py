@@ -194,30 +194,31 @@ def alarm_findings(nodes: Iterable[NodeInfo], alarms: Iterable[Alarm]) -> list[F
             per_node.setdefault(n.name, {}).setdefault("disk", set()).add("nodes")
     out = []
     for node, resources in sorted(per_node.items()):
-        n = nodes_by_name.get(node)
+        info = nodes_by_name.get(node)
         evidence: dict[str, object] = {"node": node, "resources": sorted(resources),
                                        "seen_by": sorted({v for vias in resources.values() for v in vias})}
         steps = []
         if "memory" in resources:
-            if n is not None:
-                evidence["mem_used"] = n.mem_used
-                evidence["mem_limit"] = n.mem_limit
-            evidence["command"] = command("rabbitmq-diagnostics", "-n", node, "memory_breakdown")
-            steps.append(f"memory: see what holds it ({shell_text(evidence['command'])}), drain or purge "
+            if info is not None:
+                evidence["mem_used"] = info.mem_used
+                evidence["mem_limit"] = info.mem_limit
+            evidence["command"] = breakdown = command("rabbitmq-diagnostics", "-n", node, "memory_breakdown")
+            steps.append(f"memory: see what holds it ({shell_text(breakdown)}), drain or purge "
                          "the biggest queues, or raise vm_memory_high_watermark")
         if "disk" in resources:
-            if n is not None:
-                evidence["disk_free"] = n.disk_free
-                evidence["disk_free_limit"] = n.disk_free_limit
+            if info is not None:
+                evidence["disk_free"] = info.disk_free
+                evidence["disk_free_limit"] = info.disk_free_limit
             steps.append("disk: free space on the node's data volume (disk_free_limit)")
         names = " and ".join(sorted(resources))
+        status = command("rabbitmqctl", "-n", node, "status")
         if not steps:
-            evidence["command"] = command("rabbitmqctl", "-n", node, "status")
+            evidence["command"] = status
         out.append(Finding(
             severity="critical", kind="rabbitmq.alarm", subject=node,
             summary=f"{names} alarm on {node}: publishers are blocked, RPC calls and service reports stall",
             evidence=evidence,
-            next_step="; ".join(steps) or f"{shell_text(evidence['command'])} (alarms section)",
+            next_step="; ".join(steps) or f"{shell_text(status)} (alarms section)",
             source=SOURCE))
     return out
 

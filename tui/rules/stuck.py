@@ -276,7 +276,7 @@ def instance_stuck(server: Server, now: datetime, stuck: Mapping[str, float],
     named = [MIGRATION_LIST] if shell_text(MIGRATION_LIST) in next_step else []
     if server.request_id:
         named.append(command("grep", operands=(server.request_id,)))
-    evidence = {
+    evidence: dict[str, object] = {
         "server": server.id, "name": server.name, "status": server.status, "vm_state": server.vm_state,
         "task_state": server.task_state, "phase": state, "in_state_s": round(age, 1), "threshold_s": limit,
         "since": server.task_since, "since_basis": server.task_since_basis, "updated_at": server.updated_at,
@@ -324,11 +324,11 @@ def instance_error(server: Server, now: datetime, *, recent_s: float = RECENT_ER
         "task_state": server.task_state, "host": server.host, "updated_at": server.updated_at,
     }
     if fault is None or not fault.message:
-        evidence["command"] = command("openstack", "server", "event", "list", operands=(server.id,))
+        evidence["command"] = events = command("openstack", "server", "event", "list", operands=(server.id,))
         return Finding(severity="warning", kind="instance.error", subject=server.id,
                        summary=f"{server.label} is ERROR{host} with no fault recorded",
                        evidence=evidence,
-                       next_step=f"{shell_text(evidence['command'])}: the failed event names the step",
+                       next_step=f"{shell_text(events)}: the failed event names the step",
                        source=SOURCE)
     message = " ".join(fault.message.split())
     when = fault.created.strftime("%Y-%m-%d %H:%M:%SZ") if fault.created else "time unknown"

@@ -58,7 +58,9 @@ def _stale_text(obs: Observation, now: float) -> str:
 
 def _worst(findings: Iterable[Finding], prefixes: tuple[str, ...], skip: tuple[str, ...] = ()) -> Severity | None:
     sev = [f.severity for f in findings if f.kind.startswith(prefixes) and f.kind not in skip]
-    return min(sev, key=lambda s: SEVERITY_ORDER[s]) if sev else None
+    if not sev:
+        return None
+    return min(sev, key=lambda s: SEVERITY_ORDER[s])
 
 
 def _level(sev: Severity | None, late: bool = False) -> Level:
@@ -132,7 +134,7 @@ def service_counts(snap: ServicesSnapshot, now: datetime, thresholds: Any,
     """(section, binary, up, enabled total) of every binary the control plane listed, as the triage row judges
     them (the poll's verdicts, judged_rows; else heartbeats against [thresholds] at `now`); a section not
     deployed is left out."""
-    out = []
+    out: list[tuple[str, str, int, int]] = []
     for section in (snap.compute, snap.network, snap.volume):
         if section.deployed:
             out += [(section.name, binary, c[0], c[1])
