@@ -248,8 +248,8 @@ def _monitor_account(plan: Plan, variables: dict[str, Any], file: Path, ctx: _Re
         if user is None:
             raise InitError(file, "mariadb_monitor_user", "is empty", "set it back to monitor (kolla's default)")
     else:
-        row = ctx.need(what)
-        user = "monitor" if row.mariadb_monitor_user.value == "monitor" or proxysql else "haproxy"
+        needed = ctx.need(what)
+        user = "monitor" if needed.mariadb_monitor_user.value == "monitor" or proxysql else "haproxy"
     row = ctx.row
     if row is not None and row.monitor_password_needs_proxysql.value and not proxysql:
         plan.notes.append(f"Galera: kolla-ansible {row.series} without ProxySQL gives the {user} account an empty "
@@ -332,7 +332,7 @@ def _mariadb_port(variables: dict[str, Any], file: Path, inv: Inventory, host: s
 def _find_inventory(folder: Path, row: KollaRelease | None) -> Path:
     """multinode / all-in-one / inventory in the folder, or kolla-ansible's own default
     <configdir>/ansible/inventory/all-in-one (since 2025.1: looked at first then; a file or a directory)."""
-    new_default = row is None or row.default_inventory.value.startswith("<configdir>")
+    new_default = row is None or str(row.default_inventory.value).startswith("<configdir>")
     names = (DEFAULT_INVENTORY, *INVENTORY_NAMES) if new_default else (*INVENTORY_NAMES, DEFAULT_INVENTORY)
     for name in names:
         if (folder / name).is_file() or (folder / name).is_dir():

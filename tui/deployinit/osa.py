@@ -133,7 +133,8 @@ def _galera(plan: Plan, folder: Path, variables: dict[str, Any], secrets: dict[s
         raise InitError(path, "galera_all", "has no host", "regenerate it with the dynamic inventory")
     nodes = []
     for host in hosts:
-        hv = hostvars.get(host) if isinstance(hostvars.get(host), dict) else {}
+        found = hostvars.get(host)
+        hv = found if isinstance(found, dict) else {}
         address = hv.get("management_address") or hv.get("ansible_host")
         if not isinstance(address, str) or not address:
             raise InitError(path, f"_meta.hostvars.{host}.management_address", "is missing",

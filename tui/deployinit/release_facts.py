@@ -218,7 +218,8 @@ def osa_release(series: str) -> OsaRelease:
 def all_sources() -> list[tuple[str, str, str]]:
     """(deployment series, fact name, source) for every fact of every row: what the doc table must list."""
     out = []
-    for row in (*KOLLA, *OSA):
+    rows: tuple[KollaRelease | OsaRelease, ...] = (*KOLLA, *OSA)
+    for row in rows:
         kind = "kolla-ansible" if isinstance(row, KollaRelease) else "OpenStack-Ansible"
         for f in fields(row):
             value = getattr(row, f.name)

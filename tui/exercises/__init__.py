@@ -8,6 +8,7 @@ ExerciseResult, written to the journal as an `exercise` event and shown in the e
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -74,7 +75,7 @@ def md_table(header: tuple[str, ...], rows: list[tuple[Any, ...]]) -> list[str]:
     return lines
 
 
-def bars(rows: list[tuple[str, float, float | None]], width: int = 40, now: float | None = None) -> list[str]:
+def bars(rows: Sequence[tuple[str, float, float | None]], width: int = 40, now: float | None = None) -> list[str]:
     """A text timeline: one line per (label, start, end) with a bar placed and sized on the common time
     axis; an open end (None) runs to `now` (or to the latest time known)."""
     if not rows:

@@ -250,12 +250,12 @@ class BootTrace:
                       "events below show when it ran."]
         if self.events:
             lines += ["", f"Nova's own events for request {md_code(self.request_id)} (nova's clock):", ""]
-            rows = []
+            events: list[tuple[str, ...]] = []
             for e in self.events:
                 dur = (e.finish_time - e.start_time).total_seconds() if e.finish_time and e.start_time else None
-                rows.append((e.event, EVENT_OWNERS.get(e.event, "?"), e.host or "-",
+                events.append((e.event, EVENT_OWNERS.get(e.event, "?"), e.host or "-",
                              e.start_time.isoformat() if e.start_time else "-", seconds(dur), e.result or "running"))
-            lines += md_table(("event", "component", "host", "start", "duration", "result"), rows)
+            lines += md_table(("event", "component", "host", "start", "duration", "result"), events)
         for note in self.notes:
             lines += ["", md_cell(note)]
         return "\n".join(lines)
