@@ -44,6 +44,8 @@ def typename(value: Any) -> str:
 # how a key is read when its declaration names no reader: by its annotation
 _BY_TYPE = {"float": "number", "bool": "boolean", "str": "string", "str | None": "string",
             "tuple[str, ...]": "str_list"}
+# the readers tui.config applies itself: a value checked with other keys, or a table of its own
+CALLER_READS = frozenset({"members", "expected_size", "stuck", "log_sources", "log_hosts", "section", "clouds"})
 
 
 class Reader:
@@ -78,6 +80,8 @@ class Reader:
             method = getattr(self, f"read_{kind}", None)
             if method is not None:
                 values[f.name] = method(sec, label, f, key)
+            elif kind not in CALLER_READS:
+                raise TypeError(f"{cls.__qualname__}.{f.name}: no reader for {kind or f.type!r}")
         if "cacert" in values:
             what = next(key.fix for f, key in declared(cls) if f.name == "cacert")
             self.tls_pair(label, values["cacert"], values.get("insecure", False), what)

@@ -18,8 +18,6 @@ SECONDS_DOWN = Bounds(1, 86400)  # a service's or an agent's down time
 SECONDS_STUCK = Bounds(1, 7 * 86400)  # a task_state before it counts as stuck
 BODY_MB = Bounds(1, 4096, "MB")  # an API answer's cap
 
-TLS_CONFLICT = "The two conflict."
-
 
 @record
 class Secret:

@@ -120,6 +120,18 @@ def test_a_new_key_is_one_declaration() -> None:
                                       "# Seconds between redraws.", "refresh = 2"]
 
 
+def test_a_key_without_a_reader_is_refused_at_once() -> None:
+    """A declaration naming no reader stacktop has (a typo) fails when read, never reads as its default."""
+
+    @record
+    class Typo:
+        refresh: float = setting(2.0, read="numbr", bounds=Bounds(0.5, 60))
+
+    r = Reader("c.toml", 0o600, {})
+    with pytest.raises(TypeError, match=re.escape("Typo.refresh: no reader for 'numbr'")):
+        r.keys({"refresh": 5}, "look", Typo)
+
+
 def test_the_default_config_is_the_records_defaults() -> None:
     parsed = parse_config({}, file="(none)", mode=None, env={})
     assert parsed == Config()
