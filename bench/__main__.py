@@ -10,7 +10,9 @@ steady, firstpaint, keypress, keys, idle, rss, broker, journal, audit (keys: `st
 scale, key to paint over every server shown); and, only when named,
 scaling (1k / 10k / 30k / 100k instances: first triage, RSS, steady poll, journal per hour; --quick: 300 and
 1,000), which writes bench/results/scaling.md, and rabbitmq_scale (one RabbitMQ poll at 20,000 queues on a real
-broker against a plain `/api/queues` GET: bench/bench_rabbitmq_scale.py; --quick: 300 queues).
+broker against a plain `/api/queues` GET: bench/bench_rabbitmq_scale.py; --quick: 300 queues), and real10k
+(the test bed's `scale` profile, 10,000 instances on real Nova and Placement, beside the simulator at 10,000:
+bench/real10k.py; needs `scripts/testcloud up scale`).
 Baselines run side by side with stacktop in the same run (alternating rounds); figures are medians.
 """
 
@@ -28,7 +30,8 @@ from bench.common import FULL, QUICK, RESULTS, Result, log, machine, median, spa
 
 SECTIONS = ("triage", "snapshot", "firstpaint", "keypress", "keys", "rss", "steady", "idle", "broker", "journal",
             "audit")
-ON_REQUEST = ("scaling", "rabbitmq_scale")  # long (the 100k-instance simulator, 20k queues): only with --only
+# long (the 100k-instance simulator, 20k queues) or on a built test-bed profile: only with --only
+ON_REQUEST = ("scaling", "rabbitmq_scale", "real10k")
 
 
 def fmt(value: float | None, unit: str) -> str:
@@ -158,6 +161,10 @@ def main(argv: list[str] | None = None) -> int:
 
         section("rabbitmq_scale", bench_rabbitmq_scale.bench_rabbitmq_scale, 300 if quick else 20_000,
                 1 if quick else 5)
+    if "real10k" in only:
+        from bench import real10k
+
+        section("real10k", real10k.bench_real10k, 1 if quick else 3)
     moment("end")
 
     doc = {"quick": quick, "scale": asdict(scale), "machine": desc, "sections": only,
@@ -165,7 +172,9 @@ def main(argv: list[str] | None = None) -> int:
            "command": " ".join(["python -m bench", *(["--quick"] if quick else []),
                                 *([f"--only {args.only}"] if args.only else [])]),
            "results": [{**asdict(r), "ratio": r.ratio} for r in results], "failures": failures}
-    out = Path(args.out) if args.out else RESULTS / ("bench-quick.json" if quick else "bench.json")
+    default_name = ("bench-quick.json" if quick else "bench.json") if only != ["real10k"] else (
+        "real10k-quick.json" if quick else "real10k.json")  # its own file: the README's "real services" column
+    out = Path(args.out) if args.out else RESULTS / default_name
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(doc, indent=1) + "\n")
     text = (f"stacktop benchmarks: {scale.instances:,} instances / {scale.hosts} hosts / {scale.queues:,} queues / "
@@ -185,6 +194,12 @@ def main(argv: list[str] | None = None) -> int:
             f"# Scaling\n\n`{doc['command']}` on {desc['cpus']} cores ({desc['cpu_model']}), load average "
             f"{desc['load_average_at_start']} at start, {doc['duration_s']:.0f} s.\n\n"
             + scaling.growth_table(doc["results"]) + "\n\n" + table(results) + "\n")
+    if "real10k" in only and not quick and not args.out:
+        (RESULTS / "real10k.md").write_text(
+            f"# Real services at 10,000 instances\n\n`{doc['command']}` on {desc['cpus']} cores ({desc['cpu_model']}), "
+            f"load average {desc['load_average_at_start']} at start, {doc['duration_s']:.0f} s.\n\n"
+            + table([r for r in results if r.section == "real10k"]) + "\n\n"
+            + notes([r for r in results if r.section == "real10k"]) + "\n")
     log(f"wrote {out}")
     return 1 if failures else 0
 

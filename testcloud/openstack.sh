@@ -27,7 +27,7 @@ all_running() {
 }
 
 healthy() {
-  [ -f "$B/setup.stamp" ] && [ -f "$CLOUDS_YAML" ] && [ -x "$V/python" ] && [ "$(running_profile)" = "$(wanted_profile)" ] \
+  [ -z "$(stale_apis)" ] && [ -f "$B/setup.stamp" ] && [ -f "$CLOUDS_YAML" ] && [ -x "$V/python" ] && [ "$(running_profile)" = "$(wanted_profile)" ] \
     && all_running && cloudctl check >/dev/null
 }
 
@@ -50,6 +50,13 @@ bring_up() {
       rabbitmqctl -q add_vhost openstack2025 >/dev/null
       rabbitmqctl -q set_permissions -p openstack2025 guest '.*' '.*' '.*' >/dev/null
     fi
+  fi
+  local stale
+  stale="$(stale_apis)"
+  if [ -n "$stale" ]; then
+    log "restarting the APIs launched with other settings than gunicorn_svc.sh's (request limits): $stale"
+    # shellcheck disable=SC2086
+    "$D/stop.sh" $stale >/dev/null
   fi
   echo "$profile" > "$B/profile.running"
   export TESTCLOUD_STARTED_FILE="$B/run/.started" TESTCLOUD_FRESH_SINCE

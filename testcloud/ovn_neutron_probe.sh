@@ -131,6 +131,7 @@ up_neutron() {
     setsid env ASGI_WORKERS=1 PATH="$N/bin:$VENV/bin:$PATH" PYTHONPATH="$TESTCLOUD_HOME/openstack/wsgi" \
       OS_NEUTRON_CONFIG_DIR="$N" OS_NEUTRON_CONFIG_FILES=neutron.conf \
       "$VENV/bin/gunicorn" -b "127.0.0.1:$API_PORT" -w 1 --threads 4 -k gthread --no-control-socket --timeout 120 --graceful-timeout 5 \
+      --limit-request-line 0 --limit-request-field_size 65535 \
       --pid "$N/gunicorn.pid" --access-logfile "$N/access.log" -n "neutron-ovn-probe $N" \
       neutron_api_wsgi:application >"$N/gunicorn.out" 2>&1 </dev/null &
   fi

@@ -187,10 +187,12 @@ launch() {  # NAME: start it in its own session, cwd $H, pid in run/NAME.pid, un
   case "$name" in
     placement-api) cmd=(env PYTHONPATH="$HOME_DIR/openstack/wsgi" OS_PLACEMENT_CONFIG_DIR="$H/etc"
                         "$V/gunicorn" -b "127.0.0.1:$PLACEMENT_PORT" -w 1 --threads 4 -k gthread --no-control-socket
+                        --limit-request-line 0 --limit-request-field_size 65535  # (openstack/gunicorn_svc.sh)
                         --timeout 120 --access-logfile "$H/logs/placement-access.log" placement_wsgi:application) ;;
     nova-api) cmd=(env PYTHONPATH="$HOME_DIR/openstack/wsgi" OS_NOVA_CONFIG_DIR="$H/etc"
                    "OS_NOVA_CONFIG_FILES=api-paste.ini;nova.conf" "$V/gunicorn" -b "127.0.0.1:$NOVA_PORT" -w 1
                    --threads 4 -k gthread --no-control-socket --timeout 120
+                   --limit-request-line 0 --limit-request-field_size 65535
                    --access-logfile "$H/logs/nova-api-access.log" nova_api_wsgi:application) ;;
     nova-conductor) cmd=("$V/nova-conductor" "${NC[@]}" --log-file "$H/logs/nova-conductor.log") ;;
     nova-scheduler) cmd=("$V/nova-scheduler" "${NC[@]}" --log-file "$H/logs/nova-scheduler.log") ;;

@@ -8,6 +8,7 @@ CLOUD_NAME="stacktop-testcloud"
 DB_PREFIX="stacktop_os_"
 MYSQL=(mysql -S "${STACKTOP_MYSQL_SOCKET:-/run/mysqld/mysqld.sock}" -uroot)
 mkdir -p "$B"
+OS_SCRIPTS="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 log() { echo "openstack: $*"; }
 http_ok() { curl -s -m 2 -o /dev/null "$1"; }
 # pid_alive NAME: run/NAME.pid holds a live PID whose working directory is $B (start_one.sh starts every
@@ -33,6 +34,19 @@ held() {
   p="$(cat "$f")"
   if [ -n "$p" ] && kill -0 "$p" 2>/dev/null; then return 0; fi
   rm -f "$f"; return 1
+}
+# launcher_sum: the checksum of how an API server is launched (gunicorn_svc.sh: its request limits, workers).
+# gunicorn_svc.sh writes it to run/NAME.launcher; stale_apis lists the running APIs launched otherwise.
+launcher_sum() { sha256sum "$OS_SCRIPTS/gunicorn_svc.sh" | cut -c1-16; }
+stale_apis() {
+  local i n want
+  want="$(launcher_sum)"
+  for i in "${!API_URLS[@]}"; do
+    n="${SERVICES[$i]}"
+    held "$n" && continue
+    pid_alive "$n" && [ "$(cat "$B/run/$n.launcher" 2>/dev/null)" != "$want" ] && printf '%s ' "$n"
+  done
+  return 0
 }
 held_list() { local n; for n in "${SERVICES[@]}"; do held "$n" && printf '%s ' "$n"; done; return 0; }
 

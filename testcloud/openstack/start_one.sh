@@ -10,7 +10,7 @@ mkdir -p "$B/run" "$B/logs"
 cd "$B"
 # the environment of the messaging profile the cloud runs (common.sh profile_env; none for the default)
 mapfile -t penv < <(profile_env "$(running_profile)" "$name")
-setsid nohup env "${penv[@]}" "$@" >> "$B/logs/$name.out" 2>&1 < /dev/null 9>&- &
+setsid nohup env "${penv[@]}" TESTCLOUD_SERVICE="$name" "$@" >> "$B/logs/$name.out" 2>&1 < /dev/null 9>&- &
 echo $! > "$B/run/$name.pid"
 # for `up`: what was (re)started now must show a fresh heartbeat before the cloud counts as ready
 [ -z "${TESTCLOUD_STARTED_FILE:-}" ] || echo "$name" >> "$TESTCLOUD_STARTED_FILE"

@@ -1,6 +1,6 @@
 """Admin tasks on the stacktop test cloud, run with the cloud's own venv (openstacksdk 4.22).
 
-usage: cloudctl.py ready [--timeout S] | check | reset [--timeout S]
+usage: cloudctl.py ready [--timeout S] | check | reset [--timeout S] | delete-servers NAME_REGEX [--timeout S]
 
   ready           wait until every service is up (4 nova binaries, 2 hypervisors, 2 placement providers,
                   2 alive OVS agents, cinder scheduler + volume), then make sure flavors m1.tiny / x.huge,
@@ -8,6 +8,7 @@ usage: cloudctl.py ready [--timeout S] | check | reset [--timeout S]
   check           one pass of the same checks, no waiting, no writes: exit 0 when all is healthy.
   reset           delete every server, volume, leftover allocation and compute port, re-enable services,
                   then `ready`.
+  delete-servers  reset's server deletion for the servers whose name matches NAME_REGEX only (a test's own).
 
 Env: OS_CLIENT_CONFIG_FILE (the generated clouds.yaml), STACKTOP_TESTCLOUD_CLOUD (default
 stacktop-testcloud), TESTCLOUD_ROOT (the cloud's state folder),
@@ -196,16 +197,13 @@ def _wait(pred, timeout: float, what: str) -> None:  # type: ignore[no-untyped-d
         time.sleep(0.5)
 
 
-def reset(timeout: float) -> int:
-    t0 = time.monotonic()
-    conn = connect(timeout)
-    # services: re-enable and clear forced_down (a test may have disabled one)
-    for s in conn.compute.services():
-        if s.status != "enabled":
-            conn.compute.enable_service(s, s.host, s.binary)
-        if getattr(s, "is_forced_down", False):
-            conn.compute.update_service_forced_down(s, s.host, s.binary, False)
-    servers = list(conn.compute.servers(all_projects=True))
+def delete_servers(conn: openstack.connection.Connection, timeout: float, name: str | None = None) -> int:
+    """Delete every server of every project (name: only those whose name matches this regular expression,
+    nova's `name` filter) and wait until the detailed listing shows none; return how many there were."""
+    filters: dict[str, object] = {"all_projects": True}
+    if name is not None:
+        filters["name"] = name
+    servers = list(conn.compute.servers(**filters))
     for srv in servers:
         # a server stuck with a task_state (e.g. resize_finish after a killed compute) refuses DELETE: put it in
         # ERROR with no task first (os-resetState); VERIFY_RESIZE is reverted (a delete would confirm it)
@@ -220,7 +218,7 @@ def reset(timeout: float) -> int:
 
     def servers_gone() -> bool:
         nonlocal last_delete
-        left = list(conn.compute.servers(all_projects=True))
+        left = list(conn.compute.servers(**filters))
         if left and time.monotonic() - last_delete > 5:
             last_delete = time.monotonic()
             for srv in left:
@@ -233,6 +231,19 @@ def reset(timeout: float) -> int:
         return not left
 
     _wait(servers_gone, timeout, "servers to be deleted")
+    return len(servers)
+
+
+def reset(timeout: float) -> int:
+    t0 = time.monotonic()
+    conn = connect(timeout)
+    # services: re-enable and clear forced_down (a test may have disabled one)
+    for s in conn.compute.services():
+        if s.status != "enabled":
+            conn.compute.enable_service(s, s.host, s.binary)
+        if getattr(s, "is_forced_down", False):
+            conn.compute.update_service_forced_down(s, s.host, s.binary, False)
+    deleted = delete_servers(conn, timeout)
     vols = list(conn.block_storage.volumes(all_projects=True))
     for vol in vols:
         if vol.status not in ("available", "error"):
@@ -250,7 +261,7 @@ def reset(timeout: float) -> int:
     ports = [p for p in conn.network.ports() if (p.device_owner or "").startswith("compute:")]
     for port in ports:
         conn.network.delete_port(port)
-    log(f"reset: deleted {len(servers)} servers, {len(vols)} volumes, {len(consumers)} leftover allocations, "
+    log(f"reset: deleted {deleted} servers, {len(vols)} volumes, {len(consumers)} leftover allocations, "
         f"{len(ports)} ports in {time.monotonic() - t0:.1f} s")
     return ready(timeout)
 
@@ -267,6 +278,11 @@ def main(argv: list[str]) -> int:
         return check()
     if cmd == "reset":
         return reset(timeout)
+    if cmd == "delete-servers" and len(argv) > 1:
+        t0 = time.monotonic()
+        n = delete_servers(connect(timeout), timeout, name=argv[1])
+        log(f"deleted {n} servers named like {argv[1]!r} in {time.monotonic() - t0:.1f} s")
+        return 0
     print(__doc__)
     return 2
 
