@@ -2,7 +2,8 @@
 
 What is recorded (each line has `schema_version`, `ts`, `type`):
 - source_failed / source_recovered: a source's transitions (not every failed poll);
-- finding_raised / finding_cleared: by (kind, subject), with the finding's full text when raised;
+- finding_raised / finding_cleared: by (kind, subject), with the finding's full text when raised; many of one
+  kind are one (tui.rules.grouping), raised with the count and first subjects of when they were;
 - state_changed: an object's semantic state moved (a server's task_state, a service's state...). A snapshot
   opts in by offering `journal_states() -> {object_key: {field: value}}`; the first poll of a source is a
   `baseline` line (a count), not one line per object;
@@ -52,6 +53,7 @@ from tui.models.finding import SEVERITY_ORDER
 from tui.models.observation import Observation
 from tui.records import record
 from tui.redact import redact_userinfo
+from tui.rules.grouping import group_floods
 from tui.safetext import clean
 
 SCHEMA_VERSION = 2  # 2: snapshot events
@@ -115,7 +117,7 @@ class ChangeTracker:
                            else round(obs.ok_at - (prev.ok_at or prev.tried_at), 3)})
         if obs.error is None:
             before = self._findings.get(obs.source, {})
-            after = {f.key: f for f in obs.findings}
+            after = {f.key: f for f in group_floods(obs.findings)}  # a flood: one line (tui.rules.grouping)
             self._findings[obs.source] = after
             for key, finding in after.items():
                 if key not in before:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from tui.models.finding import Finding
 from tui.models.observation import Observation
+from tui.rules.grouping import members
 from tui.safetext import clean
 from tui.snapshot import EXIT_CRITICAL, EXIT_OK, EXIT_UNKNOWN, EXIT_WARNING, all_findings, exit_code
 from tui.snapshot_plain import finding_line, source_line
@@ -54,16 +55,18 @@ def perf(label: str, value: float | int, uom: str = "", warn: str = "", crit: st
 
 
 def _counts(findings: list[Finding]) -> str:
-    counts = [(s, sum(1 for f in findings if f.severity == s)) for s in SEVERITIES]
+    counts = [(s, sum(members(f) for f in findings if f.severity == s)) for s in SEVERITIES]
     return ", ".join(f"{n} {s}" for s, n in counts if n) or "no findings"
 
 
 def _by_kind(findings: list[Finding]) -> list[str]:
     """"kind subject" for a kind found once, "kind (N)" for one found N times; in the findings' order."""
-    subjects: dict[str, list[str]] = {}
-    for f in findings:
-        subjects.setdefault(f.kind, []).append(f.subject)
-    return [f"{kind} {found[0]}" if len(found) == 1 else f"{kind} ({len(found)})" for kind, found in subjects.items()]
+    first: dict[str, str] = {}
+    found: dict[str, int] = {}
+    for f in findings:  # a group (tui.rules.grouping) counts its members
+        first.setdefault(f.kind, f.subject)
+        found[f.kind] = found.get(f.kind, 0) + members(f)
+    return [f"{kind} {first[kind]}" if n == 1 else f"{kind} ({n})" for kind, n in found.items()]
 
 
 def _headline(observations: list[Observation], findings: list[Finding], code: int) -> str:
@@ -86,7 +89,7 @@ def _headline(observations: list[Observation], findings: list[Finding], code: in
 def perfdata(observations: list[Observation], findings: list[Finding]) -> list[str]:
     """Finding counts (a critical or warning finding is over its threshold), sources read, each source's read
     time, the RabbitMQ backlog and the Galera cluster size."""
-    counts = {s: sum(1 for f in findings if f.severity == s) for s in SEVERITIES}
+    counts = {s: sum(members(f) for f in findings if f.severity == s) for s in SEVERITIES}
     out = [perf("findings_critical", counts["critical"], crit="0", minimum=0),
            perf("findings_warning", counts["warning"], warn="0", minimum=0),
            perf("findings_info", counts["info"], minimum=0),

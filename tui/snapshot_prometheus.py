@@ -25,6 +25,7 @@ from collections import Counter
 from collections.abc import Iterable
 
 from tui.models.observation import Observation
+from tui.rules.grouping import members
 from tui.safetext import clean, has_unsafe
 from tui.snapshot import all_findings, exit_code
 
@@ -99,10 +100,13 @@ def render_prometheus(observations: list[Observation], generated_at: float, *, c
                [_sample("stacktop_status", exit_code(observations))])
     out.family("stacktop_snapshot_timestamp_seconds", "When the snapshot was taken (Unix time).",
                [_sample("stacktop_snapshot_timestamp_seconds", float(generated_at))])
-    by_severity: Counter[str] = Counter(f.severity for f in findings)
+    by_severity: Counter[str] = Counter()
+    by_kind: Counter[tuple[str, str]] = Counter()
+    for f in findings:  # a group (tui.rules.grouping) counts its members
+        by_severity[f.severity] += members(f)
+        by_kind[(f.severity, f.kind)] += members(f)
     out.family("stacktop_findings_by_severity", "Findings of the snapshot per severity (triage hints included).",
                [_sample("stacktop_findings_by_severity", by_severity[s], [("severity", s)]) for s in SEVERITIES])
-    by_kind = Counter((f.severity, f.kind) for f in findings)
     out.family("stacktop_findings", "Findings of the snapshot per severity and kind.",
                [_sample("stacktop_findings", n, [("severity", s), ("kind", k)]) for (s, k), n in by_kind.items()])
     out.family("stacktop_source_up", "1 when the source was read in this snapshot, 0 when it failed or was late.",

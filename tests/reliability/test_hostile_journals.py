@@ -117,7 +117,8 @@ def test_notes_survive_a_rotation_storm_and_snapshots_are_cut_not_rotated_every_
         events = read_journal(file)
         notes = [e for e in events if e["type"] == "note"]
         assert [n["text"] for n in notes] == ["rebooted compute c3 by hand at +15 s"], f"{file.name} lost the note"
-        assert sum(1 for e in events if e["type"] == "snapshot") >= 2, f"{file.name}: a rotation per poll"
+        if file != live:  # the file being written holds what came since its rotation: 0, 1 or 2 polls
+            assert sum(1 for e in events if e["type"] == "snapshot") >= 2, f"{file.name}: a rotation per poll"
     report = to_markdown(live)
     assert "rebooted compute c3 by hand at +15 s" in report and "## Notes\n\n(none)" not in report
     assert "recorded snapshots were cut** to fit the journal file" in report
@@ -160,7 +161,10 @@ async def test_replay_shows_where_a_snapshot_was_recorded_cut(tmp_path: Path) ->
     for poll in range(3):
         _observe(recorder, poll, 300)
     _close(recorder)
-    player = Player(Timeline(load_journal(tmp_path / "j.jsonl").events), speed=100)
+    # the newest file holding the snapshots (the three polls may fill a file, which then rotates)
+    journal = next(f for f in (tmp_path / "j.jsonl", tmp_path / "j.jsonl.1.gz")
+                   if any(e["type"] == "snapshot" for e in load_journal(f).events))
+    player = Player(Timeline(load_journal(journal).events), speed=100)
     app = ReplayApp(Config(), player, name="j.jsonl")
     async with app.run_test(size=(160, 48)) as pilot:
         for _ in range(50):

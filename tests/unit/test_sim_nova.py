@@ -214,3 +214,29 @@ def test_filtered_listing_is_the_full_list_filtered_in_nova_order(demo2500):
         rest = _get(demo2500, "compute", f"/v2.1/servers/detail?all_tenants=1&limit=1000&{query}"
                                          f"&marker={first['servers'][-1]['id']}")
         assert [r["id"] for r in first["servers"] + rest["servers"]] == expected, query
+
+
+def test_hypervisors_page_at_max_limit_with_a_next_link_and_the_client_follows_it():
+    """nova pages os-hypervisors at [api] max_limit (1000) from 2.33, with a next link whenever a page is full,
+    asked-for limit or not: 1,500 hosts are 1,000 + 500, and every reader sees all 1,500."""
+    demo = start_demo(instances=300, hosts=1500, queues=20, churn=0, storyline=False, manual=True, start=START)
+    try:
+        first = _get(demo, "compute", "/v2.1/os-hypervisors/detail")
+        assert len(first["hypervisors"]) == 1000
+        href = first["hypervisors_links"][0]["href"]
+        assert f"marker={first['hypervisors'][-1]['id']}" in href and "limit" not in href
+        client = connect(demo.config().openstack)
+        demo.stats.reset()
+        listed = client.hypervisors(with_servers=True)
+        assert len({h["id"] for h in listed}) == 1500
+        assert len(demo.stats.matching("compute", "/v2.1/os-hypervisors/detail")) == 2
+    finally:
+        demo.stop()
+
+
+def test_a_hypervisor_pattern_search_is_not_paged(demo2500):
+    body = _get(demo2500, "compute", "/v2.1/os-hypervisors/detail?hypervisor_hostname_pattern=compute")
+    assert len(body["hypervisors"]) == 10 and "hypervisors_links" not in body
+    with pytest.raises(urllib.error.HTTPError) as err:
+        _get(demo2500, "compute", "/v2.1/os-hypervisors/detail?hypervisor_hostname_pattern=compute&limit=5")
+    assert err.value.code == 400

@@ -22,6 +22,7 @@ from tui.models.judged import DEFAULT_INTERVAL, CloudView, GaleraVerdict, Judged
 from tui.models.observation import Observation
 from tui.models.services import SectionRead, ServiceRow, ServicesSnapshot
 from tui.models.triage import TRIAGE_SOURCES
+from tui.rules.grouping import group_floods, group_jump, is_group
 from tui.rules.liveness import Liveness, assess_section, down_time_for, row_rank
 from tui.rules.quorum import NO_QUORUM_VERDICT, arbitrator_view, verdict
 from tui.rules.stuck import instance_owner, owner_cell
@@ -177,7 +178,8 @@ def judge_cloud(observations: Mapping[str, Observation], now: float, thresholds:
                 seq: int = 0) -> CloudView:
     """The cloud's view at `now` over its sources' latest observations."""
     hints = triage_hints(observations)
-    shown = sort_shown(without_absorbed([f for obs in observations.values() for f in obs.findings], hints) + hints)
+    shown = group_floods(sort_shown(without_absorbed([f for obs in observations.values() for f in obs.findings],
+                                                     hints) + hints))
     summary = None
     if configured is None or any(s in configured for s in TRIAGE_SOURCES) or \
             any(s in observations for s in TRIAGE_SOURCES):
@@ -185,7 +187,7 @@ def judge_cloud(observations: Mapping[str, Observation], now: float, thresholds:
                                  configured=configured, intervals=intervals,
                                  judged_rows=_judged_services(observations.get("services")))
     return CloudView(seq, now, tuple(hints), tuple(shown), summary, badge_level(shown, observations),
-                     {f.key: jump_target(f) for f in shown})
+                     {f.key: group_jump(f) if is_group(f) else jump_target(f) for f in shown})
 
 
 class CloudJudge:

@@ -479,18 +479,25 @@ def make_app(engine: Engine, auth: Auth, base_ref: list[str]) -> Router:
         hosts = [h for h in engine.hosts if pattern is None or pattern in h.name]
         if pattern is not None and not hosts:
             return _err("itemNotFound", 404, f"No hypervisor matching '{pattern}' could be found.")
-        marker = req.q("marker")
+        # nova pages the listing from 2.33 at [api] max_limit (1000), a next link whenever a page is full,
+        # asked-for limit or not (nova/api/openstack/common.py ViewBuilder._get_collection_links); a hostname
+        # pattern search is not paged (limit/marker with it are a 400)
+        paged = mv >= (2, 33) and pattern is None
+        if pattern is not None and ("limit" in req.query or "marker" in req.query):
+            return _err("badRequest", 400, "Paging over hypervisors with the hypervisor_hostname_pattern query "
+                                           "parameter is not supported.")
+        marker = req.q("marker") if paged else None
         if marker is not None:
             idx = next((k for k, h in enumerate(hosts) if h.hypervisor_id == marker), None)
             if idx is None:
                 return _err("badRequest", 400, f"marker [{marker}] not found")
             hosts = hosts[idx + 1:]
-        page = hosts[:limit]
+        page = hosts[:limit] if paged else hosts
         by_host = _servers_by_host() if with_servers else {}
         rows = [v().hypervisor(h, t, mv, detail=detail,
                                servers=by_host.get(h.name, []) if with_servers else None) for h in page]
         out: dict[str, Any] = {"hypervisors": rows}
-        if page and len(page) == limit and "limit" in req.query:
+        if paged and page and len(page) == limit:
             out["hypervisors_links"] = _next_link(req, "os-hypervisors/detail" if detail else "os-hypervisors",
                                                   page[-1].hypervisor_id)
         return json_response(out)
@@ -520,10 +527,11 @@ def make_app(engine: Engine, auth: Auth, base_ref: list[str]) -> Router:
         rows = [m for m in reversed(engine.migrations)
                 if (host is None or host in (m.source, m.dest)) and (status is None or m.status == status)
                 and (iuuid is None or m.instance_uuid == iuuid) and (mtype is None or m.migration_type == mtype)]
-        limit = _limit(req)
+        paged = mv >= (2, 59)  # before 2.59 nova lists every migration in one answer
+        limit = _limit(req) if paged else len(rows)
         if isinstance(limit, Response):
             return limit
-        marker = req.q("marker")
+        marker = req.q("marker") if paged else None
         if marker is not None:
             idx = next((k for k, m in enumerate(rows) if m.uuid == marker), None)
             if idx is None:
@@ -531,7 +539,7 @@ def make_app(engine: Engine, auth: Auth, base_ref: list[str]) -> Router:
             rows = rows[idx + 1:]
         page = rows[:limit]
         out: dict[str, Any] = {"migrations": [v().migration(m, mv) for m in page]}
-        if mv >= (2, 59) and page and len(page) == limit and "limit" in req.query:
+        if paged and page and len(page) == limit:
             out["migrations_links"] = _next_link(req, "os-migrations", page[-1].uuid)
         return json_response(out)
 

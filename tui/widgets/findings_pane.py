@@ -2,7 +2,9 @@
 judgement of the cloud's latest poll shows (tui.models.judged.CloudView.shown).
 
 - Critical first; within a severity the triage hints (the likely cause) before the findings they explain.
-- Deduplicated by (kind, subject): the same finding from two observations is one row (the more severe).
+- Deduplicated by (kind, subject): the same finding from two observations is one row (the more severe); many
+  of one kind are one row with their count (tui.rules.grouping), counted as all of them in the status line.
+- A poll rebuilds only the rows that read differently (finding_rows' memo), so it costs what changed.
 - `since` is the wall-clock time (UTC, as every time on screen) stacktop first saw the finding (kept while it
   stays present; a finding that goes away and comes back starts again). A time, not a ticking age: with
   nothing changing, the table (and the terminal) stays still.
@@ -25,6 +27,7 @@ from tui.dashboard import dashboard
 from tui.freshness import clock_time
 from tui.models.finding import SEVERITY_ORDER, Finding
 from tui.models.observation import Observation
+from tui.rules.grouping import members
 from tui.safetext import text as safe_text
 from tui.widgets import column_fit as fit
 from tui.widgets.column_fit import ColumnRule
@@ -38,6 +41,8 @@ TOASTS_KEPT = 50  # the toasts remembered on the pane (tests, the curious): a da
 TOAST_GATHER_S = 1.0  # new criticals arriving within this long make one toast
 SUBJECT_WIDTH = 64  # a subject is a name from outside: a 255-character one must not push the summary off screen
 Key = tuple[str, str]
+Row = tuple[str, tuple[object, ...]]
+RowMemo = dict[Key, tuple[Finding, str, "float | None", Row]]  # key -> (finding, since, until, its row)
 
 
 def shorten(value: str, width: int) -> str:
@@ -60,27 +65,44 @@ def dedupe(findings: Iterable[Finding]) -> list[Finding]:
                                                 f.kind, f.subject))
 
 
+def finding_row(f: Finding, since: str, until: float | None) -> Row:
+    """The findings table's row of `f`: `since` its first-seen time; until: when its silence ends (None: not
+    silenced; the row is dimmed and says until when)."""
+    if until is not None:
+        return (row_key(f), (Text(f"{f.severity.upper()} (silenced)", style="dim"),
+                             safe_text(f.kind, style="dim"), safe_text(shorten(f.subject, SUBJECT_WIDTH), style="dim"),
+                             safe_text(f.summary, style="dim"), safe_text(f.next_step, style="dim"),
+                             Text(f"silenced to {clock_time(until)}", style="dim")))
+    kind = safe_text(f.kind, style="bold") if f.kind.startswith("triage.") else f.kind
+    return (row_key(f), (Text(f.severity.upper(), style=SEVERITY_STYLE[f.severity]), kind,
+                         shorten(f.subject, SUBJECT_WIDTH), f.summary, f.next_step, since))
+
+
 def finding_rows(findings: Iterable[Finding], first_seen: dict[Key, float] | None = None,
-                 now: float | None = None, silenced: Mapping[Key, float] | None = None
-                 ) -> list[tuple[str, tuple[object, ...]]]:
+                 now: float | None = None, silenced: Mapping[Key, float] | None = None,
+                 made: RowMemo | None = None) -> list[Row]:
     """Rows of the findings table; a silenced finding (silenced: key -> until) is dimmed, last, and its `since`
-    says until when."""
+    says until when. made: the rows of the last call by key (updated here): a finding whose row would read the
+    same keeps its row, the very same cells, so the table compares and redraws only the rows that changed."""
+    listed = list(findings)
     rows = []
     quiet = []
-    for f in dedupe(findings):
+    for f in dedupe(listed):
         seen = None if first_seen is None or now is None else first_seen.get(f.key)
         since = "" if seen is None else clock_time(seen)
         until = silenced.get(f.key) if silenced else None
-        if until is not None:
-            quiet.append((row_key(f), (Text(f"{f.severity.upper()} (silenced)", style="dim"),
-                                       safe_text(f.kind, style="dim"), safe_text(shorten(f.subject, SUBJECT_WIDTH),
-                                                                                 style="dim"),
-                                       safe_text(f.summary, style="dim"), safe_text(f.next_step, style="dim"),
-                                       Text(f"silenced to {clock_time(until)}", style="dim"))))
-            continue
-        kind = safe_text(f.kind, style="bold") if f.kind.startswith("triage.") else f.kind
-        rows.append((row_key(f), (Text(f.severity.upper(), style=SEVERITY_STYLE[f.severity]), kind,
-                                  shorten(f.subject, SUBJECT_WIDTH), f.summary, f.next_step, since)))
+        kept = made.get(f.key) if made is not None else None
+        if kept is not None and kept[1] == since and kept[2] == until and (kept[0] is f or kept[0] == f):
+            row = kept[3]
+        else:
+            row = finding_row(f, since, until)
+            if made is not None:
+                made[f.key] = (f, since, until, row)
+        (rows if until is None else quiet).append(row)
+    if made is not None and len(made) > len(rows) + len(quiet):
+        present = {f.key for f in listed}
+        for key in [k for k in made if k not in present]:
+            del made[key]
     return rows + quiet
 
 
@@ -105,6 +127,8 @@ class FindingsPane(SourcePane):
         self._critical_seen: dict[Key, float] = {}
         self._pending_toast: dict[Key, Finding] = {}
         self.toasts: list[str] = []  # what was toasted (tests, the curious)
+        self._made: RowMemo = {}  # each finding's row as last built (finding_rows)
+        self._rows: list[Row] = []  # the rows last given to the table
 
     async def on_all_observed(self, message: AllObserved) -> None:
         await keys_first(self)
@@ -130,7 +154,7 @@ class FindingsPane(SourcePane):
         self._toast_new_criticals(now)
         self._sync(now)
         loud = [f for f in self.findings if f.key not in self.silenced]
-        counts = {s: sum(1 for f in loud if f.severity == s) for s in ("critical", "warning", "info")}
+        counts = {s: sum(members(f) for f in loud if f.severity == s) for s in ("critical", "warning", "info")}
         text = "No findings." if not self.findings else "  ".join(f"{n} {s}" for s, n in counts.items() if n)
         quiet = len(self.findings) - len(loud)
         if quiet:
@@ -159,6 +183,7 @@ class FindingsPane(SourcePane):
                                     if f.severity == "critical"})
         if self.table is not None:
             self.table.reset()
+        self._made, self._rows = {}, []
         self.show_all(observations)
 
     def _silences(self, now: float) -> dict[Key, float]:
@@ -168,8 +193,14 @@ class FindingsPane(SourcePane):
         return silences.active(now) if hasattr(silences, "active") else {}
 
     def _sync(self, now: float) -> None:
-        if self.table is not None:
-            self.table.sync(finding_rows(self.findings, self.first_seen, now, self.silenced))
+        """The table shows the findings: only the rows that read differently are built again, and when none
+        does the table is given the very list it has (it returns at once)."""
+        if self.table is None:
+            return
+        rows = finding_rows(self.findings, self.first_seen, now, self.silenced, self._made)
+        if len(rows) != len(self._rows) or any(a is not b for a, b in zip(rows, self._rows, strict=True)):
+            self._rows = rows
+        self.table.sync(self._rows)
 
     def _toast_new_criticals(self, now: float) -> None:
         critical = [f for f in self.findings if f.severity == "critical" and f.key not in self.silenced]
