@@ -204,7 +204,6 @@ VIEWS = ("tui.widgets", "tui.screens")
 RULE_IMPORTS_ALLOWED = {
     ("tui.widgets.rabbitmq_pane", "tui.rules.queues"), ("tui.widgets.rabbitmq_pane", "tui.rules.queue_groups"),
     ("tui.screens.instance", "tui.rules.stuck"), ("tui.screens.instance", "tui.rules.task_states"),
-    ("tui.screens.host", "tui.rules.allocations"), ("tui.screens.audit", "tui.rules.allocations"),
     ("tui.screens.fit", "tui.rules.fit"), ("tui.screens.finding", "tui.rules.finding_detail"),
 }
 # what judges a poll: the runner calls these once (tui.rules.judge); no view may
