@@ -529,6 +529,17 @@ class FitReport:
         object.__setattr__(self, "aggregate_free", _frozen(self.aggregate_free))
         object.__setattr__(self, "errors", _frozen(self.errors))
 
+    def summary_line(self) -> str:
+        """'m1.tiny fits on 2 of 2 computes' / 'x.huge fits nowhere: ...'."""
+        asks = ", ".join(f"{rc} {n}" for rc, n in sorted(self.request.resources.items(),
+                                                          key=lambda i: rc_sort_key(i[0])))
+        agg = ", ".join(f"{rc} {self.aggregate_free.get(rc, 0)}" for rc in sorted(self.request.resources,
+                                                                                   key=rc_sort_key))
+        total = len(self.hosts)
+        verdict = (f"fits on {self.candidates} of {total} compute{'s' if total != 1 else ''}" if self.candidates
+                   else f"fits nowhere ({total} compute{'s' if total != 1 else ''} checked)")
+        return f"{self.request.flavor} asks {asks}: {verdict}; cloud-wide free {agg}"
+
 
 NOTEWORTHY_VERDICTS = frozenset({"stale", "suspected", "migration_stuck"})
 

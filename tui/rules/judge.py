@@ -22,6 +22,7 @@ from tui.models.judged import DEFAULT_INTERVAL, CloudView, GaleraVerdict, Judged
 from tui.models.observation import Observation
 from tui.models.services import SectionRead, ServiceRow, ServicesSnapshot
 from tui.models.triage import TRIAGE_SOURCES
+from tui.rules.finding_detail import finding_detail
 from tui.rules.liveness import Liveness, assess_section, down_time_for, row_rank
 from tui.rules.quorum import NO_QUORUM_VERDICT, arbitrator_view, verdict
 from tui.rules.stuck import instance_owner, owner_cell
@@ -181,8 +182,14 @@ def judge_cloud(observations: Mapping[str, Observation], now: float, thresholds:
         summary = triage_summary(observations, datetime.fromtimestamp(now, UTC), thresholds,
                                  configured=configured, intervals=intervals,
                                  judged_rows=_judged_services(observations.get("services")))
+    # the finding screen's reading of each finding: those shown first (the most severe of a key), then the rest
+    every = [*shown, *(f for obs in observations.values() for f in obs.findings)]
+    details = {}
+    for f in every:
+        if f.key not in details:
+            details[f.key] = finding_detail(f)
     return CloudView(seq, now, tuple(hints), tuple(shown), summary, badge_level(shown, observations),
-                     {f.key: jump_target(f) for f in shown})
+                     {f.key: jump_target(f) for f in shown}, details)
 
 
 class CloudJudge:
