@@ -10,6 +10,7 @@ and the cloud's judge, as `stacktop replay` does).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -151,11 +152,12 @@ def check_instances(app: GalleryApp, pane: InstancesPane, report: dict[str, Any]
         # the snapshot's JSON report
         r = reported[sid]
         assert (r["state"], r["owner"], r["severity"]) == (j.state, j.owner, j.severity), (at, sid)
-        # the instance screen: its five questions over its read of the server, brought up to date by this poll
+        # the instance screen: its five questions over its own read of the server (GET /servers/{id}: no host
+        # the scheduler chose), made before this poll (the poll's server shown) or after it (the read shown)
         server = snap.server(sid)
         assert server is not None
-        read = InstanceDetail(server=server)
-        detail = live_detail(read, (obs.ok_at or 0.0) - 1.0, obs)
+        read = InstanceDetail(server=dataclasses.replace(server, cast_host=None))
+        detail = live_detail(read, (obs.ok_at or 0.0) + (1.0 if round(at / STEP) % 2 else -1.0), obs)
         text = plain(detail_text(detail, app.now_utc(), stuck_after, server, snap))
         assert screen_state(text) == j.state, (at, sid, j.state, text[:400])
         if j.owner_label:

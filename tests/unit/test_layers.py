@@ -197,13 +197,9 @@ def test_the_check_sees_string_imports_and_app_probes() -> None:
 
 # ------------------------------------------------------------------------------------- one judgement per poll
 VIEWS = ("tui.widgets", "tui.screens")
-# Rule modules a view still calls, each for something it reads on demand (not a poll's judgement): the instance
-# screen's five questions over its own server read, the host and audit screens' placement audit, the fit
-# screen's report, the finding screen's wording of one finding, the RabbitMQ pane's queue names. An entry no
-# longer used fails the test below: the list only shrinks.
-RULE_IMPORTS_ALLOWED = {
-    ("tui.widgets.rabbitmq_pane", "tui.rules.queues"), ("tui.widgets.rabbitmq_pane", "tui.rules.queue_groups"),
-}
+# Rule modules a view may import outside TYPE_CHECKING, and why: none. A poll's judgement is the runner's
+# (tui.models.judged), an on-demand read is judged below the screens (tui.openstack reads, tui.drilldowns).
+RULE_IMPORTS_ALLOWED: set[tuple[str, str]] = set()
 # what judges a poll: the runner calls these once (tui.rules.judge); no view may
 JUDGING = {"triage_hints", "triage_summary", "assess_section", "assess", "services_findings", "judge_source",
            "judge_cloud", "assess_services", "service_counts", "verdict", "arbitrator_view", "owner_cell",

@@ -16,6 +16,7 @@ from typing import Any
 from tui.freshness import human_age
 from tui.models.finding import Finding, FindingDetail, Severity
 from tui.models.observation import Observation
+from tui.models.rabbitmq import QueueInfo
 from tui.models.triage import TriageCell, TriageSummary
 
 DEFAULT_INTERVAL = 10.0
@@ -50,6 +51,20 @@ class SourceView:
     rows: Mapping[str, JudgedRow] = field(default_factory=dict)
     status: str = ""
     detail: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class JudgedQueue:
+    """One RabbitMQ queue as the poll judged it (SourceView.detail of the rabbitmq source: every queue, in pane
+    order). subject: the findings' name for it; kind_label: what its name says ("service nova-compute", "reply",
+    "fanout"...); severity: of the finding about it (or about its group, for a queue of the group); attention:
+    worth the default view (messages waiting, a service queue nobody consumes, a finding)."""
+
+    queue: QueueInfo
+    subject: str
+    kind_label: str
+    severity: Severity | None
+    attention: bool
 
 
 @dataclass(frozen=True, slots=True)
