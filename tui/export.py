@@ -144,6 +144,9 @@ def _describe(event: dict[str, Any]) -> str:
     if kind == "finding_raised":
         f = event.get("finding", {})
         return f"{str(f.get('severity', '?')).upper()} {f.get('kind')} {f.get('subject')}: {f.get('summary')}"
+    if kind == "finding_changed":
+        f = event.get("finding", {})
+        return f"now {str(f.get('severity', '?')).upper()} {f.get('kind')} {f.get('subject')}: {f.get('summary')}"
     if kind == "finding_cleared":
         return f"cleared {event.get('kind')} {event.get('subject')}"
     if kind == "source_failed":
@@ -183,16 +186,21 @@ def _link(shot: Path, journal: Path, output: Path | None) -> str:
 
 
 def findings_table(events: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Raised findings with when they cleared (None: still open at the end of the journal)."""
-    open_: dict[tuple[str | None, str | None, str | None], dict[str, Any]] = {}
+    """Raised findings with when they cleared (None: still open at the end of the journal). A finding whose
+    judgement changed (severity, owner or host: `finding_changed`) is a row until then and a new row from then."""
+    open_: dict[tuple[str | None, str, str], dict[str, Any]] = {}
     done: list[dict[str, Any]] = []
     for event in events:
         cloud = event.get("cloud")  # a session with several clouds: the same subject may be in two of them
-        if event.get("type") == "finding_raised":
+        if event.get("type") in ("finding_raised", "finding_changed"):
             f = dict(event.get("finding", {}))
             key = (cloud, f.get("kind"), f.get("subject"))
             if cloud:
                 f["subject"] = f"{cloud}: {f.get('subject')}"
+            before = open_.pop(key, None)
+            if before is not None:
+                before["cleared"] = event.get("ts")
+                done.append(before)
             open_[key] = {"raised": event.get("ts"), "cleared": None, **f}
         elif event.get("type") == "finding_cleared":
             row = open_.pop((cloud, event.get("kind"), event.get("subject")), None)

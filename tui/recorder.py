@@ -3,7 +3,10 @@
 What is recorded (each line has `schema_version`, `ts`, `type`):
 - source_failed / source_recovered: a source's transitions (not every failed poll);
 - finding_raised / finding_cleared: by (kind, subject), with the finding's full text when raised; many of one
-  kind are one (tui.rules.grouping), raised with the count and first subjects of when they were;
+  kind are one (tui.rules.grouping), raised with the count and first subjects of when they were; its
+  judgement changed under the same key (severity, owner or host): finding_changed, with the new full text. The
+  cloud's triage hints (the cross-source findings its judge makes after every poll, tui.rules.judge) are
+  recorded so too, as findings of the source "triage": the export lists what the findings pane listed;
 - state_changed: an object's semantic state moved (a server's task_state, a service's state...). A snapshot
   opts in by offering `journal_states() -> {object_key: {field: value}}`; the first poll of a source is a
   `baseline` line (a count), not one line per object;
@@ -49,7 +52,7 @@ from typing import Any
 
 from tui.config import RecorderConfig
 from tui.jsonable import to_jsonable
-from tui.models.finding import SEVERITY_ORDER
+from tui.models.finding import SEVERITY_ORDER, Finding
 from tui.models.observation import Observation
 from tui.records import record
 from tui.redact import redact_userinfo
@@ -95,12 +98,22 @@ def liveness_marks(thresholds: Any = None) -> dict[str, tuple[float, ...]]:
             for section in ("compute", "network", "volume")}
 
 
+HINTS_SOURCE = "triage"  # the source the cloud's triage hints are recorded under
+JUDGED_EVIDENCE = ("owner", "owner_label", "host", "hosts", "binary", "service")
+
+
+def _judgement(f: Finding) -> tuple[Any, ...]:
+    """What a finding judges: its severity, and who owns it where (its evidence's owner, host, service)."""
+    return (f.severity, *(repr(f.evidence.get(k)) for k in JUDGED_EVIDENCE))
+
+
 class ChangeTracker:
     """Turns consecutive Observations of each source into journal events (pure bookkeeping, no I/O)."""
 
     def __init__(self) -> None:
         self._last: dict[str, Observation] = {}
-        self._findings: dict[str, dict[tuple[str, str], Any]] = {}
+        self._findings: dict[str, dict[tuple[str, str], Finding]] = {}
+        self._hints_seq = 0  # the cloud view whose hints were recorded last
         self._states: dict[str, dict[str, Any]] = {}
 
     def observe(self, obs: Observation) -> list[dict[str, Any]]:
@@ -116,20 +129,31 @@ class ChangeTracker:
                            "down_s": None if prev.tried_at is None or obs.ok_at is None
                            else round(obs.ok_at - (prev.ok_at or prev.tried_at), 3)})
         if obs.error is None:
-            before = self._findings.get(obs.source, {})
-            after = {f.key: f for f in group_floods(obs.findings)}  # a flood: one line (tui.rules.grouping)
-            self._findings[obs.source] = after
-            for key, finding in after.items():
-                if key not in before:
-                    events.append({"type": "finding_raised", "ts": ts, "source": obs.source,
-                                   "finding": finding.to_dict()})
-            for key, finding in before.items():
-                if key not in after:
-                    events.append({"type": "finding_cleared", "ts": ts, "source": obs.source,
-                                   "kind": finding.kind, "subject": finding.subject,
-                                   "severity": finding.severity})
+            events.extend(self._finding_events(obs.source, obs.findings, ts))
             events.extend(self._state_events(obs, ts))
+        view = obs.cloud_view
+        if view is not None and view.seq > self._hints_seq:  # the cloud's judgement after this poll
+            self._hints_seq = view.seq
+            events.extend(self._finding_events(HINTS_SOURCE, view.hints, _iso(view.judged_at)))
         self._last[obs.source] = obs
+        return events
+
+    def _finding_events(self, source: str, findings: Iterable[Finding], ts: str | None) -> list[dict[str, Any]]:
+        """A source's findings raised, changed (their judgement) and cleared since its previous ones."""
+        events: list[dict[str, Any]] = []
+        before = self._findings.get(source, {})
+        after = {f.key: f for f in group_floods(findings)}  # a flood: one line (tui.rules.grouping)
+        self._findings[source] = after
+        for key, finding in after.items():
+            was = before.get(key)
+            if was is None:
+                events.append({"type": "finding_raised", "ts": ts, "source": source, "finding": finding.to_dict()})
+            elif _judgement(was) != _judgement(finding):
+                events.append({"type": "finding_changed", "ts": ts, "source": source, "finding": finding.to_dict()})
+        for key, finding in before.items():
+            if key not in after:
+                events.append({"type": "finding_cleared", "ts": ts, "source": source, "kind": finding.kind,
+                               "subject": finding.subject, "severity": finding.severity})
         return events
 
     def _state_events(self, obs: Observation, ts: str | None) -> list[dict[str, Any]]:

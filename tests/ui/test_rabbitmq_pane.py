@@ -9,6 +9,7 @@ from tui.app import StacktopApp
 from tui.collectors.base import BaseCollector
 from tui.config import Config
 from tui.models.rabbitmq import Alarm, NodeInfo, QueueInfo, RabbitSnapshot
+from tui.rules.judge import judge_queues
 from tui.rules.queues import rabbitmq_findings
 from tui.widgets.rabbitmq_pane import RabbitMQPane, queue_rows, status_line
 
@@ -33,7 +34,7 @@ REPLY = QueueInfo("/", "reply_0123456789abcdef0123456789abcdef", messages=1, con
 
 def test_rows_zero_consumer_first_unknown_is_question_mark():
     s = snap(BUSY, FRESH, STUCK, REPLY)
-    rows = queue_rows(s, rabbitmq_findings(s, NOW))
+    rows = queue_rows(s, judge_queues(s, rabbitmq_findings(s, NOW)))
     names = [str(cells[0]) for _, cells in rows]
     assert names == ["compute.compute-02", "reply_0123456789abcdef0123456789abcdef", "conductor", "scheduler"]
     stuck = rows[0][1]
@@ -47,7 +48,8 @@ def test_rows_zero_consumer_first_unknown_is_question_mark():
 
 def test_vhost_shown_only_when_several():
     other = dataclasses.replace(BUSY, vhost="cell1")
-    names = {str(cells[0]) for _, cells in queue_rows(snap(BUSY, other))}
+    both = snap(BUSY, other)
+    names = {str(cells[0]) for _, cells in queue_rows(both, judge_queues(both))}
     assert names == {"conductor", "cell1/conductor"}
 
 

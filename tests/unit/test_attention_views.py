@@ -11,7 +11,7 @@ from tui.models.finding import Finding
 from tui.models.observation import Observation
 from tui.models.rabbitmq import QueueInfo, RabbitSnapshot
 from tui.models.services import KeystoneCheck, SectionRead, ServiceRow, ServicesSnapshot
-from tui.rules.judge import judge_source
+from tui.rules.judge import judge_queues, judge_source
 from tui.widgets.rabbitmq_pane import ATTENTION_OVER as QUEUES_OVER
 from tui.widgets.rabbitmq_pane import queue_rows
 from tui.widgets.services_pane import ATTENTION_OVER as SERVICES_OVER
@@ -37,14 +37,14 @@ def test_many_queues_default_view_is_what_needs_attention() -> None:
     snap = rabbit((*quiet_queues(QUEUES_OVER), busy, orphan, flagged))
     finding = Finding(severity="warning", kind="rabbitmq.something", subject="reply_flagged", summary="s",
                       source="rabbitmq")
-    keys = [k.split("\x1f")[1] for k, _ in queue_rows(snap, [finding], show_all=False)]
+    keys = [k.split("\x1f")[1] for k, _ in queue_rows(snap, judge_queues(snap, [finding]), show_all=False)]
     assert sorted(keys) == ["compute.compute-02", "conductor", "reply_flagged"]
-    assert len(queue_rows(snap, [finding], show_all=True)) == QUEUES_OVER + 3
+    assert len(queue_rows(snap, judge_queues(snap, [finding]), show_all=True)) == QUEUES_OVER + 3
 
 
 def test_few_queues_are_all_shown() -> None:
     snap = rabbit(quiet_queues(QUEUES_OVER))
-    assert len(queue_rows(snap, show_all=False)) == QUEUES_OVER
+    assert len(queue_rows(snap, judge_queues(snap), show_all=False)) == QUEUES_OVER
 
 
 def services(n_healthy: int, *, late_age: float | None = None) -> ServicesSnapshot:

@@ -12,6 +12,7 @@ from typing import Any
 
 from tui.collectors.rabbitmq_payload import parse_node, parse_queues
 from tui.models.rabbitmq import QueueInfo, RabbitSnapshot
+from tui.rules.judge import judge_queues
 from tui.rules.queues import classify_queue, rabbitmq_findings
 from tui.widgets.rabbitmq_pane import queue_rows, status_line
 
@@ -64,7 +65,7 @@ def test_fresh_quorum_and_stream_rows_are_unknown_not_zero():
     assert qs and all(q.messages is None and q.consumers is None for q in qs)
     s = stuck(snapshot("queues_fresh.json", "nodes.json"))
     assert rabbitmq_findings(s, NOW) == []
-    cells = {k.split("\x1f")[1]: c for k, c in queue_rows(s)}
+    cells = {k.split("\x1f")[1]: c for k, c in queue_rows(s, judge_queues(s))}
     assert cells["compute.host1"][1] == "?" and cells["compute.host1"][2] == "?"  # messages, consumers
     assert str(cells["compute.host1"][4]) == "quorum 3/3"
 
@@ -90,7 +91,7 @@ def test_healthy_cluster_with_stuck_queue_manager_queues_raises_only_the_service
     assert "host1" in by["compute.host1"].summary
     assert "scheduler_fanout" not in by
     assert {f.kind for f in found} == {"rabbitmq.queue_no_consumer"}
-    types = {k.split("\x1f")[1]: str(c[4]) for k, c in queue_rows(s)}
+    types = {k.split("\x1f")[1]: str(c[4]) for k, c in queue_rows(s, judge_queues(s))}
     assert types == {"classic.q": "classic", "compute.host1": "quorum 3/3", "conductor": "quorum 3/3",
                      "reply_ctl-1:nova-api:3": "quorum 3/3", "scheduler_fanout": "stream 3/3"}
 
@@ -105,7 +106,7 @@ def test_one_node_down_is_one_finding_naming_it():
     assert f.kind == "rabbitmq.node_down" and f.subject == "rabbit4b@localhost" and f.severity == "critical"
     assert "4 quorum queues/streams run without their member there (4 led elsewhere)" in f.summary
     assert "reported by rabbit4a@localhost" in f.summary
-    cells = {k.split("\x1f")[1]: c for k, c in queue_rows(s, found)}
+    cells = {k.split("\x1f")[1]: c for k, c in queue_rows(s, judge_queues(s, found))}
     assert str(cells["compute.host1"][4]) == "quorum 2/3"
     assert "rabbit4b@localhost DOWN" in status_line(s)
 
@@ -152,5 +153,6 @@ def test_classic_queue_down_on_the_stopped_node_is_told_in_the_node_finding():
     found = rabbitmq_findings(dataclasses.replace(s, queues=bent), NOW)
     assert [f.kind for f in found] == ["rabbitmq.node_down"]
     assert "1 queue on it down: stcap4/classic.q" in found[0].summary
-    cells = {k.split("\x1f")[1]: c for k, c in queue_rows(dataclasses.replace(s, queues=bent), found)}
+    bent_snap = dataclasses.replace(s, queues=bent)
+    cells = {k.split("\x1f")[1]: c for k, c in queue_rows(bent_snap, judge_queues(bent_snap, found))}
     assert str(cells["classic.q"][4]) == "classic down"

@@ -133,3 +133,32 @@ def test_export_has_notes_findings_and_timeline(tmp_path: Path) -> None:
     md = to_markdown(tmp_path / "j.jsonl")
     assert "compute-02 stopped by hand at 10:00" in md
     assert "nova.service_down" in md and "## Timeline" in md and SECRET not in md
+
+
+def test_the_clouds_hints_and_a_changed_owner_are_recorded_for_the_export() -> None:
+    """The export lists what the findings pane listed: the cloud's triage hints (judged after each poll, not a
+    source's findings) are raised and cleared in the journal, and a finding whose owner or severity changed
+    under the same key is a new row from then, the old one ended there."""
+    from dataclasses import replace
+
+    from tui.models.judged import CloudView
+
+    tr = ChangeTracker()
+    hint = Finding("warning", "triage.compute_down", "compute-02", "compute-02 is down", source="triage")
+    stuck = Finding("warning", "instance.stuck", "vm-1", "owner nova-scheduler",
+                    evidence={"owner": "nova-scheduler", "owner_label": "nova-scheduler"}, source="instances")
+    moved = replace(stuck, summary="owner nova-compute on compute-02",
+                    evidence={"owner": "nova-compute", "owner_label": "nova-compute on compute-02",
+                              "host": "compute-02"})
+    first = replace(obs(100, findings=(stuck,)), cloud_view=CloudView(1, 100.0, hints=(hint,)))
+    events = tr.observe(first)
+    assert [(e["type"], e["source"]) for e in events] == [("finding_raised", "services"), ("finding_raised", "triage")]
+    second = replace(obs(110, findings=(moved,)), cloud_view=CloudView(2, 110.0))
+    events += tr.observe(second)
+    assert [(e["type"], e["source"]) for e in events[2:]] == [("finding_changed", "services"),
+                                                              ("finding_cleared", "triage")]
+    rows = {(r["kind"], r["summary"]): r for r in findings_table(events)}
+    assert rows[("triage.compute_down", "compute-02 is down")]["cleared"] is not None
+    assert rows[("instance.stuck", "owner nova-scheduler")]["cleared"] == rows[
+        ("instance.stuck", "owner nova-compute on compute-02")]["raised"]
+    assert rows[("instance.stuck", "owner nova-compute on compute-02")]["cleared"] is None

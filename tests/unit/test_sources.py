@@ -1,5 +1,6 @@
 """The source registry (tui.sources): the panes, their order, the `:` commands and the collectors all come from
-SOURCES, so a new source is one SourceSpec plus its own modules. Shown here with a source added by a test."""
+SOURCES, so a new source is one SourceSpec (holding its collector builder and pane class) plus its own modules.
+Shown here with a source added by a test."""
 
 from __future__ import annotations
 
@@ -13,11 +14,15 @@ import pytest
 
 from tui import commands, sources
 from tui.app import StacktopApp
-from tui.collectors import registry
+from tui.collectors import galera, instances, placement, rabbitmq, services
 from tui.collectors.base import BaseCollector, BuildContext
 from tui.collectors.registry import build_collectors
 from tui.config import Config, OpenStackConfig
-from tui.widgets.panes import PANES, pane_class, pane_order
+from tui.widgets.galera_pane import GaleraPane
+from tui.widgets.instances_pane import InstancesPane
+from tui.widgets.panes import pane_class, pane_order
+from tui.widgets.rabbitmq_pane import RabbitMQPane
+from tui.widgets.services_pane import ServicesPane
 from tui.widgets.source_pane import SourcePane
 
 
@@ -33,13 +38,19 @@ def test_panes_commands_and_collectors_follow_the_registry() -> None:
     assert table["findings"] == "findings"
 
 
-def test_every_source_has_its_builder_and_every_pane_its_source() -> None:
-    """The registry's names bind to callables in their own layers: no source without a builder, no pane or
-    builder for a source that is not in SOURCES."""
-    names = {s.name for s in sources.SOURCES}
-    assert set(registry.BUILDERS) == names
-    assert set(PANES) <= {s.name for s in sources.SOURCES if s.has_pane}
-    assert all(issubclass(cls, SourcePane) and name == cls.SOURCE for name, cls in PANES.items())
+def test_every_source_holds_its_builder_and_its_pane() -> None:
+    """Each spec's callables reach its own collector module and pane class (no name looked up elsewhere)."""
+    config = Config(openstack=OpenStackConfig(cloud="c"))
+    context = BuildContext()
+    modules = {"services": services, "instances": instances, "rabbitmq": rabbitmq, "galera": galera,
+               "placement": placement}
+    for spec in sources.SOURCES:
+        built = spec.build(config, context)
+        assert built == [] or all(type(c).__module__ == modules[spec.name].__name__ for c in built), spec.name
+    panes = {s.name: s.pane() for s in sources.SOURCES if s.pane is not None}
+    assert panes == {"services": ServicesPane, "instances": InstancesPane, "rabbitmq": RabbitMQPane,
+                     "galera": GaleraPane}
+    assert all(name == cls.SOURCE for name, cls in panes.items())
 
 
 class ProbeCollector(BaseCollector):
@@ -56,8 +67,8 @@ class ProbeCollector(BaseCollector):
 
 @pytest.fixture
 def probe_source(monkeypatch: pytest.MonkeyPatch) -> sources.SourceSpec:
-    """A source that exists only in this test: a module with build(config, context), one SourceSpec, and its
-builder bound in the collector registry."""
+    """A source that exists only in this test: a module with build(config, context), and one SourceSpec holding
+that builder."""
     module = types.ModuleType("probe_source")
     seen: list[BuildContext] = []
 
@@ -68,9 +79,8 @@ builder bound in the collector registry."""
     module.build = build  # type: ignore[attr-defined]
     module.seen = seen  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "probe_source", module)
-    spec = sources.SourceSpec("probe", "probe", "openstack", commands=("probe",))
+    spec = sources.SourceSpec("probe", "probe", "openstack", commands=("probe",), build=build)
     monkeypatch.setattr(sources, "SOURCES", (*sources.SOURCES, spec))
-    monkeypatch.setitem(registry.BUILDERS, "probe", build)
     return spec
 
 

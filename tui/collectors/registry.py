@@ -1,5 +1,5 @@
-"""Which collectors a config asks for: one build(config, context) per source of tui.sources.SOURCES, bound to
-its source here (BUILDERS)."""
+"""Which collectors a config asks for: each source's build(config, context), as its SourceSpec holds it
+(tui.sources.SOURCES)."""
 
 from __future__ import annotations
 
@@ -8,19 +8,8 @@ from datetime import datetime
 from typing import Any
 
 from tui import sources
-from tui.collectors import galera, instances, placement, rabbitmq, services
 from tui.collectors.base import BuildContext, Collector
 from tui.config import Config
-
-Builder = Callable[[Config, BuildContext], list[Collector]]
-
-BUILDERS: dict[str, Builder] = {  # source name -> its collector module's build(config, context)
-    "services": services.build,
-    "instances": instances.build,
-    "rabbitmq": rabbitmq.build,
-    "galera": galera.build,
-    "placement": placement.build,
-}
 
 
 def build_collectors(config: Config, *, galera_connector: Any = None, dashboard: bool = False,
@@ -39,5 +28,5 @@ def build_collectors(config: Config, *, galera_connector: Any = None, dashboard:
     context = BuildContext(dashboard=dashboard, session=session, galera_connector=galera_connector, clock=clock)
     collectors: list[Collector] = []
     for spec in sources.SOURCES:
-        collectors.extend(BUILDERS[spec.name](config, context))
+        collectors.extend(spec.build(config, context))
     return collectors

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import field
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal
 
@@ -76,3 +76,16 @@ def worst_severity(findings: list[Finding]) -> Severity | None:
     if not findings:
         return None
     return min((f.severity for f in findings), key=lambda s: SEVERITY_ORDER[s])
+
+
+@dataclass(frozen=True, slots=True)
+class FindingDetail:
+    """owned_by: the owner as the screen names it: the rule's own words (`evidence["owner_label"]`, a stuck
+    instance's "nova-compute on compute-01" or "neutron-server"), else the owner on the host."""
+
+    owner: str
+    host: str | None
+    log: str | None
+    command: str | None
+    owned_by: str = ""
+    uncopyable: bool = False

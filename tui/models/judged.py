@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tui.freshness import human_age
-from tui.models.finding import Finding, Severity
+from tui.models.finding import Finding, FindingDetail, Severity
 from tui.models.observation import Observation
+from tui.models.rabbitmq import QueueInfo
 from tui.models.triage import TriageCell, TriageSummary
 
 DEFAULT_INTERVAL = 10.0
@@ -53,6 +54,20 @@ class SourceView:
 
 
 @dataclass(frozen=True, slots=True)
+class JudgedQueue:
+    """One RabbitMQ queue as the poll judged it (SourceView.detail of the rabbitmq source: every queue, in pane
+    order). subject: the findings' name for it; kind_label: what its name says ("service nova-compute", "reply",
+    "fanout"...); severity: of the finding about it (or about its group, for a queue of the group); attention:
+    worth the default view (messages waiting, a service queue nobody consumes, a finding)."""
+
+    queue: QueueInfo
+    subject: str
+    kind_label: str
+    severity: Severity | None
+    attention: bool
+
+
+@dataclass(frozen=True, slots=True)
 class GaleraVerdict:
     """The Galera pane's verdict as the poll judged it (SourceView.detail of the galera source)."""
 
@@ -66,7 +81,8 @@ class CloudView:
     """One cloud judged after a poll of one of its sources. seq orders the views of one cloud (a later poll's
     is higher); hints: the cross-source triage hints; shown: the findings every view lists (the sources'
     findings minus those a hint absorbs, plus the hints, most severe first); summary: the triage row as of the
-    poll (None when none of its sources runs); level: the badge's level before silences."""
+    poll (None when none of its sources runs); level: the badge's level before silences; details: every finding
+    of the cloud (the sources' and the hints) read for the finding screen (owner, host, log, command), by key."""
 
     seq: int
     judged_at: float
@@ -75,6 +91,7 @@ class CloudView:
     summary: TriageSummary | None = None
     level: str = "waiting"
     jumps: Mapping[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
+    details: Mapping[tuple[str, str], FindingDetail] = field(default_factory=dict)
 
 
 def stale_text(obs: Observation, now: float) -> str:

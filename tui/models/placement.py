@@ -14,6 +14,8 @@ from datetime import UTC, datetime
 from types import MappingProxyType
 from typing import Any, Literal
 
+from tui.models.finding import Finding
+
 # What `nova-manage placement audit` looks at: a consumer holding none of these on a compute node is not
 # judged (e.g. a port's bandwidth on a child provider).
 COMPUTE_RESOURCE_CLASSES: frozenset[str] = frozenset({"VCPU", "PCPU", "MEMORY_MB", "DISK_GB"})
@@ -45,6 +47,11 @@ def parse_time(value: Any) -> datetime | None:
 
 def rc_sort_key(rc: str) -> tuple[int, str]:
     return (RC_ORDER.index(rc) if rc in RC_ORDER else len(RC_ORDER), rc)
+
+
+def fmt_resources(resources: Mapping[str, int]) -> str:
+    """"VCPU 2, MEMORY_MB 2048", in the usual resource class order."""
+    return ", ".join(f"{rc} {resources[rc]}" for rc in sorted(resources, key=rc_sort_key)) or "nothing"
 
 
 # ---- placement ------------------------------------------------------------------------------------------
@@ -419,6 +426,22 @@ class ProviderAudit:
     def migration_count(self) -> int:
         return sum(1 for c in self.consumers if c.legitimate and c.kind == "migration")
 
+    def phantom_lines(self) -> list[str]:
+        """'placement says 6 of 8 VCPU used, 2 instances really use 2', per resource class with phantom usage."""
+        legit = self.legit_usage
+        n, m = self.instance_count, self.migration_count
+        who = f"{n} instance{'' if n == 1 else 's'}"
+        if m:
+            who += f" and {m} migration{'' if m == 1 else 's'}"
+        lines = []
+        for rc in sorted(self.phantom, key=rc_sort_key):
+            real = legit.get(rc, 0)
+            used = self.usages.get(rc, real + self.phantom[rc])
+            cap = self.capacities.get(rc)
+            of = f" of {cap}" if cap is not None else ""
+            lines.append(f"placement says {used}{of} {rc} used, {who} really use {real}")
+        return lines
+
 
 @dataclass(frozen=True)
 class AuditReport:
@@ -429,6 +452,7 @@ class AuditReport:
     errors: Mapping[str, str] = field(default_factory=dict)
     requests: int = 0
     duration_s: float = 0.0
+    findings: tuple[Finding, ...] = ()  # the stale-allocation audit of `providers`, judged by the read
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "errors", _frozen(self.errors))
@@ -451,6 +475,7 @@ class HostDetail:
     audits: tuple[ProviderAudit, ...] = ()
     compute_states: Mapping[str, str] = field(default_factory=dict)  # every nova-compute: host -> up/down
     errors: Mapping[str, str] = field(default_factory=dict)
+    findings: tuple[Finding, ...] = ()  # the stale-allocation audit of `audits`, judged by the read
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "errors", _frozen(self.errors))
@@ -503,6 +528,17 @@ class FitReport:
     def __post_init__(self) -> None:
         object.__setattr__(self, "aggregate_free", _frozen(self.aggregate_free))
         object.__setattr__(self, "errors", _frozen(self.errors))
+
+    def summary_line(self) -> str:
+        """'m1.tiny fits on 2 of 2 computes' / 'x.huge fits nowhere: ...'."""
+        asks = ", ".join(f"{rc} {n}" for rc, n in sorted(self.request.resources.items(),
+                                                          key=lambda i: rc_sort_key(i[0])))
+        agg = ", ".join(f"{rc} {self.aggregate_free.get(rc, 0)}" for rc in sorted(self.request.resources,
+                                                                                   key=rc_sort_key))
+        total = len(self.hosts)
+        verdict = (f"fits on {self.candidates} of {total} compute{'s' if total != 1 else ''}" if self.candidates
+                   else f"fits nowhere ({total} compute{'s' if total != 1 else ''} checked)")
+        return f"{self.request.flavor} asks {asks}: {verdict}; cloud-wide free {agg}"
 
 
 NOTEWORTHY_VERDICTS = frozenset({"stale", "suspected", "migration_stuck"})

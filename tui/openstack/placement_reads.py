@@ -41,7 +41,7 @@ from tui.models.placement import (
 )
 from tui.openstack.errors import NotFound
 from tui.openstack.paging import next_marker, query, segment
-from tui.rules.allocations import audit_provider, needs_second_look
+from tui.rules.allocations import audit_findings, audit_provider, needs_second_look
 from tui.rules.fit import candidate_providers, explain, flavor_request, required_param
 
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
@@ -271,7 +271,8 @@ async def audit_cloud(client: Any, *, concurrency: int = CONCURRENCY, progress: 
     if not every_capacity:
         audits = await _noteworthy_capacities(client, audits, filled, placement_mv=pmv, concurrency=concurrency)
     return AuditReport(taken_at=clock(), providers=tuple(audits), errors=errors,
-                       requests=client.requests - before, duration_s=round(time.monotonic() - t0, 3))
+                       requests=client.requests - before, duration_s=round(time.monotonic() - t0, 3),
+                       findings=tuple(audit_findings(audits)))
 
 
 def _audit_views(filled: list[Provider], perrors: Mapping[str, Mapping[str, str]], raw_hvs: Any, raw_svcs: Any,
@@ -438,7 +439,7 @@ async def read_host(client: Any, host: str, *, concurrency: int = 16,
     return HostDetail(host=host, taken_at=clock(), services=tuple(s for s in all_services if s.host == host),
                       hypervisors=tuple(hypervisors), agents=tuple(agents), ports=tuple(ports),
                       servers=tuple(servers), migrations=in_flight, providers=tuple(filled), audits=tuple(audits),
-                      compute_states=states, errors=errors)
+                      compute_states=states, errors=errors, findings=tuple(audit_findings(audits)))
 
 
 # ---- the capacity explainer ---------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ the host after the listing, or one still in BUILD before conductor records its h
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 
 from tui.models.finding import Finding, sort_findings
 from tui.models.placement import (
@@ -27,15 +27,11 @@ from tui.models.placement import (
     ProviderAllocation,
     ProviderAudit,
     ProviderView,
-    rc_sort_key,
+    fmt_resources,
 )
 from tui.shell_command import command, shell_text
 
 SOURCE = "placement"
-
-
-def fmt_resources(resources: Mapping[str, int]) -> str:
-    return ", ".join(f"{rc} {resources[rc]}" for rc in sorted(resources, key=rc_sort_key)) or "nothing"
 
 
 def _in_flight(view: ProviderView) -> list[Migration]:
@@ -126,19 +122,7 @@ def audit_provider(view: ProviderView) -> ProviderAudit:
 
 def phantom_lines(audit: ProviderAudit) -> list[str]:
     """'placement says 6 of 8 VCPU used, 2 instances really use 2', per resource class with phantom usage."""
-    legit = audit.legit_usage
-    n, m = audit.instance_count, audit.migration_count
-    who = f"{n} instance{'' if n == 1 else 's'}"
-    if m:
-        who += f" and {m} migration{'' if m == 1 else 's'}"
-    lines = []
-    for rc in sorted(audit.phantom, key=rc_sort_key):
-        real = legit.get(rc, 0)
-        used = audit.usages.get(rc, real + audit.phantom[rc])
-        cap = audit.capacities.get(rc)
-        of = f" of {cap}" if cap is not None else ""
-        lines.append(f"placement says {used}{of} {rc} used, {who} really use {real}")
-    return lines
+    return audit.phantom_lines()
 
 
 def _confirm_stale(v: ConsumerVerdict, audit: ProviderAudit) -> tuple[tuple[str, ...], str]:

@@ -13,9 +13,7 @@ command its next step names (the one `y` copies). Pure: read from the finding's 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from tui.models.finding import Finding
+from tui.models.finding import Finding, FindingDetail
 from tui.shell_command import argv_of, copyable
 
 COMPONENT_BY_PREFIX: tuple[tuple[str, str], ...] = (
@@ -28,19 +26,6 @@ COMPONENT_BY_PREFIX: tuple[tuple[str, str], ...] = (
     ("keystone.", "keystone"), ("catalog.", "keystone (the catalog)"), ("stacktop.", "stacktop itself"),
 )
 HOST_SUBJECT_KINDS = ("nova.service", "triage.compute", "triage.host")
-
-
-@dataclass(frozen=True)
-class FindingDetail:
-    """owned_by: the owner as the screen names it: the rule's own words (`evidence["owner_label"]`, a stuck
-    instance's "nova-compute on compute-01" or "neutron-server"), else the owner on the host."""
-
-    owner: str
-    host: str | None
-    log: str | None
-    command: str | None
-    owned_by: str = ""
-    uncopyable: bool = False
 
 
 def _text(value: object) -> str | None:

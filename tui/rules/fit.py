@@ -150,10 +150,4 @@ def explain(request: FitRequest, providers: Iterable[Provider], candidates: set[
 
 def summary_line(report: FitReport) -> str:
     """'m1.tiny fits on 2 of 2 computes' / 'x.huge fits nowhere: ...'."""
-    asks = ", ".join(f"{rc} {n}" for rc, n in sorted(report.request.resources.items(), key=lambda i: rc_sort_key(i[0])))
-    agg = ", ".join(f"{rc} {report.aggregate_free.get(rc, 0)}"
-                    for rc in sorted(report.request.resources, key=rc_sort_key))
-    total = len(report.hosts)
-    verdict = (f"fits on {report.candidates} of {total} compute{'s' if total != 1 else ''}" if report.candidates
-               else f"fits nowhere ({total} compute{'s' if total != 1 else ''} checked)")
-    return f"{report.request.flavor} asks {asks}: {verdict}; cloud-wide free {agg}"
+    return report.summary_line()

@@ -18,12 +18,17 @@ from typing import Any
 from tui.models.finding import SEVERITY_ORDER, Finding, Severity
 from tui.models.galera import GaleraSnapshot
 from tui.models.instances import InstancesSnapshot
-from tui.models.judged import DEFAULT_INTERVAL, CloudView, GaleraVerdict, JudgedRow, SourceView
+from tui.models.judged import DEFAULT_INTERVAL, CloudView, GaleraVerdict, JudgedQueue, JudgedRow, SourceView
 from tui.models.observation import Observation
+from tui.models.rabbitmq import RabbitSnapshot
 from tui.models.services import SectionRead, ServiceRow, ServicesSnapshot
 from tui.models.triage import TRIAGE_SOURCES
+from tui.rules.finding_detail import finding_detail
 from tui.rules.grouping import group_floods, group_jump, is_group
 from tui.rules.liveness import Liveness, assess_section, down_time_for, row_rank
+from tui.rules.queue_groups import GROUP_KIND, group_key
+from tui.rules.queue_names import classify_queue, queue_subject
+from tui.rules.queues import queue_sort_key
 from tui.rules.quorum import NO_QUORUM_VERDICT, arbitrator_view, verdict
 from tui.rules.stuck import instance_owner, owner_cell
 from tui.rules.triage import jump_target, triage_hints, triage_summary, without_absorbed
@@ -112,6 +117,29 @@ def instance_rows(snapshot: InstancesSnapshot, findings: Iterable[Finding]) -> d
     return rows
 
 
+QUEUE_KINDS = ("rabbitmq.queue_no_consumer", "rabbitmq.quorum_lost", "rabbitmq.queue_down")
+
+
+def judge_queues(snapshot: RabbitSnapshot, findings: Iterable[Finding] = ()) -> tuple[JudgedQueue, ...]:
+    """Every queue in pane order (zero-consumer first, fullest first), with what its name says, the severity
+    of the finding about it (or its group's, for a queue of a group finding) and whether it is worth attention."""
+    findings = list(findings)
+    severity = {f.subject: f.severity for f in findings if f.kind in QUEUE_KINDS}
+    grouped = {group_key(f.evidence): f.severity for f in findings if f.kind == GROUP_KIND}
+    flagged = {f.subject for f in findings}
+    out = []
+    for q in sorted(snapshot.queues, key=queue_sort_key):
+        kind = classify_queue(q.name)
+        subject = queue_subject(q)
+        sev = severity.get(subject)
+        if sev is None and grouped and q.no_consumer_with_messages:  # one of a group's queues
+            sev = grouped.get((q.vhost, kind.cls, (kind.topic or "") if kind.cls == "fanout" else ""))
+        label = f"service {kind.service}" if kind.cls == "service" and kind.service else kind.cls
+        attention = (q.messages or 0) > 0 or subject in flagged or (q.consumers == 0 and kind.cls == "service")
+        out.append(JudgedQueue(q, subject, label, sev, attention))
+    return tuple(out)
+
+
 def _table_order(judged: tuple[ServiceRow, Liveness]) -> tuple[int, str, str]:
     row, live = judged
     return (row_rank(live, row), row.binary, row.host)
@@ -132,6 +160,8 @@ def judge_source(obs: Observation, thresholds: Any, sections: tuple[SectionAtPol
                           services_status(sections), ordered)
     if isinstance(snap, InstancesSnapshot):
         return SourceView(obs.source, obs.ok_at, obs.findings, instance_rows(snap, obs.findings))
+    if isinstance(snap, RabbitSnapshot):
+        return SourceView(obs.source, obs.ok_at, obs.findings, detail=judge_queues(snap, obs.findings))
     if isinstance(snap, GaleraSnapshot):
         judged = galera_verdict(snap)
         return SourceView(obs.source, obs.ok_at, obs.findings, status=judged.text, detail=judged)
@@ -186,8 +216,14 @@ def judge_cloud(observations: Mapping[str, Observation], now: float, thresholds:
         summary = triage_summary(observations, datetime.fromtimestamp(now, UTC), thresholds,
                                  configured=configured, intervals=intervals,
                                  judged_rows=_judged_services(observations.get("services")))
+    # the finding screen's reading of each finding: those shown first (the most severe of a key), then the rest
+    every = [*shown, *(f for obs in observations.values() for f in obs.findings)]
+    details = {}
+    for f in every:
+        if f.key not in details:
+            details[f.key] = finding_detail(f)
     return CloudView(seq, now, tuple(hints), tuple(shown), summary, badge_level(shown, observations),
-                     {f.key: group_jump(f) if is_group(f) else jump_target(f) for f in shown})
+                     {f.key: group_jump(f) if is_group(f) else jump_target(f) for f in shown}, details)
 
 
 class CloudJudge:

@@ -21,7 +21,6 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, ProgressBar, Static
 
 from tui.models.placement import AuditReport, ProviderAudit
-from tui.rules.allocations import audit_findings, phantom_lines
 from tui.safetext import escape
 from tui.screens.context import context
 from tui.screens.host import app_now, client_getter, findings_text
@@ -46,7 +45,7 @@ def audit_rows(report: AuditReport) -> list[tuple[str, tuple[Any, ...]]]:
             stale_cell = Text(f"{stale} (+{stuck} stuck migration{'s' if stuck > 1 else ''})",
                               style="bold red" if stale else "magenta")
         host: Any = a.host or Text("unresolved", style="yellow")
-        phantom = "; ".join(phantom_lines(a)) or "-"
+        phantom = "; ".join(a.phantom_lines()) or "-"
         rows.append((a.provider_uuid, (host, a.provider_name, str(len(a.consumers)), str(a.instance_count),
                                        str(a.migration_count), stale_cell, phantom)))
     return rows
@@ -116,7 +115,7 @@ class AuditScreen(Screen[None]):
 
     @property
     def findings(self) -> list[Any]:
-        return audit_findings(self.report.providers) if self.report is not None else []
+        return list(self.report.findings) if self.report is not None else []
 
     def _progress(self, phase: str, done: int, total: int) -> None:
         self.progress_seen.append((phase, done, total))

@@ -1,7 +1,8 @@
 """The finding screen (enter on a row of the findings pane): one finding whole, following its source live.
 
 It shows the severity, kind and subject, the whole summary, the owner component and host, the log to open
-first, the next step, the command the next step names (tui.rules.finding_detail) and every piece of evidence.
+first, the next step, the command the next step names (as the cloud's judgement reads them: tui.drilldowns)
+and every piece of evidence.
 Everything in it comes from the cloud (names, faults, ids) and is rendered inert (tui.safetext).
 
 Live (tui.screens.live): each new observation of the finding's source (every source for a triage hint)
@@ -26,11 +27,11 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Footer, Static
 
 from tui.breadcrumb import short_id
+from tui.drilldowns import finding_reading
 from tui.freshness import utc_clock_time
 from tui.jsonable import to_jsonable
-from tui.models.finding import Finding
+from tui.models.finding import Finding, FindingDetail
 from tui.models.observation import Observation
-from tui.rules.finding_detail import FindingDetail, finding_detail
 from tui.safetext import clean, escape
 from tui.safetext import text as safe_text
 from tui.screens.context import context
@@ -122,6 +123,7 @@ class FindingScreen(LiveScreen):
         self.kind, self.subject = split_key(key)
         self.crumb = f"{self.kind} {crumb_subject(self.subject)}"
         self.finding: Finding | None = None  # the latest seen (kept once cleared)
+        self.detail: FindingDetail | None = None  # ... and its reading (owner, host, log, command)
         self.cleared_at: float | None = None
         self.holder: str | None = None  # the source whose observation reports it
         self._shown: Any = None
@@ -138,7 +140,7 @@ class FindingScreen(LiveScreen):
     def on_mount(self) -> None:
         self.query_one(Vertical).border_title = escape(f"finding {self.kind} {self.subject}")
         self.query_one(VerticalScroll).focus()
-        self.finding = self.current()
+        self._seen(self.current())
         self.render_finding()
         self.follow_live()
 
@@ -159,6 +161,11 @@ class FindingScreen(LiveScreen):
             found = [f for obs in holders.values() for f in obs.findings if f.key == (self.kind, self.subject)]
         return next((f for f in dedupe(found) if row_key(f) == self.key), None)
 
+    def _seen(self, finding: Finding | None) -> None:
+        """The finding as now reported, with its reading as the cloud's latest judgement made it."""
+        if finding is not None:
+            self.finding, self.detail = finding, finding_reading(finding, context(self.app).observations)
+
     def sources(self) -> tuple[str, ...]:
         if self.kind.startswith(f"{TRIAGE_SOURCE}.") or self.holder is None:
             return super().sources()  # a triage hint is derived from every source
@@ -167,7 +174,8 @@ class FindingScreen(LiveScreen):
     def observed(self, observation: Observation) -> None:
         now = self.current()
         if now is not None:
-            self.finding, self.cleared_at = now, None
+            self._seen(now)
+            self.cleared_at = None
         elif self.finding is not None and self.cleared_at is None:
             self.cleared_at = observation.ok_at or observation.tried_at or context(self.app).now()
         self.render_finding()
@@ -182,7 +190,8 @@ class FindingScreen(LiveScreen):
                                              "observations", style="yellow")
         else:
             state = (self.finding, self.cleared_at)
-            text = finding_body(self.finding, finding_detail(self.finding))
+            assert self.detail is not None
+            text = finding_body(self.finding, self.detail)
         if state == self._shown:
             return  # Static.update repaints even the same content
         self._shown = state
@@ -194,11 +203,11 @@ class FindingScreen(LiveScreen):
 
     @property
     def command(self) -> str | None:
-        return finding_detail(self.finding).command if self.finding is not None else None
+        return self.detail.command if self.detail is not None else None
 
     # -- keys
     def action_copy(self) -> None:
-        detail = finding_detail(self.finding) if self.finding is not None else None
+        detail = self.detail
         if detail is None or not detail.command:
             uncopyable = detail is not None and detail.uncopyable
             self.notify(UNCOPYABLE if uncopyable else "this finding's next step names no command to copy",

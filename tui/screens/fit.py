@@ -18,7 +18,6 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from tui.models.placement import FitReport, HostFit, rc_sort_key
-from tui.rules.fit import summary_line
 from tui.safetext import escape
 from tui.screens.context import context
 from tui.screens.host import app_now, client_getter
@@ -36,7 +35,7 @@ def _free(h: HostFit, rcs: list[str]) -> str:
 def fit_text(report: FitReport) -> str:
     req = report.request
     rcs = sorted(req.resources, key=rc_sort_key)
-    lines = [f"[b]{escape(summary_line(report))}[/b]"]
+    lines = [f"[b]{escape(report.summary_line())}[/b]"]
     traits = [*req.required, *(f"!{t}" for t in req.forbidden)]
     if traits:
         lines.append(f"traits: {escape(' '.join(traits))}")

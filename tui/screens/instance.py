@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 from datetime import datetime
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -28,17 +28,19 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Footer, Static
 
 from tui.breadcrumb import short_id
+from tui.drilldowns import instance_answers, stuck_after
 from tui.freshness import utc_clock_time
 from tui.models.instances import InstanceAction, InstanceDetail, InstancesSnapshot, PortInfo, Server, VolumeInfo
 from tui.models.observation import Observation
-from tui.rules.stuck import Answer, five_questions, instance_owner, with_task_since
-from tui.rules.task_states import DEFAULT_STUCK_SECONDS
 from tui.safetext import escape
 from tui.screens.context import context
 from tui.screens.live import OWN_READ_EVERY_S, LiveScreen, own_block_read, own_read, own_read_due
 from tui.shell_command import copyable
 from tui.widgets.breadcrumb import Breadcrumb
 from tui.widgets.read_at import ReadAtLine, block_stamp
+
+if TYPE_CHECKING:
+    from tui.rules.stuck import Answer
 
 VERDICT = {"ok": "[green]ok[/]", "bad": "[bold red]!![/]", "unknown": "[yellow]??[/]", "n/a": "[dim]--[/]"}
 
@@ -127,19 +129,7 @@ def detail_text(detail: InstanceDetail, now: datetime, stuck: Any, known: Server
     (questions: the server's data; read: what the screen read itself)."""
     stamps = stamps or {}
     read = stamps.get("read", "")
-    server = with_task_since(detail.server, known)
-    health, health_error = detail.host_health, detail.errors.get("host")
-    owned = instance_owner(server)
-    if owned is not None and owned.cast and owned.host:
-        health, health_error = None, None
-        if hosts is None:
-            health_error = "the instances source has not read the hosts"
-        elif hosts.hosts_error is not None:
-            health_error = hosts.hosts_error
-        else:
-            health = hosts.hosts.get(owned.host)
-    answers = five_questions(server, now, stuck, health, detail.allocations, health_error=health_error,
-                             allocations_error=detail.errors.get("allocations"))
+    answers = instance_answers(detail, now, stuck, known, hosts)
     parts = [header_text(detail.server), questions_text(answers, stamps.get("questions", "")),
              actions_text(detail.actions, read), ports_text(detail.ports, read), volumes_text(detail.volumes, read),
              errors_text(dict(detail.errors))]
@@ -237,8 +227,7 @@ class InstanceScreen(LiveScreen):
         return context(self.app).now_utc()
 
     def _stuck(self) -> Any:
-        collector = self._collector()
-        return getattr(collector, "stuck", None) or DEFAULT_STUCK_SECONDS
+        return stuck_after(self._collector())
 
     def _initial_text(self) -> str:
         known = self._known()

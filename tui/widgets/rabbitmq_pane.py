@@ -9,13 +9,12 @@ show `?`, never 0. Queue names of rows with a finding are coloured by its severi
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
 
 from tui.freshness import clock_time
-from tui.models.finding import Finding
 from tui.models.observation import Observation
 from tui.safetext import escape
 from tui.safetext import text as safe_text
@@ -23,6 +22,7 @@ from tui.widgets import column_fit as fit
 from tui.widgets.source_pane import SourcePane
 
 if TYPE_CHECKING:  # models and rules are imported where used: ~20 ms of CPU before the first paint otherwise
+    from tui.models.judged import JudgedQueue
     from tui.models.rabbitmq import NodeInfo, QueueInfo, RabbitSnapshot
 
 SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
@@ -52,15 +52,6 @@ def _is_snapshot(value: Any) -> bool:
     return isinstance(value, RabbitSnapshot)
 
 
-def _class_label(q: QueueInfo) -> str:
-    from tui.rules.queues import classify_queue
-
-    kind = classify_queue(q.name)
-    if kind.cls == "service" and kind.service:
-        return f"service {kind.service}"
-    return kind.cls
-
-
 def _type_label(q: QueueInfo) -> Any:
     """classic / quorum / stream, with members online of members for replicated queues ("quorum 2/3", red
     without a majority) and the state when it is not running ("classic down"); "?" when not reported."""
@@ -86,44 +77,18 @@ def _since(q: QueueInfo) -> str:
 ATTENTION_OVER = 100  # more queues than this: by default only those worth attention (`a` shows all)
 
 
-def worth_attention(q: QueueInfo, flagged: set[str]) -> bool:
-    """Messages waiting, a service queue nobody consumes, or a finding: what an on-call reads. The other
-    thousands (empty reply/fanout queues with their consumer) are one keypress away."""
-    from tui.rules.queues import classify_queue, queue_subject
-
-    return _worth_attention(q, flagged, classify_queue, queue_subject)
-
-
-def _worth_attention(q: QueueInfo, flagged: set[str], classify_queue: Any, queue_subject: Any) -> bool:
-    if (q.messages or 0) > 0 or (flagged and queue_subject(q) in flagged):
-        return True
-    return q.consumers == 0 and classify_queue(q.name).cls == "service"
-
-
-def queue_rows(snapshot: RabbitSnapshot, findings: Iterable[Finding] = (), *, show_all: bool = True
+def queue_rows(snapshot: RabbitSnapshot, judged: Sequence[JudgedQueue], *, show_all: bool = True
                ) -> list[tuple[str, tuple[Any, ...]]]:
-    """(key, cells) for every queue (or, without show_all and over ATTENTION_OVER queues, those worth
-    attention), zero-consumer queues first, fullest first."""
-    from tui.rules.queue_groups import GROUP_KIND, group_key
-    from tui.rules.queues import classify_queue, queue_sort_key, queue_subject
-
-    findings = list(findings)
-    severity = {f.subject: f.severity for f in findings
-                if f.kind in ("rabbitmq.queue_no_consumer", "rabbitmq.quorum_lost", "rabbitmq.queue_down")}
-    grouped = {group_key(f.evidence): f.severity for f in findings if f.kind == GROUP_KIND}
+    """(key, cells) for every queue as the poll judged it (tui.rules.judge.judge_queues: in pane order,
+    zero-consumer queues first, fullest first), or, without show_all and over ATTENTION_OVER queues, those worth
+    attention (messages waiting, a service queue without consumer, a finding)."""
     many_vhosts = len({q.vhost for q in snapshot.queues}) > 1
-    queues = snapshot.queues
-    if not show_all and len(queues) > ATTENTION_OVER:  # 2,000 queues a poll: the imports looked up once
-        flagged = {f.subject for f in findings}
-        queues = tuple(q for q in queues if _worth_attention(q, flagged, classify_queue, queue_subject))
+    if not show_all and len(snapshot.queues) > ATTENTION_OVER:
+        judged = [j for j in judged if j.attention]
     rows = []
-    for q in sorted(queues, key=queue_sort_key):
-        subject = queue_subject(q)
-        label = subject if many_vhosts else q.name
-        sev = severity.get(subject)
-        if sev is None and grouped and q.no_consumer_with_messages:  # one of a group's queues
-            kind = classify_queue(q.name)
-            sev = grouped.get((q.vhost, kind.cls, (kind.topic or "") if kind.cls == "fanout" else ""))
+    for j in judged:
+        q, sev = j.queue, j.severity
+        label = j.subject if many_vhosts else q.name
         name = safe_text(label, style=SEVERITY_STYLE[sev]) if sev else safe_text(label)
         consumers = _num(q.consumers)
         if q.no_consumer_with_messages:
@@ -131,7 +96,7 @@ def queue_rows(snapshot: RabbitSnapshot, findings: Iterable[Finding] = (), *, sh
         else:
             consumers_cell = consumers
         rows.append((f"{q.vhost}\x1f{q.name}", (name, _num(q.messages), consumers_cell, _since(q), _type_label(q),
-                                                 _class_label(q))))
+                                                 j.kind_label)))
     return rows
 
 
@@ -229,7 +194,8 @@ class RabbitMQPane(SourcePane):
         if not _is_snapshot(snapshot):
             super().render_snapshot(snapshot, obs)
             return
-        rows = queue_rows(snapshot, obs.findings, show_all=self.show_all)
+        judged = getattr(obs.view, "detail", None)
+        rows = queue_rows(snapshot, judged if isinstance(judged, tuple) else (), show_all=self.show_all)
         view, brief = "", ""
         if len(rows) < len(snapshot.queues):
             view = f"{SEPARATOR}showing {len(rows):,} worth attention (a: all)"
