@@ -92,8 +92,9 @@ class FindingsPane(SourcePane):
     COLUMNS = ("severity", "kind", "subject", "summary", "next step", "since")
     # the four share the width (widest first): at 120 columns each keeps ~20 cells, at 220 kind and subject are
     # whole and the two texts ~60
-    FIT: ClassVar[dict[str, ColumnRule]] = {"kind": fit.text(12), "subject": fit.text(12),
-                                            "summary": fit.text(16), "next step": fit.text(14)}
+    FIT: ClassVar[dict[str, ColumnRule]] = {"severity": fit.KEPT, "kind": fit.text(12),
+                                            "subject": fit.text(12, keep=True), "summary": fit.text(16),
+                                            "next step": fit.text(14)}
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
