@@ -40,6 +40,9 @@ SUBJECT_WIDTH = 64  # a subject is a name from outside: a 255-character one must
 Key = tuple[str, str]
 
 
+SILENCED = "silenced"  # a silenced row's `since`: no wider than a time (HH:MM:SS)
+
+
 def shorten(value: str, width: int) -> str:
     return value if len(value) <= width else value[:width - 1] + "…"
 
@@ -63,8 +66,9 @@ def dedupe(findings: Iterable[Finding]) -> list[Finding]:
 def finding_rows(findings: Iterable[Finding], first_seen: dict[Key, float] | None = None,
                  now: float | None = None, silenced: Mapping[Key, float] | None = None
                  ) -> list[tuple[str, tuple[object, ...]]]:
-    """Rows of the findings table; a silenced finding (silenced: key -> until) is dimmed, last, and its `since`
-    says until when."""
+    """Rows of the findings table; a silenced finding (silenced: key -> until) is dimmed and last, its `since`
+    says "silenced" and its summary until when: none of its cells is wider than a loud row's would be, so a
+    silenced row widens no column."""
     rows = []
     quiet = []
     for f in dedupe(findings):
@@ -72,11 +76,11 @@ def finding_rows(findings: Iterable[Finding], first_seen: dict[Key, float] | Non
         since = "" if seen is None else clock_time(seen)
         until = silenced.get(f.key) if silenced else None
         if until is not None:
-            quiet.append((row_key(f), (Text(f"{f.severity.upper()} (silenced)", style="dim"),
+            quiet.append((row_key(f), (Text(f.severity.upper(), style="dim"),
                                        safe_text(f.kind, style="dim"), safe_text(shorten(f.subject, SUBJECT_WIDTH),
                                                                                  style="dim"),
-                                       safe_text(f.summary, style="dim"), safe_text(f.next_step, style="dim"),
-                                       Text(f"silenced to {clock_time(until)}", style="dim"))))
+                                       safe_text(f"to {clock_time(until)}: {f.summary}", style="dim"),
+                                       safe_text(f.next_step, style="dim"), Text(SILENCED, style="dim"))))
             continue
         kind = safe_text(f.kind, style="bold") if f.kind.startswith("triage.") else f.kind
         rows.append((row_key(f), (Text(f.severity.upper(), style=SEVERITY_STYLE[f.severity]), kind,
