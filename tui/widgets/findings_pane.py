@@ -142,13 +142,51 @@ class FindingsPane(SourcePane):
             text = (text + "  ·  " if loud else "") + f"{quiet} silenced (X lifts)"
         if self.hints:
             text += f"  ·  {len(self.hints)} triage hint{'s' if len(self.hints) != 1 else ''} (likely causes) first"
-        self.set_message(text)
+        self._counts_text = text
+        self.set_message(text + self._above_note())
         self.refresh_freshness(now)
+        self.call_after_refresh(self._worst_in_view)
+
+    def _criticals_above(self) -> int:
+        """How many loud critical rows are above the table's viewport (scrolled out of view at the top)."""
+        table = self.table
+        if table is None:
+            return 0
+        top = int(table.scroll_offset.y)
+        if top <= 0:
+            return 0
+        critical = {row_key(f) for f in self.findings if f.severity == "critical" and f.key not in self.silenced}
+        return sum(1 for key in table.shown_keys[:top] if key in critical)
+
+    def _above_note(self) -> str:
+        above = self._criticals_above()
+        return f"  ·  {above} critical above ↑" if above else ""
+
+    def _worst_in_view(self) -> None:
+        """Criticals never arrive out of view: when some are above the viewport and the cursor would still be on
+        screen with the table at its top, the table goes to its top; else the status line says how many are
+        above ("2 critical above ↑")."""
+        table = self.table
+        if table is None or not self.is_attached:
+            return
+        if self._criticals_above() and table.cursor_row < table.size.height - table.header_height:
+            table.scroll_to(y=0, animate=False, immediate=True)
+        self._show_above()
+
+    def _show_above(self) -> None:
+        text = getattr(self, "_counts_text", None)
+        if text is not None:
+            self.set_message(text + self._above_note())
 
     def body_mounted(self) -> None:
         if self.by_source:
             self._sync(self._now())
+        if self.table is not None:  # scrolled up to them: no longer "above"
+            self.watch(self.table, "scroll_y", self._scrolled, init=False)
         super().body_mounted()
+
+    def _scrolled(self, _y: float) -> None:
+        self._show_above()
 
     def swap(self, observations: dict[str, Observation], first_seen: dict[Key, float]) -> None:
         """Another cloud's findings: its own first-seen times, and no "new critical" toast for what it had."""
