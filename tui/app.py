@@ -102,6 +102,8 @@ class StacktopApp(KeysPart, LinesPart, StartupPart, CloudsPart, ControlsPart, Pa
         # recomposes (~40 widgets restyled and the whole screen repainted on every tab)
         Binding("a", "toggle_all", "All/attention", tooltip="the active pane: every row / only those worth attention"),
         Binding("tab", "next_pane", "Next pane", priority=True, tooltip="next pane"),
+        Binding("z", "zoom", "Zoom", show=False,
+                tooltip="zoom the focused pane to the whole screen, its columns fitted again (z again: back)"),
         Binding("shift+tab", "previous_pane", "Prev pane", show=False, priority=True, tooltip="previous pane"),
         Binding("enter", "drill_down", "Drill down", show=False, tooltip="drill down into the selected row"),
         Binding("escape", "back", "Back", show=False, tooltip="back / close / clear the filter"),
@@ -207,8 +209,11 @@ class StacktopApp(KeysPart, LinesPart, StartupPart, CloudsPart, ControlsPart, Pa
         yield TriageRow(id="triage")
         yield Breadcrumb(id="breadcrumb")
         now = self.clock()
+        order = pane_order()
+        if self._findings_first(self.size.width, self.size.height):
+            self.active_index = len(order)  # the findings pane, after the source panes
         with Grid(id="panes"):
-            for index, (source, title) in enumerate(pane_order()):
+            for index, (source, title) in enumerate(order):
                 configured, interval = self._configured(source)
                 cls = pane_class(source, title)
                 # the level class the pane's first refresh_freshness sets, and -active for the pane on_mount
@@ -217,7 +222,8 @@ class StacktopApp(KeysPart, LinesPart, StartupPart, CloudsPart, ControlsPart, Pa
                 classes = f"-{level}" + (" -active" if index == self.active_index else "")
                 yield cls(interval=interval, configured=configured, id=f"pane-{source}", classes=classes)
             # its first refresh_freshness, before any source runs: no sources, -off
-            yield FindingsPane(interval=10.0, configured=True, id="pane-findings", classes="-off")
+            findings_active = " -active" if self.active_index == len(order) else ""
+            yield FindingsPane(interval=10.0, configured=True, id="pane-findings", classes="-off" + findings_active)
         yield StableFooter()
         # the filter, note and command lines (hidden until asked for) are mounted after the first paint
 
@@ -226,7 +232,7 @@ class StacktopApp(KeysPart, LinesPart, StartupPart, CloudsPart, ControlsPart, Pa
         abandon.install()
         self.register_theme(HIGH_CONTRAST)
         self._apply_size(self.size.width, self.size.height)
-        self._activate(0)
+        self._activate(self.active_index)
         self.set_interval(1.0, self._tick)
         self.call_after_refresh(gcpolicy.first_frame)  # before the sources: start-up is frozen, GC back on
         self.call_after_refresh(self._sources_after_first_frame)
@@ -239,9 +245,18 @@ class StacktopApp(KeysPart, LinesPart, StartupPart, CloudsPart, ControlsPart, Pa
     def _size_classes(width: int, height: int) -> dict[str, bool]:
         return {"-narrow": width < NARROW_WIDTH or height < NARROW_HEIGHT, "-too-small": too_small(width, height)}
 
+    @staticmethod
+    def _findings_first(width: int, height: int) -> bool:
+        """A terminal that shows one pane at a time (narrower than NARROW_WIDTH or lower than NARROW_HEIGHT)
+        shows the findings (what is broken) first."""
+        return width < NARROW_WIDTH or height < NARROW_HEIGHT
+
     def _apply_size(self, width: int, height: int) -> None:
         classes = self._size_classes(width, height)
         screen = self.screen_stack[0]
+        if not self.pane_chosen and self._findings_first(width, height) and self.panes \
+                and self.active_index != len(self.panes) - 1:
+            self._activate(len(self.panes) - 1)  # shrunk before any pane was chosen: the findings first
         screen.update_classes(classes)  # one restyle for both, none when they hold already
         if classes["-too-small"]:  # the notice is mounted the first time it is needed
             text = too_small_message(width, height)

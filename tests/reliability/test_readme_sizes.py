@@ -133,7 +133,7 @@ def test_readme_sizes_in_a_real_terminal(tmp_path: Path) -> None:
 
         term.resize(120, 34)
         term.until(lambda: check_size(term.lines, every, {
-            "instances": ("status", "task_state"), "RabbitMQ": ("messages", "consumers"),
+            "instances": ("status", "host", "owner"), "RabbitMQ": ("messages", "consumers"),
             "findings": ("kind", "subject", "summary", "next step")}), "120x34")
 
         term.resize(80, 24)  # one pane at a time: each reached by its command

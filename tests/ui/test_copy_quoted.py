@@ -86,19 +86,27 @@ async def finding_screen(app: StacktopApp, pilot: Any, host: str) -> FindingScre
     return screen
 
 
-async def test_y_on_a_finding_copies_the_command_with_the_host_quoted_as_the_screen_shows_it() -> None:
+async def test_y_on_a_finding_copies_the_diagnostic_first_then_the_write_command_quoted_and_marked() -> None:
     app = StacktopApp(Config(), collectors=[DisabledCompute(HOST)], clock=lambda: FROZEN)
     async with app.run_test(size=(200, 50)) as pilot:
         screen = await finding_screen(app, pilot, HOST)
+        diagnostic = "openstack compute service list --host 'hx | touch pwned #' --service nova-compute"
         expected = "openstack compute service set --enable 'hx | touch pwned #' nova-compute"
         body = plain(screen.query_one("#finding-body"))
         assert f"next step intended maintenance? If not: {expected}" in body
-        assert f"command {expected} (y copies it)" in body
+        assert f"command {diagnostic} (read-only; y copies it) {expected} (WRITE: changes the cloud; y again " \
+               "copies it)" in body
+        await pilot.press("y")
+        assert app.clipboard == diagnostic
+        assert shlex.split(app.clipboard) == ["openstack", "compute", "service", "list", "--host", HOST,
+                                              "--service", "nova-compute"]
         await pilot.press("y")
         assert app.clipboard == expected
         assert shlex.split(app.clipboard) == ["openstack", "compute", "service", "set", "--enable", HOST,
                                               "nova-compute"]
-        assert [n.message for n in app._notifications] == [f"copied the command to the clipboard: {expected}"]
+        assert [n.message for n in app._notifications] == [
+            f"copied the read-only command: {diagnostic}; y again: the next one",
+            f"copied a WRITE command (it changes the cloud): {expected}"]
 
 
 async def test_y_on_a_finding_about_a_host_with_a_control_character_copies_nothing_and_says_why() -> None:

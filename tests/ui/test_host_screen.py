@@ -23,6 +23,7 @@ from tui.openstack import connect
 from tui.screens.audit import AuditScreen
 from tui.screens.fit import FitScreen
 from tui.screens.host import HostScreen
+from tui.screens.instance import InstanceScreen
 from tui.sim import start_demo
 from tui.sim.demo import Demo
 from tui.sim.model import Consumer
@@ -158,8 +159,11 @@ async def test_host_screen_sections_and_migration_held_by_a_dead_source(demo: De
         ports_at = body.index("Ports bound to this host")
         assert body[ports_at:].splitlines()[1].startswith(f" {port}"), "binding_failed first"
         assert "2 flagged" in body, "binding_failed, and the DOWN port of the build stuck on the dead compute"
-        canary = next(ln for ln in body.splitlines() if booted.id in ln)
-        assert "BUILD" in canary and "task spawning" in canary
+        assert screen.servers is not None and booted.id in screen.servers.shown_keys
+        canary = [str(c) for c in screen.servers.get_row(booted.id)]
+        assert canary[1:3] == ["BUILD", "spawning"], canary
+        assert screen.servers.shown_keys[0] == booted.id, "a server in a task state first"
+        assert "Servers on this host" not in body, "the servers have their own table, first"
         mig_line = next(ln for ln in body.splitlines() if ln.startswith(f" {mig}"))
         assert "confirming" in mig_line and f"{source} -> {dest}" in mig_line
         assert f"source nova-compute on {source} is down" in mig_line
@@ -199,6 +203,32 @@ async def test_host_screen_sections_and_migration_held_by_a_dead_source(demo: De
         assert screen.read_at_text.startswith("control plane not read: not running"), screen.read_at_text
         await pilot.press("escape")
         await until(pilot, lambda: not isinstance(app.screen, HostScreen), "back to the panes")
+
+
+async def test_host_screen_lists_its_servers_first_and_enter_opens_one(demo: Demo) -> None:
+    host = demo.engine.hosts[1].name
+    with demo.engine.lock:
+        booted = demo.engine.boot("canary", demo.engine.projects[0], "m1.small", host=host,
+                                  durations=(1.0, 1.0, 1.0, 300.0))
+    demo.advance(5)
+    app = app_for(demo)
+    async with app.run_test(size=(120, 34)) as pilot:
+        app.run_command(f"host {host}")
+        screen = await until(pilot, lambda: isinstance(app.screen, HostScreen) and app.screen.detail is not None
+                             and app.screen, "the host screen's read")
+        scroll = screen.query_one("#host-scroll")
+        assert [child.id for child in scroll.children][:2] == ["host-servers-title", "host-servers"], \
+            "the servers before the services, ports and placement"
+        assert screen.servers is not None and screen.focused is screen.servers
+        assert "Servers on this host" in text_of(screen, "#host-servers-title")
+        assert screen.servers.region.y < screen.region.bottom, "on screen without scrolling"
+        screen.servers.move_cursor(row=screen.servers.get_row_index(booted.id))
+        await pilot.press("enter")
+        instance = await until(pilot, lambda: isinstance(app.screen, InstanceScreen) and app.screen,
+                               "the instance screen")
+        assert instance.server_id == booted.id
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is screen, "back to the host screen")
 
 
 async def test_popping_the_host_screen_cancels_its_read(demo: Demo, monkeypatch: pytest.MonkeyPatch) -> None:

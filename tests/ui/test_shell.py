@@ -40,10 +40,10 @@ async def test_starts_at_size(size: tuple[int, int]) -> None:
         assert app.size == size
         shown = visible_panes(app)
         if size == (80, 24):
-            assert shown == ["services"], "narrow terminals show one pane at a time"
+            assert shown == ["findings"], "narrow terminals show one pane at a time, the findings first"
             await pilot.press("tab")
             await pilot.pause()
-            assert visible_panes(app) == ["instances"]
+            assert visible_panes(app) == ["services"]
         else:
             assert set(shown) == {"services", "instances", "rabbitmq", "galera", "findings"}
 

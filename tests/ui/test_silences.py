@@ -19,7 +19,7 @@ from tui.export import to_markdown
 from tui.models.finding import Finding
 from tui.models.silence import MAX_S, Silences, parse_duration
 from tui.recorder import Journal, Recorder, read_journal
-from tui.widgets.findings_pane import FindingsPane
+from tui.widgets.findings_pane import FindingsPane, row_key
 
 WARN = Finding(severity="warning", kind="rabbitmq.queues_no_consumer", subject="notifications queues",
                summary="2 notification queues hold 9,000 messages with 0 consumers", source="services")
@@ -92,7 +92,11 @@ async def test_x_silences_the_selected_finding_and_X_lifts_it(tmp_path: Path) ->
         assert message.startswith("1 critical  1 warning  ·  1 silenced (X lifts)"), message  # the triage hint
         assert pane.table.shown_keys[-1] == "nova.service_enabled_but_down|compute-02", "silenced: last"
         cells = pane.table.get_row("nova.service_enabled_but_down|compute-02")
-        assert str(cells[0]) == "CRITICAL (silenced)" and str(cells[-1]).startswith("silenced to ")
+        assert str(cells[0]) == "CRITICAL" and str(cells[-1]) == "silenced"
+        assert str(cells[3]).startswith("to ") and "dim" in str(cells[0].style)
+        loud_widths = [len(str(c)) for c in pane.table.get_row(row_key(WARN))]
+        assert pane.table.fitted[0] == max(8, loud_widths[0]), "the silenced row widens no severity column"
+        assert pane.table.fitted[-1] <= 8 + 1, "nor the since column (HH:MM:SS, its sort mark)"
         assert app.cloud_badges()[0].level == "warning", "the silenced critical no longer colours the badge"
 
         # `:silence 2h` on the other one

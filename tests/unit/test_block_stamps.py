@@ -9,7 +9,7 @@ from rich.text import Text
 
 from tui.models.instances import Fault, Server
 from tui.models.placement import HostDetail, HostServer
-from tui.screens.host import detail_text, merge_read
+from tui.screens.host import merge_read, server_rows, servers_title
 from tui.screens.instance import server_state
 from tui.screens.live import own_block_read
 from tui.widgets.read_at import block_stamp
@@ -41,10 +41,12 @@ def test_a_part_the_new_read_could_not_read_keeps_the_last_good_one_and_its_time
     shown, times, failed = merge_read(old, new, T0 + 30, {"servers": T0, "ports": T0})
     assert shown.servers == old.servers and failed["servers"] == "connection refused"
     assert times["servers"] == T0 and times["ports"] == T0 + 30
-    text = detail_text(shown, stamps={"servers": block_stamp([("STALE · read 08:00:00 UTC", "stale")])})
-    plain = Text.from_markup(text).plain
-    assert "Servers on this host (1, 0 in a task state or not ACTIVE/SHUTOFF)  STALE · read 08:00:00 UTC" in plain
-    assert " web  s1  ACTIVE" in plain
+    title = servers_title(shown, block_stamp([("STALE · read 08:00:00 UTC", "stale")]))
+    plain = Text.from_markup(title).plain
+    assert plain == ("Servers on this host (1, 0 in a task state or not ACTIVE/SHUTOFF; enter opens one)  STALE · "
+                     "read 08:00:00 UTC")
+    assert [(key, [str(c) for c in cells]) for key, cells in server_rows(shown)] == \
+        [("s1", ["web", "ACTIVE", "-", "-", "-", "s1"])]
     # never read well: nothing to keep, the failure stands
     shown, times, failed = merge_read(None, new, T0, {})
     assert shown.servers == () and "servers" not in times and failed["servers"] == "connection refused"

@@ -78,3 +78,33 @@ def test_properties(columns: list[tuple[int, bool, int, int]], width: int) -> No
         cut = [w < n for w, n in zip(widths, natural, strict=True)]
         assert used == width or not any(cut) or all(
             w == min(n, r.floor) for w, n, r in zip(widths, natural, rules, strict=True) if r.shrink and w < n)
+
+
+def test_identifying_columns_are_shown_the_others_squeezed_first() -> None:
+    from tui.widgets.instances_pane import COLUMNS, FIT
+
+    rules = rules_for(COLUMNS, FIT)
+    # name, status, task_state, in state for, host, owner, id, project: the instances pane at 120x34
+    natural = [14, 6, 10, 12, 10, 30, 36, 32]
+    widths = fit_widths(natural, rules, 56, padding=2)
+    shown = widths[:6]
+    assert sum(shown) + 2 * 6 <= 56, "name, status, host and owner all on screen"
+    assert widths[1] == 6 and widths[4] == 10, "status and host whole"
+    assert widths[2] < 10 and widths[3] < 12, "task_state and its age squeezed first"
+    assert widths[0] >= 10 and widths[5] >= 10
+
+
+def test_hosts_are_not_cut_to_look_alike() -> None:
+    from tui.widgets.instances_pane import COLUMNS, FIT
+
+    # 10,000 servers on 500 hosts (compute-0001...), the instances pane at 160x48
+    natural = [16, 7, 10, 12, 12, 40, 36, 32]
+    widths = fit_widths(natural, rules_for(COLUMNS, FIT), 76, padding=2)
+    assert widths[4] == 12, "compute-0123 whole, not compute-0…"
+
+
+def test_an_identifying_column_is_never_half_off_the_edge() -> None:
+    rules = [name(12, keep=True), FIXED, FIXED, name(10, keep=True)]
+    widths = fit_widths([20, 10, 10, 10], rules, 40, padding=2)
+    assert sum(widths) + 8 <= 40 and widths[3] == 10
+    assert widths[1] < 10 and widths[2] < 10, "the fixed columns between are squeezed"

@@ -18,6 +18,8 @@ if TYPE_CHECKING:  # these load after the first paint, where they are used
 class PanesPart:
     """The panes: which one is active, the breadcrumb, tab / shift+tab, `a`, `enter`."""
 
+    pane_chosen = False  # a pane was chosen (tab, :instances, ...): a resize keeps it on screen
+
     @property
     def panes(self) -> list[SourcePane]:
         if not self.screen_stack:  # shutting down
@@ -84,17 +86,32 @@ class PanesPart:
         if len(self.screen_stack) > 1:
             self.screen.focus_next()
             return
+        self.pane_chosen = True
         self._activate(self.active_index + 1)
 
     def action_previous_pane(self) -> None:
         if len(self.screen_stack) > 1:
             self.screen.focus_previous()
             return
+        self.pane_chosen = True
         self._activate(self.active_index - 1)
 
     def active_pane(self) -> SourcePane | None:
         panes = self.panes
         return panes[self.active_index] if panes else None
+
+    def action_zoom(self) -> None:
+        """The active pane over the whole screen (its columns fitted to it), or back to the grid."""
+        if len(self.screen_stack) > 1:
+            return
+        screen = self.screen_stack[0]
+        pane = self.active_pane()
+        if screen.maximized is not None or pane is None:
+            screen.minimize()
+        else:
+            screen.maximized = pane
+        if pane is not None and pane.table is not None:
+            self.call_after_refresh(pane.table.refit)
 
     def action_toggle_all(self) -> None:
         pane = self.active_pane()
@@ -119,6 +136,7 @@ class PanesPart:
             self.pop_screen()
         for index, pane in enumerate(self.panes):
             if source == pane.SOURCE:
+                self.pane_chosen = True
                 self._activate(index)
                 return
 

@@ -79,6 +79,14 @@ def worst_severity(findings: list[Finding]) -> Severity | None:
 
 
 @dataclass(frozen=True, slots=True)
+class CopyCommand:
+    """A command `y` copies, quoted for a shell; write: it changes state (never run it to look)."""
+
+    text: str
+    write: bool
+
+
+@dataclass(frozen=True, slots=True)
 class FindingDetail:
     """owned_by: the owner as the screen names it: the rule's own words (`evidence["owner_label"]`, a stuck
     instance's "nova-compute on compute-01" or "neutron-server"), else the owner on the host."""
@@ -89,3 +97,4 @@ class FindingDetail:
     command: str | None
     owned_by: str = ""
     uncopyable: bool = False
+    commands: tuple[CopyCommand, ...] = ()  # what `y` offers, in order: the read-only (diagnostic) one first

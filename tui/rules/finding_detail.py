@@ -8,13 +8,17 @@ command its next step names (the one `y` copies). Pure: read from the finding's 
 - command: the first command the next step names, as the rule gives it in `evidence["command"]` (its words,
   tui.shell_command), shell-quoted: the next step shows the same text. Never cut out of the prose, where
   a name from the cloud could end it early or carry shell syntax. None when the rule gives none;
-  `uncopyable` when it gives one whose words hold a control character (not put on the clipboard).
+  `uncopyable` when it gives one whose words hold a control character (not put on the clipboard);
+- commands: what `y` offers, in order: a read-only (diagnostic) command first, then the rule's command, each
+  marked when it changes state (tui.shell_command.is_write). The diagnostic is the rule's
+  `evidence["diagnostic"]`, else the read that shows what the rule's write command would change
+  (`openstack compute service list --host H --service B` before `openstack compute service set ...`).
 """
 
 from __future__ import annotations
 
-from tui.models.finding import Finding, FindingDetail
-from tui.shell_command import argv_of, copyable
+from tui.models.finding import CopyCommand, Finding, FindingDetail
+from tui.shell_command import argv_of, copyable, diagnostic_for, is_write
 
 COMPONENT_BY_PREFIX: tuple[tuple[str, str], ...] = (
     ("triage.compute_down", "nova-compute"), ("triage.bus_or_conductor", "nova-conductor and RabbitMQ"),
@@ -65,6 +69,20 @@ def command_of(f: Finding) -> str | None:
     return copyable(argv_of(f.evidence.get("command")))
 
 
+def commands_of(f: Finding) -> tuple[CopyCommand, ...]:
+    """The commands `y` offers: the diagnostic (read-only) first, then the rule's command."""
+    argv = argv_of(f.evidence.get("command"))
+    diagnostic = argv_of(f.evidence.get("diagnostic"))
+    if diagnostic is None and argv is not None and is_write(argv):
+        diagnostic = diagnostic_for(argv)
+    out = []
+    for words in (diagnostic, argv):
+        text = copyable(words)
+        if words is not None and text is not None and text not in (c.text for c in out):
+            out.append(CopyCommand(text, is_write(words)))
+    return tuple(sorted(out, key=lambda c: c.write))
+
+
 def finding_detail(f: Finding) -> FindingDetail:
     owner = owner_of(f)
     host = host_of(f)
@@ -72,4 +90,5 @@ def finding_detail(f: Finding) -> FindingDetail:
         owner + (f" on {host}" if host and host not in owner else "")
     command = command_of(f)
     return FindingDetail(owner=owner, host=host, log=log_of(f, owner, host), command=command, owned_by=owned_by,
-                         uncopyable=command is None and argv_of(f.evidence.get("command")) is not None)
+                         uncopyable=command is None and argv_of(f.evidence.get("command")) is not None,
+                         commands=commands_of(f))

@@ -61,10 +61,29 @@ def crumb_subject(subject: str) -> str:
 
 
 def evidence_value(value: Any) -> str:
+    """A piece of evidence as text: a list one item a line (a (kind, subject) pair as `kind  subject`, as the
+    findings pane lists them), a mapping `key: value` a line, yes/no, numbers and strings as they are; JSON only
+    for what nests deeper."""
     plain = to_jsonable(value)
-    if isinstance(plain, str):
-        return plain
+    if isinstance(plain, list) and all(_flat(item) or (isinstance(item, list) and all(map(_flat, item)))
+                                       for item in plain):
+        lines = ["  ".join(map(_scalar, item)) if isinstance(item, list) else _scalar(item) for item in plain]
+        return "\n".join(lines) if lines else "none"
+    if isinstance(plain, dict) and all(_flat(v) for v in plain.values()):
+        return "\n".join(f"{k}: {_scalar(v)}" for k, v in plain.items()) or "none"
+    if _flat(plain):
+        return _scalar(plain)
     return json.dumps(plain, ensure_ascii=False, separators=(", ", ": "))
+
+
+def _flat(value: Any) -> bool:
+    return value is None or isinstance(value, (str, int, float, bool))
+
+
+def _scalar(value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return "-" if value is None else str(value)
 
 
 def finding_body(f: Finding, detail: FindingDetail) -> RenderableType:
@@ -74,9 +93,15 @@ def finding_body(f: Finding, detail: FindingDetail) -> RenderableType:
     facts.add_column(style="bold", no_wrap=True)
     facts.add_column(overflow="fold")
     owner = detail.owned_by or detail.owner
-    if detail.command:
-        command = safe_text(detail.command, style="bold")
-        command.append("   (y copies it)", style="dim")
+    if detail.commands:
+        command = Text()
+        for index, offered in enumerate(detail.commands):
+            if index:
+                command.append("\n")
+            command.append_text(safe_text(offered.text, style="bold"))
+            mark = "WRITE: changes the cloud" if offered.write else "read-only"
+            key = "y copies it" if index == 0 else "y again copies it"
+            command.append(f"   ({mark}; {key})", style="bold red" if offered.write else "dim")
     else:
         command = Text(UNCOPYABLE if detail.uncopyable else "none given by the rule", style="dim")
     for label, value in (("subject", safe_text(f.subject)), ("source", safe_text(f.source or "-")),
@@ -126,6 +151,7 @@ class FindingScreen(LiveScreen):
         self.detail: FindingDetail | None = None  # ... and its reading (owner, host, log, command)
         self.cleared_at: float | None = None
         self.holder: str | None = None  # the source whose observation reports it
+        self.copies = 0  # `y` presses: each copies the next command offered (the diagnostic first)
         self._shown: Any = None
 
     def compose(self) -> ComposeResult:
@@ -207,14 +233,22 @@ class FindingScreen(LiveScreen):
 
     # -- keys
     def action_copy(self) -> None:
+        """Copy the next command offered: the read-only (diagnostic) one first, a write one after it, said."""
         detail = self.detail
-        if detail is None or not detail.command:
+        if detail is None or not detail.commands:
             uncopyable = detail is not None and detail.uncopyable
             self.notify(UNCOPYABLE if uncopyable else "this finding's next step names no command to copy",
                         severity="warning" if uncopyable else "information", timeout=4)
             return
-        self.app.copy_to_clipboard(detail.command)  # quoted words without any control (shell_command.copyable)
-        self.notify(f"copied the command to the clipboard: {detail.command}", timeout=3)
+        offered = detail.commands[self.copies % len(detail.commands)]
+        self.copies += 1
+        self.app.copy_to_clipboard(offered.text)  # quoted words without any control (shell_command.copyable)
+        if offered.write:
+            self.notify(f"copied a WRITE command (it changes the cloud): {offered.text}", severity="warning",
+                        timeout=4)
+        else:
+            more = "; y again: the next one" if len(detail.commands) > 1 else ""
+            self.notify(f"copied the read-only command: {offered.text}{more}", timeout=3)
 
     def action_open_subject(self) -> None:
         if self.finding is None:

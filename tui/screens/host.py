@@ -1,6 +1,6 @@
 """The host drill-down (from an instance, a service row, an audit row or `:host NAME`).
 
-Two halves:
+The servers on the host come first, in a table of their own (enter opens the instance screen), then two halves:
 - live: the host's compute services, network agents and volume services from the services observation the
   app already holds (no I/O; re-rendered once a second so countdowns tick), with the findings about the host;
 - read by the screen: the nova services on the host with their heartbeat age at read, the hypervisor, the
@@ -40,6 +40,7 @@ from tui.models.observation import Observation
 from tui.models.placement import ConsumerVerdict, HostDetail, ProviderAudit, fmt_resources, rc_sort_key
 from tui.models.services import SectionRead, ServiceRow, ServicesSnapshot
 from tui.safetext import escape
+from tui.safetext import text as safe_text
 from tui.screens.context import context
 from tui.screens.live import OWN_READ_EVERY_S, LiveScreen, own_block_read, own_read, own_read_due
 from tui.widgets.breadcrumb import Breadcrumb
@@ -227,19 +228,30 @@ def ports_text(d: HostDetail, stamp: str = "") -> list[str]:
     return lines + _more(len(ordered) - MAX_ROWS)
 
 
-def servers_text(d: HostDetail, stamp: str = "") -> list[str]:
+SERVER_COLUMNS = ("name", "status", "task_state", "vm_state", "flavor", "id")
+
+
+def servers_title(d: HostDetail | None, stamp: str = "") -> str:
+    """The title of the servers block (first on the screen, over its table)."""
+    if d is None:
+        return f"[b]Servers on this host[/b]  [dim]reading...[/]{stamp}"
     busy = [s for s in d.servers if s.task_state or s.status not in ("ACTIVE", "SHUTOFF")]
-    lines = [f"[b]Servers on this host[/b] ({len(d.servers)}, {len(busy)} in a task state or not ACTIVE/SHUTOFF)"
-             f"{stamp}"]
-    if not d.servers:
-        lines.append(" none" if "servers" not in d.errors else " -")
+    more = f", the first {MAX_ROWS} shown" if len(d.servers) > MAX_ROWS else ""
+    none = ("  none" if "servers" not in d.errors else "  -") if not d.servers else ""
+    return (f"[b]Servers on this host[/b] ({len(d.servers)}, {len(busy)} in a task state or not ACTIVE/SHUTOFF"
+            f"{more}; enter opens one){stamp}{none}")
+
+
+def server_rows(d: HostDetail) -> list[tuple[str, tuple[Any, ...]]]:
+    """The servers table's rows, keyed by server id: those in a task state first, then not ACTIVE, by name."""
     ordered = sorted(d.servers, key=lambda s: (not s.task_state, s.status == "ACTIVE", s.name))
+    rows = []
     for s in ordered[:MAX_ROWS]:
-        task = f"[yellow]{escape(s.task_state)}[/]" if s.task_state else "-"
-        status = f"[bold red]{escape(s.status)}[/]" if s.status == "ERROR" else escape(s.status)
-        lines.append(f" {escape(s.name or '(no name)')}  {escape(s.id)}  {status}  task {task}  "
-                     f"vm {escape(str(s.vm_state))}  {escape(s.flavor or '-')}")
-    return lines + _more(len(ordered) - MAX_ROWS)
+        status = safe_text(s.status, style="bold red" if s.status == "ERROR" else "")
+        rows.append((s.id, (safe_text(s.name or "(no name)"), status,
+                            safe_text(s.task_state or "-", style="yellow" if s.task_state else ""),
+                            safe_text(s.vm_state or "-"), safe_text(s.flavor or "-"), safe_text(s.id))))
+    return rows
 
 
 def migrations_text(d: HostDetail, states: dict[str, str], stamp: str = "") -> list[str]:
@@ -323,9 +335,10 @@ def merge_read(old: HostDetail | None, new: HostDetail, at: float, part_at: Mapp
 
 
 def detail_text(d: HostDetail, live: LiveHost | None = None, stamps: Mapping[str, str] | None = None) -> str:
-    """Every block of the lower half. live: the services source's view of the host (its nova services and
-    agents blocks, the hypervisor's and this host's compute state); stamps: part of the screen's own read
-    (PART_FIELDS) -> the markup beside its blocks."""
+    """Every block below the tables (the servers have a table of their own, first: servers_title, server_rows).
+    live: the services source's view of the host (its nova services and agents blocks, the hypervisor's and this
+    host's compute state); stamps: part of the screen's own read (PART_FIELDS) -> the markup beside its
+    blocks."""
     stamps = stamps or {}
     states = dict(d.compute_states)
     compute = live.compute_state(d.host) if live is not None else None
@@ -344,7 +357,7 @@ def detail_text(d: HostDetail, live: LiveHost | None = None, stamps: Mapping[str
         hv_stamp = live.stamps.get("hypervisor", hv_stamp)
     placement = stamps.get("placement", "")
     parts = [services, hypervisor_text(d, hv_stamp, compute), agents, ports_text(d, stamps.get("ports", "")),
-             servers_text(d, stamps.get("servers", "")), migrations_text(d, states, stamps.get("migrations", ""))]
+             migrations_text(d, states, stamps.get("migrations", ""))]
     for audit in d.audits:
         parts.append(provider_text(audit, d, placement))
     if not d.audits:
@@ -364,6 +377,7 @@ class HostScreen(LiveScreen):
         Binding("r", "reload", "Refresh", tooltip="refresh: read the host again"),
         Binding("enter", "noop", show=False),
     ]
+    # the servers first (what the host's trouble touches), each row selectable: enter opens the instance
 
     SOURCES: ClassVar[tuple[str, ...]] = (SOURCE,)
 
@@ -372,6 +386,8 @@ class HostScreen(LiveScreen):
     HostScreen #host-title { padding: 0 1; height: auto; }
     HostScreen #host-scroll { height: 1fr; }
     HostScreen #host-services { height: auto; max-height: 16; }
+    HostScreen #host-servers-title { padding: 0 1; height: auto; }
+    HostScreen #host-servers { height: auto; max-height: 14; margin-bottom: 1; }
     HostScreen #host-findings { padding: 0 1; height: auto; }
     HostScreen #host-detail { padding: 0 1; height: auto; }
     """
@@ -381,6 +397,7 @@ class HostScreen(LiveScreen):
         self.host = host
         self.crumb = host
         self.table: KeyedTable | None = None
+        self.servers: KeyedTable | None = None  # the servers on the host (the screen's own read), first
         self.detail: HostDetail | None = None
         self.error: str | None = None
         self.reading = False  # not `loading`: Widget.loading would cover the whole screen with a spinner
@@ -392,6 +409,7 @@ class HostScreen(LiveScreen):
         self.live: LiveHost | None = None  # the services source's view of the host, as the table shows it
         self._shown: Observation | None = None
         self._body = ""
+        self._servers_title = servers_title(None)
 
     def compose(self) -> ComposeResult:
         yield Breadcrumb()
@@ -399,6 +417,9 @@ class HostScreen(LiveScreen):
             yield Static(f"[b]host {escape(self.host)}[/b]", id="host-title")
             yield ReadAtLine(id="read-at")
             with VerticalScroll(id="host-scroll"):
+                yield Static(servers_title(None), id="host-servers-title")
+                self.servers = KeyedTable(SERVER_COLUMNS, id="host-servers")
+                yield self.servers
                 self.table = KeyedTable(COLUMNS, id="host-services")
                 yield self.table
                 yield Static("", id="host-findings")
@@ -409,8 +430,8 @@ class HostScreen(LiveScreen):
         self.query_one(Vertical).border_title = f"host {escape(self.host)}"
         self.refresh_view()
         self.set_interval(1.0, self.refresh_view)
-        if self.table is not None:
-            self.table.focus()
+        if self.servers is not None:
+            self.servers.focus()
         self.follow_live()
         self.action_reload()
 
@@ -491,10 +512,33 @@ class HostScreen(LiveScreen):
         if self.detail is None:
             return  # the read under way (or why there is none) says so
         stamps = {part: block_stamp([self._own_block(part)]) for part in PART_FIELDS}
+        self._show_servers(self.detail, stamps.get("servers", ""))
         text = detail_text(self.detail, self.live, stamps)
         if self.error is not None:
             text = f"[red]could not read host {escape(self.host)}: {escape(self.error)}[/]\n\n{text}"
         self._show(text)
+
+    def _show_servers(self, detail: HostDetail, stamp: str) -> None:
+        title = servers_title(detail, stamp)
+        if title != self._servers_title:
+            self._servers_title = title
+            self.query_one("#host-servers-title", Static).update(title)
+        if self.servers is not None:
+            self.servers.sync(server_rows(detail))
+
+    @property
+    def servers_text(self) -> str:
+        """The servers block's title as last shown (markup)."""
+        return self._servers_title
+
+    def on_data_table_row_selected(self, event: KeyedTable.RowSelected) -> None:
+        """enter on a server: its instance screen."""
+        if event.data_table is not self.servers or event.row_key.value is None:
+            return
+        event.stop()
+        from tui.screens.instance import InstanceScreen
+
+        self.app.push_screen(InstanceScreen(str(event.row_key.value)))
 
     @property
     def shown_detail(self) -> str:

@@ -8,7 +8,12 @@ column gets its natural width: nothing is cut where space is free. When they do 
   reached by scrolling sideways;
 - the shrinkable columns among those shown give up just the width needed, in the order of their `give` (free
   text such as summaries and reasons first, then secondary columns, then names: queues, servers, hosts), the
-  widest first within one `give` (so two long texts end up sharing the space); their cells end with "…".
+  widest first within one `give` (so two long texts end up sharing the space); their cells end with "…";
+- a pane's identifying columns (`keep`: a name, a host, an owner, a state) are always among those shown, whole
+  or cut with "…": when the run of columns up to the last of them does not fit at their floors, the other
+  columns of that run are squeezed first (down to SQUEEZED cells, header and cells cut with "…"), then the
+  identifying ones themselves (widest first, down to KEEP_FLOOR). No identifying column is ever left half off
+  the right edge, cut without its "…".
 
 The table (tui.widgets.keyed_table) recomputes the widths when it is resized and when its rows change.
 """
@@ -20,6 +25,8 @@ from collections.abc import Mapping, Sequence
 from tui.records import record
 
 TEXT, SECONDARY, NAME = 1, 2, 3  # the `give` order: free text gives up width first, names last
+SQUEEZED = 3  # the narrowest a column that is not identifying is squeezed to, to keep the identifying ones shown
+KEEP_FLOOR = 6  # the narrowest an identifying column is cut to when nothing else is left to squeeze
 
 
 @record
@@ -30,23 +37,26 @@ class ColumnRule:
     shrink: bool = False
     floor: int = 8
     give: int = NAME
+    keep: bool = False  # an identifying column: always shown, whole or cut with "…"
 
 
 FIXED = ColumnRule()
+KEPT = ColumnRule(keep=True)  # an identifying column that is never cut while the others can be (a state)
 
 
-def text(floor: int = 12) -> ColumnRule:
-    """Free text (a summary, a reason): the first to give up width."""
-    return ColumnRule(shrink=True, floor=floor, give=TEXT)
+def text(floor: int = 12, *, keep: bool = False) -> ColumnRule:
+    """Free text (a summary, a reason): the first to give up width. keep: identifying all the same (an
+    owner)."""
+    return ColumnRule(shrink=True, floor=floor, give=TEXT, keep=keep)
 
 
-def secondary(floor: int = 8) -> ColumnRule:
-    return ColumnRule(shrink=True, floor=floor, give=SECONDARY)
+def secondary(floor: int = 8, *, keep: bool = False) -> ColumnRule:
+    return ColumnRule(shrink=True, floor=floor, give=SECONDARY, keep=keep)
 
 
-def name(floor: int = 12) -> ColumnRule:
-    """A name (queue, server, host): cut last."""
-    return ColumnRule(shrink=True, floor=floor, give=NAME)
+def name(floor: int = 12, *, keep: bool = False) -> ColumnRule:
+    """A name (queue, server, host): cut last. keep: an identifying column (column_fit.fit_widths)."""
+    return ColumnRule(shrink=True, floor=floor, give=NAME, keep=keep)
 
 
 def rules_for(labels: Sequence[str], rules: Mapping[str, ColumnRule]) -> list[ColumnRule]:
@@ -68,6 +78,9 @@ def fit_widths(natural: Sequence[int], rules: Sequence[ColumnRule], width: int, 
     while shown < len(widths) and used + floors[shown] + padding <= width:
         used += floors[shown] + padding
         shown += 1
+    kept = [i for i, r in enumerate(rules) if r.keep]
+    if kept and shown <= kept[-1]:
+        return _squeezed(widths, floors, rules, kept[-1] + 1, width, padding)
     if shown == 0:
         return floors
     excess = sum(widths[:shown]) + padding * shown - width
@@ -104,3 +117,19 @@ def _level(widths: list[int], floors: Sequence[int], group: Sequence[int], exces
     for i, value in cut.items():
         widths[i] = value
     return excess
+
+
+def _squeezed(widths: list[int], floors: list[int], rules: Sequence[ColumnRule], run: int, width: int,
+              padding: int) -> list[int]:
+    """The first `run` columns (the last identifying one included) fitted into `width`: at their floors, then
+    the others squeezed (widest first, down to SQUEEZED), then the identifying ones cut (widest first, down to
+    KEEP_FLOOR). The columns after the run keep their natural width, off to the right."""
+    out = list(widths)
+    out[:run] = floors[:run]
+    excess = sum(out[:run]) + padding * run - width
+    for group, floor in (([i for i in range(run) if not rules[i].keep], SQUEEZED),
+                         ([i for i in range(run) if rules[i].keep], KEEP_FLOOR)):
+        if excess <= 0:
+            break
+        excess -= _level(out, [min(out[i], floor) for i in range(len(out))], group, excess)
+    return out

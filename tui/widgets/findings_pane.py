@@ -45,6 +45,9 @@ Row = tuple[str, tuple[object, ...]]
 RowMemo = dict[Key, tuple[Finding, str, "float | None", Row]]  # key -> (finding, since, until, its row)
 
 
+SILENCED = "silenced"  # a silenced row's `since`: no wider than a time (HH:MM:SS)
+
+
 def shorten(value: str, width: int) -> str:
     return value if len(value) <= width else value[:width - 1] + "…"
 
@@ -67,12 +70,12 @@ def dedupe(findings: Iterable[Finding]) -> list[Finding]:
 
 def finding_row(f: Finding, since: str, until: float | None) -> Row:
     """The findings table's row of `f`: `since` its first-seen time; until: when its silence ends (None: not
-    silenced; the row is dimmed and says until when)."""
-    if until is not None:
-        return (row_key(f), (Text(f"{f.severity.upper()} (silenced)", style="dim"),
+    silenced; the row is dimmed, its `since` says "silenced" and its summary until when)."""
+    if until is not None:  # none of its cells is wider than a loud row's would be: it widens no column
+        return (row_key(f), (Text(f.severity.upper(), style="dim"),
                              safe_text(f.kind, style="dim"), safe_text(shorten(f.subject, SUBJECT_WIDTH), style="dim"),
-                             safe_text(f.summary, style="dim"), safe_text(f.next_step, style="dim"),
-                             Text(f"silenced to {clock_time(until)}", style="dim")))
+                             safe_text(f"to {clock_time(until)}: {f.summary}", style="dim"),
+                             safe_text(f.next_step, style="dim"), Text(SILENCED, style="dim")))
     kind = safe_text(f.kind, style="bold") if f.kind.startswith("triage.") else f.kind
     return (row_key(f), (Text(f.severity.upper(), style=SEVERITY_STYLE[f.severity]), kind,
                          shorten(f.subject, SUBJECT_WIDTH), f.summary, f.next_step, since))
@@ -81,8 +84,8 @@ def finding_row(f: Finding, since: str, until: float | None) -> Row:
 def finding_rows(findings: Iterable[Finding], first_seen: dict[Key, float] | None = None,
                  now: float | None = None, silenced: Mapping[Key, float] | None = None,
                  made: RowMemo | None = None) -> list[Row]:
-    """Rows of the findings table; a silenced finding (silenced: key -> until) is dimmed, last, and its `since`
-    says until when. made: the rows of the last call by key (updated here): a finding whose row would read the
+    """Rows of the findings table; a silenced finding (silenced: key -> until) is dimmed and last (finding_row).
+    made: the rows of the last call by key (updated here): a finding whose row would read the
     same keeps its row, the very same cells, so the table compares and redraws only the rows that changed."""
     listed = list(findings)
     rows = []
@@ -114,8 +117,9 @@ class FindingsPane(SourcePane):
     COLUMNS = ("severity", "kind", "subject", "summary", "next step", "since")
     # the four share the width (widest first): at 120 columns each keeps ~20 cells, at 220 kind and subject are
     # whole and the two texts ~60
-    FIT: ClassVar[dict[str, ColumnRule]] = {"kind": fit.text(12), "subject": fit.text(12),
-                                            "summary": fit.text(16), "next step": fit.text(14)}
+    FIT: ClassVar[dict[str, ColumnRule]] = {"severity": fit.KEPT, "kind": fit.text(12),
+                                            "subject": fit.text(12, keep=True), "summary": fit.text(16),
+                                            "next step": fit.text(14)}
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
@@ -161,13 +165,51 @@ class FindingsPane(SourcePane):
             text = (text + "  ·  " if loud else "") + f"{quiet} silenced (X lifts)"
         if self.hints:
             text += f"  ·  {len(self.hints)} triage hint{'s' if len(self.hints) != 1 else ''} (likely causes) first"
-        self.set_message(text)
+        self._counts_text = text
+        self.set_message(text + self._above_note())
         self.refresh_freshness(now)
+        self.call_after_refresh(self._worst_in_view)
+
+    def _criticals_above(self) -> int:
+        """How many loud critical rows are above the table's viewport (scrolled out of view at the top)."""
+        table = self.table
+        if table is None:
+            return 0
+        top = int(table.scroll_offset.y)
+        if top <= 0:
+            return 0
+        critical = {row_key(f) for f in self.findings if f.severity == "critical" and f.key not in self.silenced}
+        return sum(1 for key in table.shown_keys[:top] if key in critical)
+
+    def _above_note(self) -> str:
+        above = self._criticals_above()
+        return f"  ·  {above} critical above ↑" if above else ""
+
+    def _worst_in_view(self) -> None:
+        """Criticals never arrive out of view: when some are above the viewport and the cursor would still be on
+        screen with the table at its top, the table goes to its top; else the status line says how many are
+        above ("2 critical above ↑")."""
+        table = self.table
+        if table is None or not self.is_attached:
+            return
+        if self._criticals_above() and table.cursor_row < table.size.height - table.header_height:
+            table.scroll_to(y=0, animate=False, immediate=True)
+        self._show_above()
+
+    def _show_above(self) -> None:
+        text = getattr(self, "_counts_text", None)
+        if text is not None:
+            self.set_message(text + self._above_note())
 
     def body_mounted(self) -> None:
         if self.by_source:
             self._sync(self._now())
+        if self.table is not None:  # scrolled up to them: no longer "above"
+            self.watch(self.table, "scroll_y", self._scrolled, init=False)
         super().body_mounted()
+
+    def _scrolled(self, _y: float) -> None:
+        self._show_above()
 
     def swap(self, observations: dict[str, Observation], first_seen: dict[Key, float]) -> None:
         """Another cloud's findings: its own first-seen times, and no "new critical" toast for what it had."""

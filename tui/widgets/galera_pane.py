@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # models and rules are imported where used: ~20 ms of CPU bef
 SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
 # priority order (tui.widgets.column_fit); node names and the state column (an unreachable node's error) shrink
 COLUMNS = ("node", "reachable", "size", "status", "state", "ready", "fc paused", "recv/send q", "conf_id")
-FIT = {"node": fit.name(12), "state": fit.text(11)}
+FIT = {"node": fit.name(12, keep=True), "status": fit.KEPT, "state": fit.text(11, keep=True)}
 
 
 def _q(value: Any) -> str:

@@ -33,9 +33,12 @@ if TYPE_CHECKING:  # models and rules are imported where used: ~20 ms of CPU bef
     from tui.models.instances import InstancesSnapshot, Server
     from tui.models.judged import JudgedRow
 
-# priority order (tui.widgets.column_fit): what is stuck, for how long, where and whose; the ids last
+# priority order (tui.widgets.column_fit): what is stuck, for how long, where and whose; the ids last. The
+# identifying columns (name, status, host, owner) are always shown; hosts are cut last, and not below 16
+# cells (compute-0001 and compute-0002 must not both read compute-0…)
 COLUMNS = ("name", "status", "task_state", "in state for", "host", "owner", "id", "project")
-FIT = {"name": fit.name(12), "host": fit.name(10), "owner": fit.text(12), "task_state": fit.secondary(10)}
+FIT = {"name": fit.name(12, keep=True), "status": fit.KEPT, "host": fit.name(16, keep=True),
+       "owner": fit.text(12, keep=True), "task_state": fit.secondary(10)}
 SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
 STATUS_STYLE = {"ERROR": "bold red", "BUILD": "yellow", "DELETED": "dim", "SHUTOFF": "dim"}
 # a snapshot of at least this many servers has its rows made in a thread (InstancesPane.on_observed)

@@ -365,7 +365,11 @@ class KeyedTable(DataTable):
             widths = roomy
         else:
             widths = fit_widths(natural, self._rules, available, padding)
+        relabelled = self._cut_labels(widths)
         if widths == self.fitted and available == self._filled_to:
+            if relabelled:
+                self._update_count += 1
+                self.refresh()
             return
         self.fitted, self._filled_to = widths, available
         # the last column takes the table's spare width (blank either way): the table is as wide as its room
@@ -378,6 +382,19 @@ class KeyedTable(DataTable):
         self._update_count += 1  # rendered cells are cached without their width
         self._require_update_dimensions = True  # the virtual width (sideways scrolling) follows on idle
         self.refresh()
+
+    def _cut_labels(self, widths: Sequence[int]) -> bool:
+        """Each header cut with "…" to its column's width (a squeezed column says it is cut); True when a label
+        changed."""
+        changed = False
+        for index, (column, width) in enumerate(zip(self.ordered_columns, widths, strict=False)):
+            label = self._header_label(index)
+            if len(label) > width:
+                label = label[:max(0, width - 1)] + "…"
+            if column.label.plain != label:
+                column.label = Text(label)
+                changed = True
+        return changed
 
     def _relabel(self) -> None:
         """The header marks the sort column (▲ ascending, ▼ descending)."""

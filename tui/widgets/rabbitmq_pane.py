@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # models and rules are imported where used: ~20 ms of CPU bef
 SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
 # priority order (tui.widgets.column_fit): the name, then what says it is stuck; queue names shrink with "…"
 COLUMNS = ("queue", "messages", "consumers", "since", "type", "class")
-FIT = {"queue": fit.name(12), "type": fit.secondary(7), "class": fit.text(10)}
+FIT = {"queue": fit.name(12, keep=True), "type": fit.secondary(7), "class": fit.text(10)}
 
 
 def _num(value: int | None) -> str:

@@ -33,7 +33,8 @@ if TYPE_CHECKING:  # models and rules are imported where used: ~20 ms of CPU bef
 COLUMNS = ("binary", "host", "state", "heartbeat", "status", "zone", "reason")
 # names and free text give up width first (tui.widgets.column_fit); the state column shrinks only into its
 # section-header counts ("14, 13 down" stays whole); the heartbeat (a countdown) is never cut
-FIT = {"binary": fit.name(14), "host": fit.name(10), "state": fit.secondary(11), "status": fit.secondary(8),
+FIT = {"binary": fit.name(14, keep=True), "host": fit.name(16, keep=True), "state": fit.secondary(11, keep=True),
+       "status": fit.secondary(8),
        "zone": fit.secondary(6), "reason": fit.text(12)}
 STATE_STYLE = {"down": "bold red", "late": "yellow", "up": "green"}
 
