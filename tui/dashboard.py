@@ -58,6 +58,8 @@ class Dashboard(Protocol):
 
     def command_choices(self, command: str) -> list[str]: ...
 
+    def shown_notice(self) -> tuple[str, str] | None: ...  # the status line's notice: (text, severity)
+
     def show_source(self, source: str) -> None: ...
 
     def border_freshness(self, obs: Observation | None, now: float, interval: float,

@@ -24,7 +24,7 @@ STRING_IMPORTS_ALLOWED: dict[str, str] = {
 
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("base", ("tui", "tui.errors", "tui.deadline", "tui.safetext", "tui.redact", "tui.jsonable", "tui.readonly",
-              "tui.tablediff", "tui.breadcrumb", "tui.sources", "tui.commands", "tui.gcpolicy",
+              "tui.tablediff", "tui.breadcrumb", "tui.notices", "tui.sources", "tui.commands", "tui.gcpolicy",
               "tui.tlserror", "tui.records", "tui.httpx_import", "tui.redirects", "tui.yamlsafe", "tui.abandon",
               "tui.shell_command")),
     ("models", ("tui.models", "tui.freshness")),

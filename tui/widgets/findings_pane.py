@@ -9,9 +9,11 @@ judgement of the cloud's latest poll shows (tui.models.judged.CloudView.shown).
 - `enter` opens the finding screen (the whole finding, live); from there `enter` jumps to its subject: a host
   -> the host screen, a server -> the instance screen, a queue / node / cluster -> that source's pane
   (tui.rules.triage.jump_target, judged with the poll).
-- A toast once when a critical finding appears that was not present in the last TOAST_FORGET_S seconds
-  (not on every poll, not again when it merely flaps); the criticals one incident brings within
-  TOAST_GATHER_S (each source reports on its own) make one toast, led by the triage hint.
+- A notice on the status line once when a critical finding appears that was not present in the last
+  TOAST_FORGET_S seconds (not on every poll, not again when it merely flaps); the criticals one incident brings
+  within TOAST_GATHER_S (each source reports on its own) make one notice, led by the triage hint, and those
+  that follow within BURST_S of the last one make that notice a summary of the burst ("5 new critical findings
+  since 14:02:10 - ..."), not one notice each.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
 TOAST_FORGET_S = 300.0
 TOASTS_KEPT = 50  # the toasts remembered on the pane (tests, the curious): a dashboard runs all day
 TOAST_GATHER_S = 1.0  # new criticals arriving within this long make one toast
+BURST_S = 60.0  # new criticals within this long (dashboard time) of the last notice join its summary
 SUBJECT_WIDTH = 64  # a subject is a name from outside: a 255-character one must not push the summary off screen
 Key = tuple[str, str]
 
@@ -105,6 +108,8 @@ class FindingsPane(SourcePane):
         self._critical_seen: dict[Key, float] = {}
         self._pending_toast: dict[Key, Finding] = {}
         self.toasts: list[str] = []  # what was toasted (tests, the curious)
+        self._burst: dict[Key, Finding] = {}  # the criticals the summary on the status line counts
+        self._burst_since = self._burst_last = -1e18  # when that burst began, and its last notice (app clock)
 
     async def on_all_observed(self, message: AllObserved) -> None:
         await keys_first(self)
@@ -149,6 +154,7 @@ class FindingsPane(SourcePane):
         """Another cloud's findings: its own first-seen times, and no "new critical" toast for what it had."""
         self.first_seen = dict(first_seen)
         self._pending_toast = {}
+        self._burst, self._burst_last = {}, -1e18
         now = self._now()
         self._critical_seen = {f.key: now for obs in observations.values() for f in obs.findings
                                if f.severity == "critical"}
@@ -192,11 +198,20 @@ class FindingsPane(SourcePane):
         self._pending_toast = {}
         if not new:
             return
-        lead = sorted(new, key=lambda f: (not f.kind.startswith("triage."), f.kind, f.subject))[0]
-        if len(new) == 1:
+        now = self._now()
+        if now - self._burst_last > BURST_S:  # a new burst
+            self._burst, self._burst_since = {}, now
+        self._burst_last = now
+        self._burst.update({f.key: f for f in new})
+        burst = list(self._burst.values())
+        lead = sorted(burst, key=lambda f: (not f.kind.startswith("triage."), f.kind, f.subject))[0]
+        if len(burst) == 1:
             message = f"{lead.kind} {lead.subject}: {lead.summary}"
+        elif len(burst) == len(new):
+            message = f"{len(burst)} new critical findings - {lead.kind} {lead.subject}: {lead.summary}"
         else:
-            message = f"{len(new)} new critical findings - {lead.kind} {lead.subject}: {lead.summary}"
+            message = (f"{len(burst)} new critical findings since {clock_time(self._burst_since)} - "
+                       f"{lead.kind} {lead.subject}: {lead.summary}")
         message = message if len(message) <= 300 else message[:297] + "..."
         self.toasts.append(message)
         del self.toasts[:-TOASTS_KEPT]
