@@ -53,6 +53,7 @@ if TYPE_CHECKING:  # these load after the first paint, where they are used
     from tui.collectors.base import Collector
     from tui.commands import History
     from tui.recorder import Recorder
+    from tui.uistate import UIState
 
 __all__ = ["LateStart", "ObservationMessage", "StacktopApp", "TopBar"]
 
@@ -104,14 +105,22 @@ class StacktopApp(KeysPart, LinesPart, StartupPart, CloudsPart, ControlsPart, Pa
                 tooltip="switch to the next cloud (:cloud NAME picks one)"),
         # app-level (not per pane) so the footer is the same whichever pane has focus: a footer that changes
         # recomposes (~40 widgets restyled and the whole screen repainted on every tab)
+        Binding("t", "toggle_times", "Times/ages", show=False,
+                tooltip="the tables' moments (since) as times (14:02:10) or as ages (5m ago)"),
         Binding("a", "toggle_all", "All/attention", tooltip="the active pane: every row / only those worth attention"),
         Binding("tab", "next_pane", "Next pane", priority=True, tooltip="next pane"),
         Binding("shift+tab", "previous_pane", "Prev pane", show=False, priority=True, tooltip="previous pane"),
         Binding("enter", "drill_down", "Drill down", show=False, tooltip="drill down into the selected row"),
         Binding("escape", "back", "Back", show=False, tooltip="back / close / clear the filter"),
+        # esc closes the palette's Keys panel first, on any screen (only while it is open: check_action)
+        Binding("escape", "hide_help_panel", "Close the keys panel", show=False, priority=True),
     ]
 
     replaying = False  # ReplayApp: a replay of a journal, nothing read live (tui.dashboard.Dashboard)
+    # where the theme picked in the palette is remembered (tui.uistate; the `stacktop` command sets it): read at
+    # mount, written when the theme changes after that. None: nothing read or written (tests, the gallery)
+    ui_state: UIState | None = None
+    _theme_restored = False
 
     def __init__(
         self,
@@ -142,6 +151,8 @@ class StacktopApp(KeysPart, LinesPart, StartupPart, CloudsPart, ControlsPart, Pa
         self.galera_connectors = galera_connectors or {}
         self._first_seen: dict[str, dict[Any, float]] = {}  # findings pane's first-seen times, per cloud
         self.paused = False
+        self.show_ages = False  # `t`: the tables' moments as ages, not times
+        self._ages_minute = -1  # the minute the ages were last shown for (they move on once a minute)
         self.active_index = 0
         self.clock = clock
         self.recorder = recorder
@@ -230,12 +241,31 @@ class StacktopApp(KeysPart, LinesPart, StartupPart, CloudsPart, ControlsPart, Pa
         # every asyncio.to_thread read in a daemon thread: a read that never ends does not hold the quit
         abandon.install()
         self.register_theme(HIGH_CONTRAST)
+        self._restore_theme()
         self._apply_size(self.size.width, self.size.height)
         self._activate(0)
         self.set_interval(1.0, self._tick)
         self.call_after_refresh(gcpolicy.first_frame)  # before the sources: start-up is frozen, GC back on
         self.call_after_refresh(self._sources_after_first_frame)
         self.call_after_refresh(self._input_lines)
+
+    def _restore_theme(self) -> None:
+        """The theme picked last time (tui.uistate), if it is still one Textual knows."""
+        saved = self.ui_state.read_theme() if self.ui_state is not None else None
+        if saved is not None and saved in self.available_themes:
+            self.theme = saved
+        self._theme_restored = True
+
+    def watch_theme(self, theme: str) -> None:
+        """A theme picked (the palette's Theme): remembered for the next start (tui.uistate), said on the
+        status line."""
+        if self.ui_state is None or not self._theme_restored:
+            return
+        problem = self.ui_state.save_theme(theme)
+        if problem is not None:
+            self.notify(problem, severity="warning")
+        else:
+            self.notify(f"theme {theme}: remembered in {self.ui_state.path}", timeout=4)
 
     def on_resize(self, event: Resize) -> None:
         self._apply_size(event.size.width, event.size.height)
@@ -299,6 +329,8 @@ class StacktopApp(KeysPart, LinesPart, StartupPart, CloudsPart, ControlsPart, Pa
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("pause", "resume"):
             return self.paused == (action == "resume")
+        if action == "hide_help_panel":
+            return bool(self.screen.query("HelpPanel"))
         if action in ("close_screen", "quit_dashboard"):  # q: back on a drill-down, quit on the dashboard
             return (len(self.screen_stack) > 1) == (action == "close_screen")
         # a drill-down screen on top: `a` is about the panes under it, not shown there

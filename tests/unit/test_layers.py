@@ -29,7 +29,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
               "tui.shell_command")),
     ("models", ("tui.models", "tui.freshness")),
     ("rules", ("tui.rules",)),
-    ("config", ("tui.config", "tui.deployinit")),
+    ("config", ("tui.config", "tui.deployinit", "tui.uistate")),
     ("openstack", ("tui.openstack",)),
     ("collectors", ("tui.collectors",)),
     ("sources", ("tui.exercises", "tui.sim")),

@@ -117,5 +117,5 @@ class CommandsPart:
         from tui.screens.help import HelpScreen
 
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen())
+            self.push_screen(HelpScreen(below=self.screen))
 

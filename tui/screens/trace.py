@@ -30,6 +30,7 @@ from tui.safetext import escape, rich_escape
 from tui.safetext import text as safe_text
 from tui.screens.context import context
 from tui.widgets.breadcrumb import Breadcrumb
+from tui.widgets.key_scroll import KeyScroll
 
 Driver = Callable[[Callable[[Any], None], asyncio.Event], Awaitable[Any]]
 
@@ -69,7 +70,7 @@ class TraceScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Breadcrumb()
-        with VerticalScroll():
+        with KeyScroll():
             yield Static(escape(self.title_text) + ": starting...", id="trace-status")
             yield Static("", id="trace-body")
         yield Footer()

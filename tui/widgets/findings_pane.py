@@ -23,8 +23,8 @@ from typing import ClassVar
 
 from rich.text import Text
 
-from tui.dashboard import dashboard
-from tui.freshness import clock_time
+from tui.dashboard import dashboard, show_ages
+from tui.freshness import clock_time, table_time
 from tui.models.finding import SEVERITY_ORDER, Finding
 from tui.models.observation import Observation
 from tui.safetext import text as safe_text
@@ -64,15 +64,15 @@ def dedupe(findings: Iterable[Finding]) -> list[Finding]:
 
 
 def finding_rows(findings: Iterable[Finding], first_seen: dict[Key, float] | None = None,
-                 now: float | None = None, silenced: Mapping[Key, float] | None = None
+                 now: float | None = None, silenced: Mapping[Key, float] | None = None, ages: bool = False
                  ) -> list[tuple[str, tuple[object, ...]]]:
     """Rows of the findings table; a silenced finding (silenced: key -> until) is dimmed, last, and its `since`
-    says until when."""
+    says until when. ages: `since` as how long ago (the `t` toggle), not the time."""
     rows = []
     quiet = []
     for f in dedupe(findings):
         seen = None if first_seen is None or now is None else first_seen.get(f.key)
-        since = "" if seen is None else clock_time(seen)
+        since = "" if seen is None else table_time(seen, now, ages)
         until = silenced.get(f.key) if silenced else None
         if until is not None:
             quiet.append((row_key(f), (Text(f"{f.severity.upper()} (silenced)", style="dim"),
@@ -175,7 +175,7 @@ class FindingsPane(SourcePane):
 
     def _sync(self, now: float) -> None:
         if self.table is not None:
-            self.table.sync(finding_rows(self.findings, self.first_seen, now, self.silenced))
+            self.table.sync(finding_rows(self.findings, self.first_seen, now, self.silenced, show_ages(self.app)))
 
     def _toast_new_criticals(self, now: float) -> None:
         critical = [f for f in self.findings if f.severity == "critical" and f.key not in self.silenced]
@@ -216,6 +216,9 @@ class FindingsPane(SourcePane):
         self.toasts.append(message)
         del self.toasts[:-TOASTS_KEPT]
         self.app.notify(message, title="new critical", severity="error", timeout=10, markup=False)
+
+    def times_changed(self, now: float) -> None:
+        self._sync(now)
 
     def on_mount(self) -> None:
         super().on_mount()

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
 
-from tui.freshness import clock_time
+from tui.dashboard import show_ages
+from tui.freshness import table_time
 from tui.models.finding import Finding
 from tui.models.observation import Observation
 from tui.safetext import escape
@@ -79,8 +80,8 @@ def _type_label(q: QueueInfo) -> Any:
     return safe_text(label, style=style) if style else label
 
 
-def _since(q: QueueInfo) -> str:
-    return "" if q.stuck_since is None else clock_time(q.stuck_since.timestamp())
+def _since(q: QueueInfo, now: float | None, ages: bool) -> str:
+    return "" if q.stuck_since is None else table_time(q.stuck_since.timestamp(), now, ages)
 
 
 ATTENTION_OVER = 100  # more queues than this: by default only those worth attention (`a` shows all)
@@ -100,10 +101,10 @@ def _worth_attention(q: QueueInfo, flagged: set[str], classify_queue: Any, queue
     return q.consumers == 0 and classify_queue(q.name).cls == "service"
 
 
-def queue_rows(snapshot: RabbitSnapshot, findings: Iterable[Finding] = (), *, show_all: bool = True
-               ) -> list[tuple[str, tuple[Any, ...]]]:
+def queue_rows(snapshot: RabbitSnapshot, findings: Iterable[Finding] = (), *, show_all: bool = True,
+               now: float | None = None, ages: bool = False) -> list[tuple[str, tuple[Any, ...]]]:
     """(key, cells) for every queue (or, without show_all and over ATTENTION_OVER queues, those worth
-    attention), zero-consumer queues first, fullest first."""
+    attention), zero-consumer queues first, fullest first. ages: `since` as how long ago (at `now`)."""
     from tui.rules.queue_groups import GROUP_KIND, group_key
     from tui.rules.queues import classify_queue, queue_sort_key, queue_subject
 
@@ -130,8 +131,8 @@ def queue_rows(snapshot: RabbitSnapshot, findings: Iterable[Finding] = (), *, sh
             consumers_cell: Any = safe_text(consumers, style="bold red" if sev == "critical" else "yellow")
         else:
             consumers_cell = consumers
-        rows.append((f"{q.vhost}\x1f{q.name}", (name, _num(q.messages), consumers_cell, _since(q), _type_label(q),
-                                                 _class_label(q))))
+        rows.append((f"{q.vhost}\x1f{q.name}", (name, _num(q.messages), consumers_cell, _since(q, now, ages),
+                                                 _type_label(q), _class_label(q))))
     return rows
 
 
@@ -217,6 +218,9 @@ class RabbitMQPane(SourcePane):
 
     def action_toggle_all(self) -> None:
         self.show_all = not self.show_all
+        self.times_changed(self._now())
+
+    def times_changed(self, now: float) -> None:
         obs = self.observation
         if obs is not None and _is_snapshot(obs.snapshot):
             self.render_snapshot(obs.snapshot, obs)
@@ -229,7 +233,7 @@ class RabbitMQPane(SourcePane):
         if not _is_snapshot(snapshot):
             super().render_snapshot(snapshot, obs)
             return
-        rows = queue_rows(snapshot, obs.findings, show_all=self.show_all)
+        rows = queue_rows(snapshot, obs.findings, show_all=self.show_all, now=self._now(), ages=show_ages(self.app))
         view, brief = "", ""
         if len(rows) < len(snapshot.queues):
             view = f"{SEPARATOR}showing {len(rows):,} worth attention (a: all)"
