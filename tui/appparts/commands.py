@@ -62,7 +62,7 @@ class CommandsPart:
         from tui import command_handlers, commands
 
         try:
-            command, args, name = commands.parse(line)
+            command, args, name = commands.parse(line, replaying=self.replaying)
             command_handlers.handler(command)(self, args, name)
         except commands.CommandError as exc:
             return str(exc)

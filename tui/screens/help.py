@@ -10,6 +10,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
+from tui.dashboard import dashboard
 from tui.safetext import escape
 from tui.widgets.key_scroll import KeyScroll
 
@@ -65,11 +66,11 @@ def current_keys(name: str, bindings: Iterable[BindingType]) -> list[str]:
 
 def help_text(bindings: Iterable[Binding], extra: Iterable[tuple[str, str]] = (),
               screens: Iterable[tuple[str, Iterable[BindingType]]] = (),
-              current: tuple[str, Iterable[BindingType]] | None = None) -> str:
+              current: tuple[str, Iterable[BindingType]] | None = None, replaying: bool = False) -> str:
     """Every key (from the live bindings, so never out of date), the drill-down screens' keys and every :
     command; first the keys of `current` (name, bindings), the screen help was opened on, if not the
     dashboard."""
-    from tui.commands import COMMANDS
+    from tui.commands import available
 
     seen: set[str] = set()
     keys: list[tuple[str, str]] = [("ctrl+q", "quit"), ("ctrl+p", "command palette")]
@@ -86,7 +87,7 @@ def help_text(bindings: Iterable[Binding], extra: Iterable[tuple[str, str]] = ()
         lines += ["", "[b]On the drill-down screens[/b]"]
         lines += [f"  [b]{escape(k):<10}[/b] {escape(d)}" for k, d in on_screens]
     lines += ["", "[b]Commands[/b] (type : then the command; tab completes; up/down recall)"]
-    lines += [f"  [b]{escape(c.usage):<18}[/b] {escape(c.help)}" for c in COMMANDS]
+    lines += [f"  [b]{escape(c.usage):<18}[/b] {escape(c.help)}" for c in available(replaying)]
     lines += ["", "[b]Marks[/b]"]
     lines += [f"  [b]{escape(mark):<10}[/b] {escape(meaning)}" for mark, meaning in LEGEND]
     return "\n".join([*lines, "", OUTRO])
@@ -134,11 +135,24 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         from tui.widgets.keyed_table import KeyedTable
 
-        # the app's keys, then those of every table (sort): both from the live bindings
-        app_bindings = [b for b in [*self.app.BINDINGS, *KeyedTable.BINDINGS] if isinstance(b, Binding)]
+        # the app's keys that work here (a replay's own included, those it has not left out), then those of
+        # every table (sort): both from the live bindings
+        app_bindings = [*self._app_bindings(), *(b for b in KeyedTable.BINDINGS if isinstance(b, Binding))]
+        dash = dashboard(self.app)
         with KeyScroll():
             yield Static(help_text(app_bindings, [("enter", "drill down"), ("escape", "back")],
-                                   drill_down_screens(), self._current()), id="help-text")
+                                   drill_down_screens(), self._current(), dash is not None and dash.replaying),
+                         id="help-text")
+
+    def _app_bindings(self) -> list[Binding]:
+        app = self.app
+        found: list[Binding] = []
+        for cls in reversed(type(app).__mro__):
+            if cls.__module__.startswith("tui."):
+                found += [b for b in vars(cls).get("BINDINGS", ()) if isinstance(b, Binding)]
+        # q's two actions depend on the screen (help is on top now): both are told; the rest as check_action says
+        return [b for b in found if b.action in ("quit_dashboard", "close_screen", "resume")
+                or app.check_action(b.action, ()) is not False]
 
     def _current(self) -> tuple[str, list[BindingType]] | None:
         """(name, keys) of the drill-down help was opened on; None on the dashboard."""

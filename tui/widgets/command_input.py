@@ -72,7 +72,9 @@ class CommandInput(Input):
             prefix = f"{word} "
         else:
             typed = word
-            options = [name for name in commands.complete(word) if name.startswith(word)]
+            dash = dashboard(self.app)
+            replaying = dash is not None and dash.replaying
+            options = [name for name in commands.complete(word, replaying) if name.startswith(word)]
             prefix = ""
         if not options:
             self._say(f"no {'command' if not sep else 'choice'} starts with '{typed}'", "-candidates")
@@ -107,15 +109,19 @@ class StacktopCommands(Provider):
         return [(f":cloud {escape(name)}", f"switch to cloud {escape(name)}",
                  lambda name=name: app.run_command(f"cloud {name}")) for name in names]
 
+    def _commands(self) -> list[commands.Command]:
+        dash = dashboard(self.app)
+        return commands.available(dash is not None and dash.replaying)
+
     async def discover(self) -> Hits:
-        for command in commands.COMMANDS:
+        for command in self._commands():
             yield DiscoveryHit(command.usage, self._run(command), help=command.help)
         for text, help_text, run in self._clouds():
             yield DiscoveryHit(text, run, help=help_text)
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
-        for command in commands.COMMANDS:
+        for command in self._commands():
             score = matcher.match(f"{command.usage} {command.help}")
             if score > 0:
                 yield Hit(score, matcher.highlight(command.usage), self._run(command), help=command.help)

@@ -226,7 +226,8 @@ class FindingsPane(SourcePane):
             self.show_all(self.by_source)
 
     def refresh_freshness(self, now: float) -> None:
-        failing = [obs.source for obs in self.by_source.values() if obs.error is not None]
+        # a source with nothing to say at this point (a replay before its first recorded poll) is not failing
+        failing = [obs.source for obs in self.by_source.values() if obs.error is not None and obs.configured]
         if not self.by_source:
             dash = dashboard(self.app)
             runners = None if dash is None else dash.runners
