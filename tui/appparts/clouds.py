@@ -41,7 +41,7 @@ class CloudsPart:
         if text != self._topbar_shown:  # Static.update repaints even the same text
             self._topbar_shown = text
             for bar in self.screen_stack[0].query("#topbar").results(TopBar):  # none while shutting down
-                bar.update(text)
+                bar.update(text, layout=False)  # one line whatever the text: no layout of the screen
 
     def _topbar_text(self) -> str:
         if len(self.clouds) > 1:
