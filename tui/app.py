@@ -21,6 +21,7 @@ from textual.events import Resize
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.theme import Theme
+from textual.timer import Timer
 from textual.widgets import Input
 
 from tui import abandon, gcpolicy
@@ -52,12 +53,13 @@ if TYPE_CHECKING:  # these load after the first paint, where they are used
     from tui.collectors.base import Collector
     from tui.commands import History
     from tui.recorder import Recorder
+    from tui.uistate import UIState
 
 __all__ = ["LateStart", "ObservationMessage", "StacktopApp", "TopBar"]
 
 NARROW_WIDTH = 120
-TOAST_MAX_S = 5.0  # the longest a toast stays (a critical other cloud's included: its badge stays red)
-TOAST_MAX_CHARS = 500  # the longest a toast's text is: a 50 MB note from a journal must not become a 2 GB toast
+NOTICE_MAX_S = 15.0  # the longest a notice stays on the status line (a newer one replaces it at once)
+NOTICE_MAX_CHARS = 500  # the longest a notice's text is: a 50 MB note from a journal must not become a 2 GB one
 
 # Plain black and white with bright, distinct severities: for projectors, low-vision users and bad terminals.
 HIGH_CONTRAST = Theme(
@@ -80,7 +82,10 @@ class StacktopApp(KeysPart, LinesPart, StartupPart, CloudsPart, ControlsPart, Pa
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark", "help", "Help", tooltip="this help"),
-        Binding("q", "quit", "Quit", tooltip="quit stacktop"),
+        # q: on the dashboard it quits, on a drill-down (or help) it goes back as esc does; Q and :q always quit
+        Binding("q", "quit_dashboard", "Quit", tooltip="quit stacktop (on a drill-down: back)"),
+        Binding("q", "close_screen", "Back", show=False, tooltip="back to the screen below"),
+        Binding("Q", "quit", "Quit", key_display="shift+q", show=False, tooltip="quit stacktop, from any screen"),
         # one key, two names: the footer says what p does now (check_action shows one of the two)
         Binding("p", "pause", "Pause", tooltip="pause / resume refresh"),
         Binding("p", "resume", "Resume", tooltip="resume refresh"),
@@ -100,6 +105,8 @@ class StacktopApp(KeysPart, LinesPart, StartupPart, CloudsPart, ControlsPart, Pa
                 tooltip="switch to the next cloud (:cloud NAME picks one)"),
         # app-level (not per pane) so the footer is the same whichever pane has focus: a footer that changes
         # recomposes (~40 widgets restyled and the whole screen repainted on every tab)
+        Binding("t", "toggle_times", "Times/ages", show=False,
+                tooltip="the tables' moments (since) as times (14:02:10) or as ages (5m ago)"),
         Binding("a", "toggle_all", "All/attention", tooltip="the active pane: every row / only those worth attention"),
         Binding("tab", "next_pane", "Next pane", priority=True, tooltip="next pane"),
         Binding("z", "zoom", "Zoom", show=False,
@@ -107,9 +114,15 @@ class StacktopApp(KeysPart, LinesPart, StartupPart, CloudsPart, ControlsPart, Pa
         Binding("shift+tab", "previous_pane", "Prev pane", show=False, priority=True, tooltip="previous pane"),
         Binding("enter", "drill_down", "Drill down", show=False, tooltip="drill down into the selected row"),
         Binding("escape", "back", "Back", show=False, tooltip="back / close / clear the filter"),
+        # esc closes the palette's Keys panel first, on any screen (only while it is open: check_action)
+        Binding("escape", "hide_help_panel", "Close the keys panel", show=False, priority=True),
     ]
 
     replaying = False  # ReplayApp: a replay of a journal, nothing read live (tui.dashboard.Dashboard)
+    # where the theme picked in the palette is remembered (tui.uistate; the `stacktop` command sets it): read at
+    # mount, written when the theme changes after that. None: nothing read or written (tests, the gallery)
+    ui_state: UIState | None = None
+    _theme_restored = False
 
     def __init__(
         self,
@@ -140,6 +153,8 @@ class StacktopApp(KeysPart, LinesPart, StartupPart, CloudsPart, ControlsPart, Pa
         self.galera_connectors = galera_connectors or {}
         self._first_seen: dict[str, dict[Any, float]] = {}  # findings pane's first-seen times, per cloud
         self.paused = False
+        self.show_ages = False  # `t`: the tables' moments as ages, not times
+        self._ages_minute = -1  # the minute the ages were last shown for (they move on once a minute)
         self.active_index = 0
         self.clock = clock
         self.recorder = recorder
@@ -150,6 +165,7 @@ class StacktopApp(KeysPart, LinesPart, StartupPart, CloudsPart, ControlsPart, Pa
         self._command_history: History | None = None
         self._topbar_shown = ""
         self._inputs_mounted = False
+        self._notice_timer: Timer | None = None  # looks at the status line again when its notice expires
         self._typing: Input | None = None  # the line keys go to (filter, note, command), set when it opens
         self._key_time = 0.0  # Message.time of the last key the app took from its queue
         self._before_line: tuple[float, Widget | None] = (0.0, None)  # that time and the focus, as a line opened
@@ -231,12 +247,31 @@ class StacktopApp(KeysPart, LinesPart, StartupPart, CloudsPart, ControlsPart, Pa
         # every asyncio.to_thread read in a daemon thread: a read that never ends does not hold the quit
         abandon.install()
         self.register_theme(HIGH_CONTRAST)
+        self._restore_theme()
         self._apply_size(self.size.width, self.size.height)
         self._activate(self.active_index)
         self.set_interval(1.0, self._tick)
         self.call_after_refresh(gcpolicy.first_frame)  # before the sources: start-up is frozen, GC back on
         self.call_after_refresh(self._sources_after_first_frame)
         self.call_after_refresh(self._input_lines)
+
+    def _restore_theme(self) -> None:
+        """The theme picked last time (tui.uistate), if it is still one Textual knows."""
+        saved = self.ui_state.read_theme() if self.ui_state is not None else None
+        if saved is not None and saved in self.available_themes:
+            self.theme = saved
+        self._theme_restored = True
+
+    def watch_theme(self, theme: str) -> None:
+        """A theme picked (the palette's Theme): remembered for the next start (tui.uistate), said on the
+        status line."""
+        if self.ui_state is None or not self._theme_restored:
+            return
+        problem = self.ui_state.save_theme(theme)
+        if problem is not None:
+            self.notify(problem, severity="warning")
+        else:
+            self.notify(f"theme {theme}: remembered in {self.ui_state.path}", timeout=4)
 
     def on_resize(self, event: Resize) -> None:
         self._apply_size(event.size.width, event.size.height)
@@ -276,20 +311,61 @@ class StacktopApp(KeysPart, LinesPart, StartupPart, CloudsPart, ControlsPart, Pa
 
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
                timeout: float | None = None, markup: bool = True) -> None:
-        """Every toast (the app's and each screen's) is plain text: its message holds names, errors and ids
-        from outside, which must never be parsed as markup nor reach the terminal as controls. Toasts sit at
-        the top right (app.tcss) and go within TOAST_MAX_S: they must not hide rows for long."""
-        timeout = min(self.NOTIFICATION_TIMEOUT if timeout is None else timeout, TOAST_MAX_S)
-        if len(message) > TOAST_MAX_CHARS:
-            message = message[:TOAST_MAX_CHARS - 1] + "…"
-        title = title if len(title) <= TOAST_MAX_CHARS else title[:TOAST_MAX_CHARS - 1] + "…"
+        """Every notice (the app's and each screen's) is plain text: its message holds names, errors and ids
+        from outside, which must never be parsed as markup nor reach the terminal as controls. It is shown on the
+        status line (the breadcrumb line's right side, tui.notices), never as a toast over a pane, until it
+        expires (at most NOTICE_MAX_S) or a newer one takes its place."""
+        timeout = min(self.NOTIFICATION_TIMEOUT if timeout is None else timeout, NOTICE_MAX_S)
+        if len(message) > NOTICE_MAX_CHARS:
+            message = message[:NOTICE_MAX_CHARS - 1] + "…"
+        title = title if len(title) <= NOTICE_MAX_CHARS else title[:NOTICE_MAX_CHARS - 1] + "…"
         super().notify(clean(message), title=clean(title), severity=severity, timeout=timeout, markup=False)
+
+    def shown_notice(self) -> tuple[str, str] | None:
+        """The status line's notice: the newest one not expired, as (one line of text, severity)."""
+        from tui.notices import notice_text
+
+        newest = max(self._notifications, key=lambda n: n.raised_at, default=None)
+        return None if newest is None else (notice_text(str(newest.message), str(newest.title)), newest.severity)
+
+    def _refresh_notifications(self) -> None:
+        """Textual shows its notifications as toasts over the screen here: stacktop writes the newest on the
+        status line of the dashboard and of the screen on top instead, and looks again when it expires."""
+        stack = self.screen_stack
+        for screen in {id(s): s for s in (stack[:1] + stack[-1:])}.values():
+            for line in screen.query(Breadcrumb).results(Breadcrumb):
+                line.refresh_crumbs()
+        expiry = min((n.time_left for n in self._notifications), default=None)
+        if expiry is not None:
+            if self._notice_timer is not None:
+                self._notice_timer.stop()
+            self._notice_timer = self.set_timer(max(expiry, 0.05), self._refresh_notifications)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in ("pause", "resume"):
             return self.paused == (action == "resume")
+        if action == "hide_help_panel":
+            return bool(self.screen.query("HelpPanel"))
+        if action in ("close_screen", "quit_dashboard"):  # q: back on a drill-down, quit on the dashboard
+            return (len(self.screen_stack) > 1) == (action == "close_screen")
         # a drill-down screen on top: `a` is about the panes under it, not shown there
         return not (action == "toggle_all" and len(self.screen_stack) > 1)
+
+    def action_quit_dashboard(self) -> None:
+        self.exit()
+
+    async def action_close_screen(self) -> None:
+        """q on a screen above the dashboard: what its esc does (back, or stop and back)."""
+        screen = self.screen
+        for binding in screen._bindings.key_to_bindings.get("escape", ()):
+            if await self.run_action(binding.action, screen):
+                return
+        if len(self.screen_stack) > 1:
+            self.pop_screen()
+
+    def action_help_quit(self) -> None:
+        """ctrl+c (the reflex to quit): say, in plain words on the status line, which keys quit."""
+        self.notify("ctrl+c does not quit: ctrl+q, Q or :q quits stacktop (q on the dashboard)", severity="warning")
 
     # ----- the lines' handlers (Textual finds them by decorator on the app's own class) -----------------
     @on(Input.Changed, "#filter")

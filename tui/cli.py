@@ -13,11 +13,14 @@ import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from tui.config import Config, ConfigError, load_config
 from tui.recorder import JournalError
 from tui.snapshot import EXIT_UNKNOWN
+
+if TYPE_CHECKING:
+    from tui.uistate import UIState
 
 _STARTED = time.monotonic()  # `stacktop snapshot`'s deadline counts from here: a Nagios timeout covers it all
 
@@ -478,6 +481,13 @@ def _dashboard(args: argparse.Namespace) -> int:
     return code
 
 
+def _ui_state() -> UIState:
+    """Where the dashboard remembers the theme picked in the palette (tui.uistate)."""
+    from tui.uistate import UIState, state_path
+
+    return UIState(state_path())
+
+
 def _run_app(args: argparse.Namespace, config: Config, demo: _LateDemo | None, log: Path | None) -> int:
     from tui.app import StacktopApp
 
@@ -489,6 +499,7 @@ def _run_app(args: argparse.Namespace, config: Config, demo: _LateDemo | None, l
         kwargs["setup"] = demo.start
     recorder = _recorder(config)
     app = StacktopApp(config, recorder=recorder, **kwargs)
+    app.ui_state = _ui_state()
     try:
         app.run()
     finally:
@@ -598,6 +609,7 @@ def _replay(args: argparse.Namespace) -> int:
     from tui.replay_app import ReplayApp
 
     app = ReplayApp(config, player, name=path.name)
+    app.ui_state = _ui_state()
     app.run()
     return _exit_code(app, log)
 

@@ -23,8 +23,7 @@ def open_host(app: Any, args: list[str], name: str = "") -> None:
 
     problem = unknown_host(app, args[0])
     if problem is not None:
-        app.notify(f":host {args[0]}: {problem}", severity="warning")
-        return
+        raise commands.CommandError(f":host {args[0]}: {problem}")
     app.push_screen(HostScreen(args[0]))
 
 
@@ -50,8 +49,7 @@ def silence(app: Any, args: list[str], name: str = "") -> None:
     try:
         seconds = parse_duration(args[0]) if args else DEFAULT_S
     except ValueError as exc:
-        app.notify(f":silence {exc}", severity="warning")
-        return
+        raise commands.CommandError(f":silence {exc}") from None
     app.silence_selected(seconds)
 
 

@@ -20,6 +20,7 @@ class Command:
     help: str
     args: str = ""  # usage of the arguments, e.g. "NAME"; empty = none
     aliases: tuple[str, ...] = ()
+    live: bool = False  # reads the cloud itself (not the dashboard's last reads): not in a replay
 
     @property
     def usage(self) -> str:
@@ -31,13 +32,14 @@ COMMANDS: list[Command] = [
     Command(FINDINGS_COMMANDS[0], "focus the findings pane", aliases=FINDINGS_COMMANDS[1:]),
     Command("host", "open a host's drill-down", args="NAME"),
     Command("server", "open an instance's screen", args="ID|NAME"),
-    Command("audit", "stale-allocation audit of every placement provider"),
-    Command("fit", "why won't FLAVOR fit, host by host", args="FLAVOR [TRAIT...]"),
+    Command("audit", "stale-allocation audit of every placement provider", live=True),
+    Command("fit", "why won't FLAVOR fit, host by host", args="FLAVOR [TRAIT...]", live=True),
     Command("trace-boot", "exercise: task_state sequence of SERVER (or the next new one) with owners",
-            args="[SERVER]"),
-    Command("trace-down", "exercise: how long until the API reports nova-compute on HOST down", args="HOST"),
+            args="[SERVER]", live=True),
+    Command("trace-down", "exercise: how long until the API reports nova-compute on HOST down", args="HOST",
+            live=True),
     Command("trace-request", "exercise: follow REQUEST_ID through nova's events and the configured logs",
-            args="REQUEST_ID"),
+            args="REQUEST_ID", live=True),
     Command("cloud", "switch to cloud NAME (c cycles)", args="NAME"),
     Command("silence", "silence the selected finding for DURATION (30m, 2h, 1d; default 1h; X lifts it)",
             args="[DURATION]"),
@@ -50,6 +52,11 @@ class CommandError(ValueError):
     """A line that is not a valid command; str() is the one line shown to the user."""
 
 
+def available(replaying: bool = False) -> list[Command]:
+    """The commands that work here: in a replay, none that reads the cloud itself."""
+    return [c for c in COMMANDS if not (replaying and c.live)]
+
+
 def find(name: str) -> Command | None:
     for command in COMMANDS:
         if name == command.name or name in command.aliases:
@@ -57,8 +64,9 @@ def find(name: str) -> Command | None:
     return None
 
 
-def parse(line: str) -> tuple[Command, list[str], str]:
-    """':host compute-01' -> (Command host, ['compute-01'], 'host')."""
+def parse(line: str, replaying: bool = False) -> tuple[Command, list[str], str]:
+    """':host compute-01' -> (Command host, ['compute-01'], 'host'). replaying: a command that reads the cloud
+    itself is refused (a replay reads nothing live)."""
     words = line.strip().lstrip(":").split()
     if not words:
         raise CommandError("empty command - type :help for the list")
@@ -67,15 +75,18 @@ def parse(line: str) -> tuple[Command, list[str], str]:
         near = complete(words[0]) or difflib.get_close_matches(words[0], [c.name for c in COMMANDS], n=1)
         hint = f"did you mean :{near[0]}?" if near else "type :help for the list"
         raise CommandError(f"unknown command :{words[0]} - {hint}")
+    if replaying and command.live:
+        raise CommandError(f":{command.name} reads the cloud itself: not in a replay (only in a live session)")
     if command.args and not command.args.startswith("[") and len(words) < 2:  # "[X]": optional
         raise CommandError(f"{command.usage}: missing {command.args}")
     return command, words[1:], words[0]
 
 
-def complete(prefix: str) -> list[str]:
-    """Command names (not aliases) starting with prefix, then those containing it."""
+def complete(prefix: str, replaying: bool = False) -> list[str]:
+    """Command names (not aliases) starting with prefix, then those containing it (in a replay, those that work
+    there)."""
     prefix = prefix.lstrip(":").lower()
-    names = [c.name for c in COMMANDS]
+    names = [c.name for c in available(replaying)]
     starts = [n for n in names if n.startswith(prefix)]
     return starts + [n for n in names if prefix in n and n not in starts]
 

@@ -55,10 +55,6 @@ class DashboardCore:
         return [cloudset.badge(s.name, s.observations, now, s.intervals(None if s.name == self.active_cloud else slow),
                                active=s.name == self.active_cloud, silences=s.silences) for s in self.clouds.values()]
 
-    def command_choices(self, command: str) -> list[str]:
-        """What tab completes after `:command ` (cloud names for :cloud)."""
-        return list(self.clouds) if command == "cloud" else []
-
     def border_freshness(self, obs: Observation | None, now: float, interval: float,
                          configured: bool) -> tuple[str, str]:
         """What a pane's border says about its data (tui.freshness): while paused, when it was read."""

@@ -30,6 +30,7 @@ class Dashboard(Protocol):
     config: Config  # the cloud on screen's
     clock: Callable[[], float]  # the dashboard's time (a replay's recorded time)
     paused: bool  # refresh paused (`p`)
+    show_ages: bool  # the tables' moments as ages (`5m ago`), not times (`t` toggles)
     replaying: bool  # a replay of a journal: nothing is read live
     recorder: Recorder | None
     clouds: Mapping[str, CloudState]
@@ -58,6 +59,8 @@ class Dashboard(Protocol):
 
     def command_choices(self, command: str) -> list[str]: ...
 
+    def shown_notice(self) -> tuple[str, str] | None: ...  # the status line's notice: (text, severity)
+
     def show_source(self, source: str) -> None: ...
 
     def border_freshness(self, obs: Observation | None, now: float, interval: float,
@@ -78,6 +81,12 @@ def key_pending(app: object) -> bool:
 
 
 _DASHBOARD_TYPES: set[type] = set()  # classes seen to be dashboards: the protocol check once per class
+
+
+def show_ages(app: object) -> bool:
+    """Whether the tables show how long ago (`t`), not the time; False outside a dashboard."""
+    dash = dashboard(app)
+    return dash is not None and dash.show_ages
 
 
 def dashboard(app: object) -> Dashboard | None:

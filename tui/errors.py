@@ -12,3 +12,8 @@ class SourceError(Exception):
 
     def __str__(self) -> str:
         return self.message
+
+
+class SourceAbsent(SourceError):
+    """The source has nothing to say at this point, and that is no failure: a replay before the source's first
+    recorded snapshot (or of a journal that never recorded it). Its observation is not counted as failing."""

@@ -39,6 +39,13 @@ def clock_time(epoch: float) -> str:
     return time.strftime("%H:%M:%S", time.gmtime(epoch))
 
 
+def table_time(epoch: float, now: float | None, ages: bool = False) -> str:
+    """A moment in a table cell: HH:MM:SS UTC, or with `ages` (the `t` toggle) how long ago, coarse (`5m ago`)."""
+    if ages and now is not None:
+        return f"{coarse_age(now - epoch)} ago"
+    return clock_time(epoch)
+
+
 def utc_clock_time(epoch: float) -> str:
     """HH:MM:SS of an epoch in UTC, labelled: `14:13:20 UTC` (the drill-down screens' read-at times)."""
     return time.strftime("%H:%M:%S UTC", time.gmtime(epoch))

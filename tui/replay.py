@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from tui.collectors.base import BaseCollector
-from tui.errors import SourceError
+from tui.errors import SourceAbsent, SourceError
 from tui.journal_codec import BadSnapshot, absolute, apply, decode, duplicate_id, load_class
 from tui.models.finding import Finding
 
@@ -289,7 +289,7 @@ class ReplayCollector(BaseCollector):
             raise SourceError(f"replay: the recorded snapshot of {self.name} cannot be read "
                               f"({_why(exc)}) - the journal is damaged at this point") from None
         if state is None:
-            raise SourceError(f"replay: {self.name} was not recorded yet at this point of the journal")
+            raise SourceAbsent(f"replay: {self.name} was not recorded yet at this point of the journal")
         if state.error is not None:
             raise SourceError(state.error)
         self._findings = (id(state.snapshot), state.findings)

@@ -4,8 +4,11 @@ Same panes, same runners, same findings pane: only the collectors and the clock 
 replay clock, so ages, freshness and the top bar show recorded time: it stands still while paused and stops at
 the journal's last event (END), and each replayed observation carries the time its snapshot was recorded, so
 every age, countdown and late/down judgement is the recorded poll's, at any speed. `p` pauses (the clock and the
-runners), `+` / `-` double / halve the speed, `]` jumps a minute ahead. Notes and exercise results pop up as the replay
-passes them. No journal is written while replaying.
+runners), `+` / `-` double / halve the speed, `]` / `[` step STEP_S ahead / back (within the journal; the footer
+and the top bar say how far). Notes and exercise results are told on the status line as the replay passes them.
+No journal is written while replaying, so there is no note key; nothing is refreshed but by the replay clock, so
+there is no `r`; the footer, help and `:` offer only what works here. The breadcrumb starts with the recorded
+cloud (or, for a journal of one cloud, which does not name it, the journal's name).
 """
 
 from __future__ import annotations
@@ -24,7 +27,9 @@ from tui.models.observation import Observation
 from tui.replay import Player, cut_message
 from tui.safetext import escape
 
-TOAST_HEAD = 600  # characters of a journal's note or exercise text copied into a toast (App.notify cuts at 500)
+TOAST_HEAD = 600  # characters of a journal's note or exercise text copied into a notice (App.notify cuts at 500)
+STEP_S = 60.0  # `]` / `[`: how far one step moves the replay clock (recorded time)
+NOT_IN_A_REPLAY = ("note", "refresh_now")  # keys of the live dashboard that do nothing in a replay: not offered
 
 
 def _head(value: object) -> str:
@@ -39,7 +44,8 @@ class ReplayApp(StacktopApp):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("plus", "faster", "Faster", tooltip="replay twice as fast"),
         Binding("minus", "slower", "Slower", tooltip="replay half as fast"),
-        Binding("right_square_bracket", "skip", "+1 min", tooltip="jump a minute ahead"),
+        Binding("right_square_bracket", "skip", f"+{STEP_S:g}s", tooltip=f"step {STEP_S:g} s ahead (recorded time)"),
+        Binding("left_square_bracket", "back_step", f"-{STEP_S:g}s", tooltip=f"step {STEP_S:g} s back (recorded time)"),
     ]
 
     def __init__(self, config: Config, player: Player, *, name: str = "journal") -> None:
@@ -72,7 +78,7 @@ class ReplayApp(StacktopApp):
         else:
             state = f"at {player.clock.speed:g}x"
         return (f"[b]stacktop[/b]  replaying {escape(self.journal_name)} {state}  recorded {clock}  "
-                f"{player.position()}  (+/- speed, ] skip, p pause)")
+                f"{player.position()}  (+/- speed, ] [ ±{STEP_S:g}s, p pause)")
 
     def _tick(self) -> None:
         super()._tick()
@@ -97,8 +103,16 @@ class ReplayApp(StacktopApp):
         recorded = self.player.timeline.recorded_interval(source)
         return ("replayed · recorded every " + human_age(recorded) if recorded else "replayed"), level
 
-    def action_note(self) -> None:
-        self.notify("a replay writes no notes: notes go into the journal of a live session", severity="warning")
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in NOT_IN_A_REPLAY:
+            return False  # not in the footer, and the key does nothing
+        return super().check_action(action, parameters)
+
+    def main_crumb(self) -> str:
+        """The recorded cloud first (or the journal's name), then the pane as on the live dashboard."""
+        from tui.breadcrumb import join
+
+        return join((self.player.timeline.cloud or self.journal_name, super().main_crumb()))
 
     def _retop(self) -> None:
         if self.screen_stack:
@@ -120,6 +134,21 @@ class ReplayApp(StacktopApp):
         self._retop()
 
     def action_skip(self) -> None:
-        self.player.clock.jump(self.player.clock.now() + 60)
-        self.action_refresh_now()
+        self._step(STEP_S)
+
+    def action_back_step(self) -> None:
+        self._step(-STEP_S)
+
+    def _step(self, seconds: float) -> None:
+        """Move the replay clock `seconds` (within the journal) and say how far it moved, and where it is."""
+        timeline, clock = self.player.timeline, self.player.clock
+        before = clock.now()
+        to = max(timeline.start, min(timeline.end, before + seconds))
+        clock.jump(to)
+        if to < before:
+            self._shown_until = to  # notes passed again are told again
+        for runner in self.runners.values():
+            runner.refresh_now()
         self._retop()
+        edge = " (the end of the journal)" if to >= timeline.end else " (its start)" if to <= timeline.start else ""
+        self.notify(f"{to - before:+.0f} s: at {self.player.position()}{edge}", timeout=3)

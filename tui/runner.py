@@ -17,7 +17,7 @@ from typing import Any
 
 from tui.collectors.base import Collector
 from tui.config import Thresholds
-from tui.errors import SourceError
+from tui.errors import SourceAbsent, SourceError
 from tui.models.finding import Finding
 from tui.models.observation import Observation
 from tui.models.services import ServicesSnapshot
@@ -89,6 +89,8 @@ class CollectorRunner:
                 if isinstance(hint, str) and hint:
                     error = f"{error} - {hint}"
                 obs = self._failed(previous, error, start, began)
+            except SourceAbsent as exc:  # nothing to read here, not a failure (configured=False says so)
+                obs = replace(previous, error=exc.message, tried_at=start, configured=False)
             except SourceError as exc:
                 obs = self._failed(previous, exc.message, start, began)
             except Exception as exc:  # a collector bug must not kill the loop

@@ -1,5 +1,5 @@
 """A note is bounded everywhere: the note line takes NOTE_MAX_CHARS (a huge paste goes in cut, and says so), the
-journal keeps no more, and a crafted journal's multi-megabyte note replays as a toast of at most TOAST_MAX_CHARS
+journal keeps no more, and a crafted journal's multi-megabyte note replays as a notice of at most NOTICE_MAX_CHARS
 (it was a 2.67 GB toast for 50 MB, with `q` ignored for 52 s)."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from tui.replay import Player
 from tui.replay_app import ReplayApp
 
 NOTE_MAX_CHARS = getattr(tui.recorder, "NOTE_MAX_CHARS", 2000)
-TOAST_MAX_CHARS = getattr(tui.app, "TOAST_MAX_CHARS", 500)
+TOAST_MAX_CHARS = tui.app.NOTICE_MAX_CHARS
 BIG = 4 * 1024 * 1024  # 4 MB: enough to tell a cap from none, without hurting a shared machine on the old code
 
 

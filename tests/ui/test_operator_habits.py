@@ -31,10 +31,10 @@ async def test_header_says_utc_and_pane_times_are_utc(monkeypatch: pytest.Monkey
     time.tzset()
     try:
         assert clock_time(0) == "00:00:00", "UTC, whatever the local zone"
-        app = StacktopApp(Config(), collectors=[])
+        app = StacktopApp(Config(), collectors=[], clock=lambda: 3 * 3600 + 25 * 60 + 7)
         async with app.run_test(size=(120, 34)) as pilot:
             await pilot.pause()
-            assert "times UTC" in str(app.query_one("#topbar").render())
+            assert "03:25 UTC · times" in str(app.query_one("#topbar").render()), "the clock, in UTC, as it says"
     finally:
         monkeypatch.delenv("TZ")
         time.tzset()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import tui.app
 from tests.testbed.render import rendered
 from tests.unit.fakes import ScriptedCollector
 from tui.app import StacktopApp
@@ -191,20 +192,19 @@ async def test_a_note_on_a_rabbitmq_row_names_the_queue(tmp_path: Any) -> None:
     assert [n["subject"] for n in notes] == [f"rabbitmq:{named}"]
 
 
-async def test_toasts_keep_off_the_findings_and_go_soon() -> None:
+async def test_notices_go_to_the_status_line_not_over_the_panes() -> None:
+    """A notice is written on the breadcrumb line (its right side), newest first, never as a toast over a pane;
+    it goes when it expires."""
     from textual.widgets._toast import Toast
 
-    from tui.widgets.findings_pane import FindingsPane
+    from tui.widgets.breadcrumb import Breadcrumb
 
     app = StacktopApp(Config(), collectors=[])
     async with app.run_test(size=(160, 48), notifications=True) as pilot:
         app.notify("cloud west turned critical: nova.service_down compute-07", severity="error", timeout=10)
-        app.notify("refresh paused: p resumes")
-        await until(pilot, lambda: len(list(app.screen.query(Toast))) == 2, "two toasts shown")
-        await pilot.pause(0.1)
-        findings = app.query_one(FindingsPane).region
-        toasts = [toast.region for toast in app.screen.query(Toast)]
-        assert all(t.area and not t.overlaps(findings) for t in toasts), (toasts, findings)
-        triage = app.query_one("#triage").region
-        assert not any(t.overlaps(triage) for t in toasts), "the triage row stays readable"
-        assert max(n.timeout for n in app._notifications) <= 5
+        app.notify("refresh paused: p resumes", timeout=0.5)
+        line = app.query_one("#breadcrumb", Breadcrumb)
+        await until(pilot, lambda: "refresh paused: p resumes" in line.shown_text, "the newest on the line")
+        assert not list(app.screen.query(Toast)), "no toast over the panes"
+        await until(pilot, lambda: "cloud west turned critical" in line.shown_text, "the one before, once it expired")
+        assert max(n.timeout for n in app._notifications) <= tui.app.NOTICE_MAX_S

@@ -129,4 +129,6 @@ async def test_a_bad_duration_is_one_line_and_silences_nothing(tmp_path: Path) -
         await pilot.press(":", *"silence soon", "enter")
         await pilot.pause()
         assert not pane.silenced
-        assert any("not a duration: 'soon'" in str(n.message) for n in app._notifications)
+        line = app.query_one("#command")
+        assert line.has_class("-shown") and line.value == "silence soon", "the line stays open, as typed"
+        assert "not a duration: 'soon'" in str(line.border_title), "the error is in the command line itself"

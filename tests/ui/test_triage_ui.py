@@ -219,12 +219,14 @@ async def test_sim_compute_killed_row_red_hint_first_enter_opens_host() -> None:
 
 async def test_the_toasts_remembered_are_bounded() -> None:
     """A dashboard runs all day: the pane keeps the last TOASTS_KEPT toasts, not every one since the start."""
-    from tui.widgets.findings_pane import TOASTS_KEPT
+    from tui.widgets.findings_pane import BURST_S, TOASTS_KEPT
 
-    app = StacktopApp(Config(thresholds=TH), collectors=[])
+    clock = [NOW.timestamp()]
+    app = StacktopApp(Config(thresholds=TH), collectors=[], clock=lambda: clock[0])
     async with app.run_test(size=(160, 48)) as pilot:
         pane = app.query_one(FindingsPane)
         for i in range(TOASTS_KEPT + 30):
+            clock[0] += BURST_S + 1  # each its own notice, not one burst's summary
             finding = Finding("critical", "rabbitmq.queue_no_consumer", f"q{i}", f"queue q{i} has no consumer")
             pane.findings = [finding]
             pane._pending_toast = {finding.key: finding}

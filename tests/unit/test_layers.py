@@ -25,13 +25,13 @@ STRING_IMPORTS_ALLOWED: dict[str, str] = {
 
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("base", ("tui", "tui.errors", "tui.deadline", "tui.safetext", "tui.redact", "tui.jsonable", "tui.readonly",
-              "tui.tablediff", "tui.breadcrumb", "tui.gcpolicy",
+              "tui.tablediff", "tui.breadcrumb", "tui.notices", "tui.gcpolicy",
               "tui.tlserror", "tui.records", "tui.httpx_import", "tui.redirects", "tui.yamlsafe", "tui.abandon",
               "tui.shell_command")),
     ("models", ("tui.models", "tui.freshness")),
     ("rules", ("tui.rules",)),
     ("config", ("tui.config", "tui.config_keys", "tui.config_schema", "tui.config_reader", "tui.config_example",
-                "tui.deployinit")),
+                "tui.deployinit", "tui.uistate")),
     ("openstack", ("tui.openstack",)),
     ("collectors", ("tui.collectors",)),
     ("sources", ("tui.exercises", "tui.sim")),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from tui import clouds as cloudset
 from tui import sources
 from tui.appparts.pieces import TopBar
@@ -21,6 +23,11 @@ class CloudsPart:
         if not self.screen_stack or self.key_pending():
             return  # a key's frame first: the next tick catches up (a late row's countdown rebuilds its pane)
         self._refresh_topbar()
+        minute = int(now // 60)
+        if self.show_ages and minute != self._ages_minute:
+            self._ages_minute = minute
+            for pane in self.panes:
+                pane.times_changed(now)
         for pane in self.panes:
             pane.refresh_freshness(now)
         row = self._triage_row()
@@ -34,7 +41,7 @@ class CloudsPart:
         if text != self._topbar_shown:  # Static.update repaints even the same text
             self._topbar_shown = text
             for bar in self.screen_stack[0].query("#topbar").results(TopBar):  # none while shutting down
-                bar.update(text)
+                bar.update(text, layout=False)  # one line whatever the text: no layout of the screen
 
     def _topbar_text(self) -> str:
         if len(self.clouds) > 1:
@@ -46,7 +53,19 @@ class CloudsPart:
         off = [part for part, sec in (("openstack", self.config.openstack), ("rabbitmq", self.config.rabbitmq),
                                       ("galera", self.config.galera)) if sec.insecure]
         insecure = f"  [b reverse red] INSECURE: TLS verification off ({', '.join(off)}) [/]" if off else ""
-        return f"[b]stacktop[/b]  {cloud}  {state}  read-only  times {TIME_ZONE}{insecure}"
+        # the clock: minutes only, so that a still cloud repaints the bar once a minute, not every second
+        clock = time.strftime("%H:%M", time.gmtime(self.clock()))
+        times = "ages (t: times)" if self.show_ages else "times"
+        return f"[b]stacktop[/b]  {cloud}  {state}  read-only  {clock} {TIME_ZONE} · {times}{insecure}"
+
+    def action_toggle_times(self) -> None:
+        """`t`: the tables' moments as times or as ages."""
+        self.show_ages = not self.show_ages
+        now = self.clock()
+        self._ages_minute = int(now // 60)
+        for pane in self.panes:
+            pane.times_changed(now)
+        self._refresh_topbar()
 
     def action_next_cloud(self) -> None:
         if len(self.clouds) < 2:

@@ -35,24 +35,38 @@ class CommandsPart:
         self._open_line(box)
 
     def _command_line_done(self, box: Input) -> None:
+        """Enter on the command line: it closes and the command runs; a command that fails opens it again with
+        what was typed and the error in the line itself (its top border), for the engineer to fix or esc."""
         line = box.value.strip()
         self._close_line(box)
         self._activate(self.active_index)
-        if line:
-            self.command_history.add(line)
-            self.run_command(line)
+        if not line:
+            return
+        self.command_history.add(line)
+        error = self._run_command(line)
+        if error is not None and len(self.screen_stack) == 1:
+            self.action_command(box.value or line)
+            box.show_error(error)
+        elif error is not None:
+            self.notify(error, severity="warning")
 
     def run_command(self, line: str) -> bool:
-        """Run one command line (`:host compute-01`); errors become a one-line notification."""
+        """Run one command line (`:host compute-01`) from the palette; an error is a notice on the status line."""
+        error = self._run_command(line)
+        if error is not None:
+            self.notify(error, severity="warning")
+        return error is None
+
+    def _run_command(self, line: str) -> str | None:
+        """Run one command line; its error as one line, or None when it ran."""
         from tui import command_handlers, commands
 
         try:
-            command, args, name = commands.parse(line)
+            command, args, name = commands.parse(line, replaying=self.replaying)
             command_handlers.handler(command)(self, args, name)
         except commands.CommandError as exc:
-            self.notify(str(exc), severity="warning")
-            return False
-        return True
+            return str(exc)
+        return None
 
     def on_drill_down(self, message: DrillDown) -> None:
         """A pane's `enter`: the host screen, the instance screen (by id, id prefix or name) or a finding's."""
@@ -80,13 +94,28 @@ class CommandsPart:
         matches = [s for s in servers if s.id == ref] or [s for s in servers if s.name == ref] \
             or [s for s in servers if s.id.startswith(ref)]
         if len(matches) > 1:
-            self.notify(f":server {ref}: {len(matches)} servers match - give more of the id", severity="warning")
-            return
+            from tui.commands import CommandError
+
+            raise CommandError(f":server {ref}: {len(matches)} servers match - give more of the id")
         self.push_screen(InstanceScreen(matches[0].id if matches else ref))
+
+    def command_choices(self, command: str) -> list[str]:
+        """What tab completes after `:command `: clouds, the hosts the dashboard knows, servers' names and ids."""
+        if command == "cloud":
+            return list(self.clouds)
+        if command in ("host", "trace-down"):
+            from tui.screens.known_hosts import known_hosts
+
+            return sorted(known_hosts(self))
+        if command in ("server", "trace-boot"):
+            snap = getattr(self.observations.get("instances"), "snapshot", None)
+            servers = list(getattr(snap, "servers", ()) or ())
+            return [*(s.name for s in servers if s.name), *(s.id for s in servers)]
+        return []
 
     def action_help(self) -> None:
         from tui.screens.help import HelpScreen
 
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen())
+            self.push_screen(HelpScreen(below=self.screen))
 

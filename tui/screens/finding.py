@@ -38,6 +38,7 @@ from tui.screens.context import context
 from tui.screens.live import EVERY_SOURCE, LiveScreen
 from tui.widgets.breadcrumb import Breadcrumb
 from tui.widgets.findings_pane import FindingsPane, dedupe, row_key
+from tui.widgets.key_scroll import KeyScroll
 from tui.widgets.read_at import ReadAtLine
 
 SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
@@ -159,7 +160,7 @@ class FindingScreen(LiveScreen):
         with Vertical():
             yield ReadAtLine(id="read-at")
             yield Static("", id="finding-cleared", classes="-hidden")
-            with VerticalScroll(id="finding-scroll"):
+            with KeyScroll(id="finding-scroll"):
                 yield Static("", id="finding-body")
         yield Footer()
 

@@ -23,6 +23,7 @@ from tui.screens.context import context
 from tui.screens.host import app_now, client_getter
 from tui.screens.live import own_read
 from tui.widgets.breadcrumb import Breadcrumb
+from tui.widgets.key_scroll import KeyScroll
 from tui.widgets.read_at import ReadAtLine
 
 MAX_HOSTS = 300
@@ -88,7 +89,7 @@ class FitScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Breadcrumb()
-        with VerticalScroll(id="fit-scroll"):
+        with KeyScroll(id="fit-scroll"):
             yield ReadAtLine(id="read-at")
             yield Static(f"asking placement where {escape(self.flavor)} fits...", id="fit-body")
         yield Footer()

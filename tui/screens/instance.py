@@ -37,6 +37,7 @@ from tui.screens.context import context
 from tui.screens.live import OWN_READ_EVERY_S, LiveScreen, own_block_read, own_read, own_read_due
 from tui.shell_command import copyable
 from tui.widgets.breadcrumb import Breadcrumb
+from tui.widgets.key_scroll import KeyScroll
 from tui.widgets.read_at import ReadAtLine, block_stamp
 
 if TYPE_CHECKING:
@@ -204,7 +205,7 @@ class InstanceScreen(LiveScreen):
         yield Breadcrumb()
         with Vertical():
             yield ReadAtLine(id="read-at")
-            with VerticalScroll(id="instance-scroll"):
+            with KeyScroll(id="instance-scroll"):
                 yield Static(self._initial_text(), id="instance-body")
         yield Footer()
 

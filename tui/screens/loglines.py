@@ -26,6 +26,7 @@ from tui.exercises.hostlogs import HostLines, LogQuery, finding_query, instance_
 from tui.safetext import escape
 from tui.safetext import text as safe_text
 from tui.widgets.breadcrumb import Breadcrumb
+from tui.widgets.key_scroll import KeyScroll
 
 
 def blocks_body(query: LogQuery, blocks: list[HostLines], configured: bool) -> RenderableType:
@@ -75,7 +76,7 @@ class LogLinesScreen(Screen[None]):
         yield Breadcrumb()
         with Vertical():
             yield Static("", id="loglines-status")
-            with VerticalScroll(id="loglines-scroll"):
+            with KeyScroll(id="loglines-scroll"):
                 yield Static("", id="loglines-body")
         yield Footer()
 

@@ -24,11 +24,13 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from tui.commands import CommandError
 from tui.exercises import ExerciseResult, stamp
 from tui.safetext import escape, rich_escape
 from tui.safetext import text as safe_text
 from tui.screens.context import context
 from tui.widgets.breadcrumb import Breadcrumb
+from tui.widgets.key_scroll import KeyScroll
 
 Driver = Callable[[Callable[[Any], None], asyncio.Event], Awaitable[Any]]
 
@@ -68,7 +70,7 @@ class TraceScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Breadcrumb()
-        with VerticalScroll():
+        with KeyScroll():
             yield Static(escape(self.title_text) + ": starting...", id="trace-status")
             yield Static("", id="trace-body")
         yield Footer()
@@ -212,8 +214,7 @@ def trace_boot(app: Any, args: list[str], name: str = "") -> None:
 
     getter = _client_getter(app)
     if getter is None:
-        app.notify(context(app).cannot_read("nothing to trace"), severity="warning")
-        return
+        raise CommandError(context(app).cannot_read("nothing to trace"))
     interval = app.config.recorder.trace_interval
     server_id, wanted = resolve_server(app, args[0]) if args else (None, "")
     trace = BootTrace(interval=interval, server_id=server_id, name=wanted)
@@ -237,12 +238,10 @@ def trace_down(app: Any, args: list[str], name: str = "") -> None:
 
     problem = unknown_host(app, args[0])
     if problem is not None:
-        app.notify(f":trace-down {args[0]}: {problem}", severity="warning")
-        return
+        raise CommandError(f":trace-down {args[0]}: {problem}")
     getter = _client_getter(app)
     if getter is None:
-        app.notify(context(app).cannot_read("nothing to trace"), severity="warning")
-        return
+        raise CommandError(context(app).cannot_read("nothing to trace"))
     lag = DownLag(host=args[0], service_down_time=app.config.thresholds.service_down_time,
                   interval=app.config.recorder.trace_interval)
 
@@ -284,12 +283,9 @@ def trace_request(app: Any, args: list[str], name: str = "") -> None:
 
     rid = args[0]
     if context(app).replaying:
-        app.notify(context(app).cannot_read("nothing to trace"), severity="warning")
-        return
+        raise CommandError(context(app).cannot_read("nothing to trace"))
     if not rid.startswith("req-"):
-        app.notify(f":trace-request {rid}: a request id looks like req-<uuid> (openstack server event list)",
-                   severity="warning")
-        return
+        raise CommandError(f":trace-request {rid}: a request id looks like req-<uuid> (openstack server event list)")
     getter = _client_getter(app)
     snap = context(app).snapshot("instances")
     candidates = [s.id for s in getattr(snap, "servers", ()) or () if getattr(s, "request_id", None) == rid]

@@ -11,9 +11,11 @@ judgement of the cloud's latest poll shows (tui.models.judged.CloudView.shown).
 - `enter` opens the finding screen (the whole finding, live); from there `enter` jumps to its subject: a host
   -> the host screen, a server -> the instance screen, a queue / node / cluster -> that source's pane
   (tui.rules.triage.jump_target, judged with the poll).
-- A toast once when a critical finding appears that was not present in the last TOAST_FORGET_S seconds
-  (not on every poll, not again when it merely flaps); the criticals one incident brings within
-  TOAST_GATHER_S (each source reports on its own) make one toast, led by the triage hint.
+- A notice on the status line once when a critical finding appears that was not present in the last
+  TOAST_FORGET_S seconds (not on every poll, not again when it merely flaps); the criticals one incident brings
+  within TOAST_GATHER_S (each source reports on its own) make one notice, led by the triage hint, and those
+  that follow within BURST_S of the last one make that notice a summary of the burst ("5 new critical findings
+  since 14:02:10 - ..."), not one notice each.
 """
 
 from __future__ import annotations
@@ -23,8 +25,8 @@ from typing import ClassVar
 
 from rich.text import Text
 
-from tui.dashboard import dashboard
-from tui.freshness import clock_time
+from tui.dashboard import dashboard, show_ages
+from tui.freshness import clock_time, table_time
 from tui.models.finding import SEVERITY_ORDER, Finding
 from tui.models.observation import Observation
 from tui.rules.grouping import members
@@ -39,6 +41,7 @@ SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
 TOAST_FORGET_S = 300.0
 TOASTS_KEPT = 50  # the toasts remembered on the pane (tests, the curious): a dashboard runs all day
 TOAST_GATHER_S = 1.0  # new criticals arriving within this long make one toast
+BURST_S = 60.0  # new criticals within this long (dashboard time) of the last notice join its summary
 SUBJECT_WIDTH = 64  # a subject is a name from outside: a 255-character one must not push the summary off screen
 Key = tuple[str, str]
 Row = tuple[str, tuple[object, ...]]
@@ -83,16 +86,17 @@ def finding_row(f: Finding, since: str, until: float | None) -> Row:
 
 def finding_rows(findings: Iterable[Finding], first_seen: dict[Key, float] | None = None,
                  now: float | None = None, silenced: Mapping[Key, float] | None = None,
-                 made: RowMemo | None = None) -> list[Row]:
+                 made: RowMemo | None = None, ages: bool = False) -> list[Row]:
     """Rows of the findings table; a silenced finding (silenced: key -> until) is dimmed and last (finding_row).
     made: the rows of the last call by key (updated here): a finding whose row would read the
-    same keeps its row, the very same cells, so the table compares and redraws only the rows that changed."""
+    same keeps its row, the very same cells, so the table compares and redraws only the rows that changed.
+    ages: `since` as how long ago (the `t` toggle), not the time."""
     listed = list(findings)
     rows = []
     quiet = []
     for f in dedupe(listed):
         seen = None if first_seen is None or now is None else first_seen.get(f.key)
-        since = "" if seen is None else clock_time(seen)
+        since = "" if seen is None else table_time(seen, now, ages)
         until = silenced.get(f.key) if silenced else None
         kept = made.get(f.key) if made is not None else None
         if kept is not None and kept[1] == since and kept[2] == until and (kept[0] is f or kept[0] == f):
@@ -133,6 +137,8 @@ class FindingsPane(SourcePane):
         self.toasts: list[str] = []  # what was toasted (tests, the curious)
         self._made: RowMemo = {}  # each finding's row as last built (finding_rows)
         self._rows: list[Row] = []  # the rows last given to the table
+        self._burst: dict[Key, Finding] = {}  # the criticals the summary on the status line counts
+        self._burst_since = self._burst_last = -1e18  # when that burst began, and its last notice (app clock)
 
     async def on_all_observed(self, message: AllObserved) -> None:
         await keys_first(self)
@@ -215,6 +221,7 @@ class FindingsPane(SourcePane):
         """Another cloud's findings: its own first-seen times, and no "new critical" toast for what it had."""
         self.first_seen = dict(first_seen)
         self._pending_toast = {}
+        self._burst, self._burst_last = {}, -1e18
         now = self._now()
         self._critical_seen = {f.key: now for obs in observations.values() for f in obs.findings
                                if f.severity == "critical"}
@@ -239,7 +246,7 @@ class FindingsPane(SourcePane):
         does the table is given the very list it has (it returns at once)."""
         if self.table is None:
             return
-        rows = finding_rows(self.findings, self.first_seen, now, self.silenced, self._made)
+        rows = finding_rows(self.findings, self.first_seen, now, self.silenced, self._made, show_ages(self.app))
         if len(rows) != len(self._rows) or any(a is not b for a, b in zip(rows, self._rows, strict=True)):
             self._rows = rows
         self.table.sync(self._rows)
@@ -265,15 +272,27 @@ class FindingsPane(SourcePane):
         self._pending_toast = {}
         if not new:
             return
-        lead = sorted(new, key=lambda f: (not f.kind.startswith("triage."), f.kind, f.subject))[0]
-        if len(new) == 1:
+        now = self._now()
+        if now - self._burst_last > BURST_S:  # a new burst
+            self._burst, self._burst_since = {}, now
+        self._burst_last = now
+        self._burst.update({f.key: f for f in new})
+        burst = list(self._burst.values())
+        lead = sorted(burst, key=lambda f: (not f.kind.startswith("triage."), f.kind, f.subject))[0]
+        if len(burst) == 1:
             message = f"{lead.kind} {lead.subject}: {lead.summary}"
+        elif len(burst) == len(new):
+            message = f"{len(burst)} new critical findings - {lead.kind} {lead.subject}: {lead.summary}"
         else:
-            message = f"{len(new)} new critical findings - {lead.kind} {lead.subject}: {lead.summary}"
+            message = (f"{len(burst)} new critical findings since {clock_time(self._burst_since)} - "
+                       f"{lead.kind} {lead.subject}: {lead.summary}")
         message = message if len(message) <= 300 else message[:297] + "..."
         self.toasts.append(message)
         del self.toasts[:-TOASTS_KEPT]
         self.app.notify(message, title="new critical", severity="error", timeout=10, markup=False)
+
+    def times_changed(self, now: float) -> None:
+        self._sync(now)
 
     def on_mount(self) -> None:
         super().on_mount()
@@ -281,7 +300,8 @@ class FindingsPane(SourcePane):
             self.show_all(self.by_source)
 
     def refresh_freshness(self, now: float) -> None:
-        failing = [obs.source for obs in self.by_source.values() if obs.error is not None]
+        # a source with nothing to say at this point (a replay before its first recorded poll) is not failing
+        failing = [obs.source for obs in self.by_source.values() if obs.error is not None and obs.configured]
         if not self.by_source:
             dash = dashboard(self.app)
             runners = None if dash is None else dash.runners

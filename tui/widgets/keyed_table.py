@@ -118,6 +118,8 @@ class KeyedTable(DataTable):
         # first / last row
         Binding("home,g", "scroll_top", "Top", show=False, tooltip="first row"),
         Binding("end,G", "scroll_bottom", "Bottom", show=False, tooltip="last row"),
+        Binding("j", "cursor_down", "Down", show=False, tooltip="next row (as down)"),
+        Binding("k", "cursor_up", "Up", show=False, tooltip="previous row (as up)"),
     ]
 
     def __init__(self, columns: Sequence[str], *, highlight: Sequence[str] = (),

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
 
-from tui.freshness import clock_time
+from tui.dashboard import show_ages
+from tui.freshness import table_time
 from tui.models.observation import Observation
 from tui.safetext import escape
 from tui.safetext import text as safe_text
@@ -70,15 +71,15 @@ def _type_label(q: QueueInfo) -> Any:
     return safe_text(label, style=style) if style else label
 
 
-def _since(q: QueueInfo) -> str:
-    return "" if q.stuck_since is None else clock_time(q.stuck_since.timestamp())
+def _since(q: QueueInfo, now: float | None, ages: bool) -> str:
+    return "" if q.stuck_since is None else table_time(q.stuck_since.timestamp(), now, ages)
 
 
 ATTENTION_OVER = 100  # more queues than this: by default only those worth attention (`a` shows all)
 
 
-def queue_rows(snapshot: RabbitSnapshot, judged: Sequence[JudgedQueue], *, show_all: bool = True
-               ) -> list[tuple[str, tuple[Any, ...]]]:
+def queue_rows(snapshot: RabbitSnapshot, judged: Sequence[JudgedQueue], *, show_all: bool = True,
+               now: float | None = None, ages: bool = False) -> list[tuple[str, tuple[Any, ...]]]:
     """(key, cells) for every queue as the poll judged it (tui.rules.judge.judge_queues: in pane order,
     zero-consumer queues first, fullest first), or, without show_all and over ATTENTION_OVER queues, those worth
     attention (messages waiting, a service queue without consumer, a finding)."""
@@ -95,8 +96,8 @@ def queue_rows(snapshot: RabbitSnapshot, judged: Sequence[JudgedQueue], *, show_
             consumers_cell: Any = safe_text(consumers, style="bold red" if sev == "critical" else "yellow")
         else:
             consumers_cell = consumers
-        rows.append((f"{q.vhost}\x1f{q.name}", (name, _num(q.messages), consumers_cell, _since(q), _type_label(q),
-                                                 j.kind_label)))
+        rows.append((f"{q.vhost}\x1f{q.name}", (name, _num(q.messages), consumers_cell, _since(q, now, ages),
+                                                 _type_label(q), j.kind_label)))
     return rows
 
 
@@ -182,6 +183,9 @@ class RabbitMQPane(SourcePane):
 
     def action_toggle_all(self) -> None:
         self.show_all = not self.show_all
+        self.times_changed(self._now())
+
+    def times_changed(self, now: float) -> None:
         obs = self.observation
         if obs is not None and _is_snapshot(obs.snapshot):
             self.render_snapshot(obs.snapshot, obs)
@@ -195,7 +199,8 @@ class RabbitMQPane(SourcePane):
             super().render_snapshot(snapshot, obs)
             return
         judged = getattr(obs.view, "detail", None)
-        rows = queue_rows(snapshot, judged if isinstance(judged, tuple) else (), show_all=self.show_all)
+        rows = queue_rows(snapshot, judged if isinstance(judged, tuple) else (), show_all=self.show_all,
+                          now=self._now(), ages=show_ages(self.app))
         view, brief = "", ""
         if len(rows) < len(snapshot.queues):
             view = f"{SEPARATOR}showing {len(rows):,} worth attention (a: all)"

@@ -216,6 +216,10 @@ class SourcePane(Vertical, can_focus=False):
         """Draw the snapshot. The base shows a one-line summary; real panes override this."""
         self.set_message(escape(str(snapshot))[:200])
 
+    def times_changed(self, now: float) -> None:
+        """The tables' moments are to be shown the other way (times / ages, `t`), or the ages moved on: a pane
+        with such a column shows its rows again."""
+
     def refresh_freshness(self, now: float) -> None:
         dash = dashboard(self.app)
         words = None if dash is None else dash.border_freshness  # the app's say: paused, replayed

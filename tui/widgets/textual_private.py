@@ -138,6 +138,11 @@ PRIVATE: tuple[Private, ...] = (
     Private(_APP, "_on_key", "StacktopApp._on_key", "a key typed just before a line opened, back from the table "
             "after the line took the focus, runs its binding for that table (Textual's own handler, which looks "
             "from the line, runs only when this one did not)", _method(_APP, "_on_key", ("self", "event"))),
+    Private(_APP, "_refresh_notifications", "StacktopApp._refresh_notifications", "where Textual shows its "
+            "notifications as toasts: stacktop writes the newest on the status line instead",
+            _method(_APP, "_refresh_notifications", ("self",))),
+    Private(_APP, "_notifications", "StacktopApp.shown_notice", "the notifications not expired, newest shown on "
+            "the status line", _instance(_app, "_notifications")),
     Private(_APP, "_css_update_count", "KeyedTable._check_restyle", "a CSS reload changes the table's style "
             "signature (read with a default)", _instance(_app, "_css_update_count", int)),
     # DashboardScreen, StableFooter (tui/widgets/dashboard_screen.py)
@@ -208,9 +213,10 @@ PRIVATE: tuple[Private, ...] = (
     Private(_TABLE, "_get_styles_to_render_cell", "KeyedTable.notify_style_update", "an lru_cache not keyed by "
             "the focus state: cleared on a restyle", _instance(_table, "_get_styles_to_render_cell", None,
                                                                 ("cache_clear",))),
-    Private("textual.widget:Widget", "_bindings", "KeyedTable._show_sort_in_footer, StacktopApp._on_key",
-            "the table's own `s` binding is rewritten to name the current sort; a key typed before a line opened "
-            "is looked up in the bindings of the widget it was typed at", _instance(_table, "_bindings", None,
+    Private("textual.widget:Widget", "_bindings", "KeyedTable._show_sort_in_footer, StacktopApp._on_key, "
+            "StacktopApp.action_close_screen", "the table's own `s` binding is rewritten to name the current sort; a "
+            "key typed before a line opened is looked up in the bindings of the widget it was typed at; q on a "
+            "drill-down runs what that screen's esc runs", _instance(_table, "_bindings", None,
                                                                      ("key_to_bindings",))),
     # QuietLinuxDriver (tui/widgets/input_driver.py)
     Private(_DRIVER, "run_input_thread", "QuietLinuxDriver.run_input_thread", "the input thread, replaced by "
