@@ -67,6 +67,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="small scale, few rounds (CI)")
     ap.add_argument("--only", default="", help="comma list of sections: " + ",".join(SECTIONS + ON_REQUEST))
     ap.add_argument("--out", default=None, help="JSON path (default bench/results/bench[-quick].json)")
+    ap.add_argument("--ab-root", type=Path, default=None,
+                    help="keys: also walk this checkout (another commit's worktree) in the same run, for an A/B")
     args = ap.parse_args(argv)
     quick = args.quick
     scale = QUICK if quick else FULL
@@ -134,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
             section("idle", ui.bench_idle, demo, 4.0 if quick else 60.0)
         finally:
             demo.stop()
-    section("keys", keys.bench_keys, scale, 1 if quick else 5)
+    section("keys", keys.bench_keys, scale, 1 if quick else 5, args.ab_root)
     section("broker", broker.bench_broker, scale.queues, 1 if quick else 7)
     if "journal" in only:
         # the demo's default churn and storyline, sim time advanced one poll interval per cycle

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from rich.cells import cell_len
+from textual import messages
 from textual.binding import Binding
 from textual.css.scalar import Scalar
 from textual.reactive import Reactive
@@ -99,8 +100,11 @@ class StableFooter(Footer):
                 key.refresh(layout=resized)
                 if not resized and key.region:
                     # the key repaints in the key's own frame: its own refresh reaches the screen only once
-                    # the FooterKey's message loop runs, a frame later (the table's new rows went first)
-                    screen.refresh(key.region)
+                    # the FooterKey's message loop runs, a frame later (the table's new rows went first). The
+                    # screen is told the key is dirty, as the key's loop would tell it; not screen.refresh(region):
+                    # a repaint of the screen's own drops the other widgets waiting for theirs (the table's new
+                    # order and header stayed off the terminal until its next repaint, seconds later)
+                    screen.post_message(messages.Update(key))
         for key in keys[len(wanted) :]:
             key.display = False  # a spare, for the next key that needs one
         extra = []

@@ -313,9 +313,23 @@ class KeyedTable(DataTable):
         self.refit()
 
     # ----- column widths (tui.widgets.column_fit) -----------------------------------------------------
-    def _header_label(self, index: int) -> str:
+    def _header_label(self, index: int, width: int | None = None) -> str:
+        """The column's header: its label, and the sort mark on the sort column; where the column is narrower
+        than that (a narrow table cuts its columns), the label is cut with "…" and the mark stays."""
         label = self._column_labels[index]
-        return label + SORT_MARK[self.sort_reverse] if index == self.sort_column else label
+        if index != self.sort_column:
+            return label
+        mark = SORT_MARK[self.sort_reverse]
+        if width is not None and len(label) + len(mark) > width:
+            label = label[: max(0, width - len(mark) - 1)] + "…"
+        return label + mark
+
+    def _fit_labels(self, widths: Sequence[int]) -> None:
+        """Each header as _header_label gives it for the column's width."""
+        for index, (column, width) in enumerate(zip(self.ordered_columns, widths, strict=False)):
+            label = self._header_label(index, width)
+            if column.label.plain != label:
+                column.label = Text(label)
 
     def _available(self) -> int:
         """Cells of width for the columns: the table's width less the vertical scrollbar (when the rows
@@ -381,6 +395,7 @@ class KeyedTable(DataTable):
         given = [*widths[:-1], widths[-1] + spare] if widths and spare > 0 else widths
         for column, width in zip(self.ordered_columns, given, strict=False):
             column.auto_width, column.width = False, width
+        self._fit_labels(given)
         self._update_count += 1  # rendered cells are cached without their width
         self._require_update_dimensions = True  # the virtual width (sideways scrolling) follows on idle
         self.refresh()
@@ -400,9 +415,13 @@ class KeyedTable(DataTable):
 
     def _relabel(self) -> None:
         """The header marks the sort column (▲ ascending, ▼ descending)."""
-        for index, column in enumerate(self.ordered_columns):
-            column.label = Text(self._header_label(index))
         self.refit()
+        columns = self.ordered_columns
+        if self.fitted:
+            self._fit_labels([column.width for column in columns])
+        else:  # not laid out yet: refit gives the widths later
+            for index, column in enumerate(columns):
+                column.label = Text(self._header_label(index))
         self._update_count += 1
         self.refresh()
 
@@ -457,6 +476,24 @@ class KeyedTable(DataTable):
         if self.columns:
             self._relabel()
         self.sync(self._all_rows)
+        self._show_sort_column()
+
+    def _show_sort_column(self) -> None:
+        """A table wider than its room scrolls sideways, if need be, so that the sort column (its marked header)
+        is in view; back to the left edge for the pane's own order."""
+        if not self.columns or self.size.width <= 0:
+            return
+        if self.sort_column is None:
+            if self.scroll_x:
+                self.scroll_to(x=0, animate=False, immediate=True)
+            return
+        region = self._get_column_region(self.sort_column)
+        room = self.scrollable_content_region.width
+        x = self.scroll_x
+        if region.x < x:
+            self.scroll_to(x=region.x, animate=False, immediate=True)
+        elif region.right > x + room:
+            self.scroll_to(x=region.right - room, animate=False, immediate=True)
 
     def action_cycle_sort(self) -> None:
         column = self.sort_column
