@@ -98,3 +98,17 @@ class FindingDetail:
     owned_by: str = ""
     uncopyable: bool = False
     commands: tuple[CopyCommand, ...] = ()  # what `y` offers, in order: the read-only (diagnostic) one first
+
+
+GROUP_SUBJECT = "*"  # the subject of a finding that stands for many of one kind (tui.rules.grouping)
+
+
+def is_group(f: Finding) -> bool:
+    """`f` stands for many findings of one kind and severity (their count and first subjects in its evidence)."""
+    return f.subject.startswith(GROUP_SUBJECT) and isinstance(f.evidence.get("count"), int) \
+        and "subjects" in f.evidence
+
+
+def members(f: Finding) -> int:
+    """How many findings `f` stands for: a group's count, else 1 (counts and metrics count findings, not rows)."""
+    return int(f.evidence["count"]) if is_group(f) else 1

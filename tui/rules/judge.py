@@ -15,7 +15,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
-from tui.models.finding import SEVERITY_ORDER, Finding, Severity
+from tui.models.finding import SEVERITY_ORDER, Finding, Severity, is_group
 from tui.models.galera import GaleraSnapshot
 from tui.models.instances import InstancesSnapshot
 from tui.models.judged import DEFAULT_INTERVAL, CloudView, GaleraVerdict, JudgedQueue, JudgedRow, SourceView
@@ -24,7 +24,7 @@ from tui.models.rabbitmq import RabbitSnapshot
 from tui.models.services import SectionRead, ServiceRow, ServicesSnapshot
 from tui.models.triage import TRIAGE_SOURCES
 from tui.rules.finding_detail import finding_detail
-from tui.rules.grouping import group_floods, group_jump, is_group
+from tui.rules.grouping import group_floods, group_jump
 from tui.rules.liveness import Liveness, assess_section, down_time_for, row_rank
 from tui.rules.queue_groups import GROUP_KIND, group_key
 from tui.rules.queue_names import classify_queue, queue_subject

@@ -27,9 +27,8 @@ from rich.text import Text
 
 from tui.dashboard import dashboard, show_ages
 from tui.freshness import clock_time, table_time
-from tui.models.finding import SEVERITY_ORDER, Finding
+from tui.models.finding import SEVERITY_ORDER, Finding, members
 from tui.models.observation import Observation
-from tui.rules.grouping import members
 from tui.safetext import text as safe_text
 from tui.widgets import column_fit as fit
 from tui.widgets.column_fit import ColumnRule
