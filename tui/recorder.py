@@ -56,7 +56,6 @@ from tui.models.finding import SEVERITY_ORDER, Finding
 from tui.models.observation import Observation
 from tui.records import record
 from tui.redact import redact_userinfo
-from tui.rules.grouping import group_floods
 from tui.safetext import clean
 
 SCHEMA_VERSION = 2  # 2: snapshot events
@@ -140,6 +139,8 @@ class ChangeTracker:
 
     def _finding_events(self, source: str, findings: Iterable[Finding], ts: str | None) -> list[dict[str, Any]]:
         """A source's findings raised, changed (their judgement) and cleared since its previous ones."""
+        from tui.rules.grouping import group_floods  # with the first poll, not before the first paint
+
         events: list[dict[str, Any]] = []
         before = self._findings.get(source, {})
         after = {f.key: f for f in group_floods(findings)}  # a flood: one line (tui.rules.grouping)
