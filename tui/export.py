@@ -188,7 +188,7 @@ def _link(shot: Path, journal: Path, output: Path | None) -> str:
 def findings_table(events: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """Raised findings with when they cleared (None: still open at the end of the journal). A finding whose
     judgement changed (severity, owner or host: `finding_changed`) is a row until then and a new row from then."""
-    open_: dict[tuple[str | None, str, str], dict[str, Any]] = {}
+    open_: dict[tuple[str | None, str | None, str | None], dict[str, Any]] = {}
     done: list[dict[str, Any]] = []
     for event in events:
         cloud = event.get("cloud")  # a session with several clouds: the same subject may be in two of them

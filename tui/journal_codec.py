@@ -374,9 +374,9 @@ def diff(old: Any, new: Any, marks: Mapping[str, tuple[float, ...]] | None = Non
                 lp["r"] = _order_runs(old_ids, ids)
             return lp
         if len(old) == len(new):  # a short list, or one without identities: patched element by element
-            at = {str(i): p for i, (a, b) in enumerate(zip(old, new, strict=True))
-                  if (p := diff(a, b, marks)) is not None}
-            return {"i": at} if at else None
+            patched = {str(i): p for i, (a, b) in enumerate(zip(old, new, strict=True))
+                       if (p := diff(a, b, marks)) is not None}
+            return {"i": patched} if patched else None
     if old == new:
         return None
     return {"=": new}
@@ -403,12 +403,12 @@ def apply(old: Any, patch: Mapping[str, Any], new: Any = _ABSENT) -> Any:
         by_id = dict(zip(fast, olds, strict=True)) if fast is not None else {_ident(e, keys): e for e in olds}
         ids = _expand_runs(list(by_id), patch["r"]) if "r" in patch else patch.get("o") or list(by_id)
         upd, add = patch.get("u", {}), patch.get("n", {})
-        given = type(new) is list and len(new) == len(ids)  # in the order of ids (the patch was made from it)
+        in_order = type(new) is list and len(new) == len(ids)  # in the order of ids (the patch was made from it)
         out = list(map(by_id.get, ids))  # in C; then only the rows the patch adds or changes
         touched = add.keys() | upd.keys()
         for at in compress(range(len(ids)), map(touched.__contains__, ids)) if touched else ():
             i = ids[at]
-            out[at] = add[i] if i in add else apply(by_id[i], upd[i], new[at] if given else _ABSENT)
+            out[at] = add[i] if i in add else apply(by_id[i], upd[i], new[at] if in_order else _ABSENT)
         if None in out and any(e is None and i not in add for i, e in zip(ids, out, strict=True)):
             raise ValueError("a patch names a row the list does not have")
         return out

@@ -75,7 +75,7 @@ def commands_of(f: Finding) -> tuple[CopyCommand, ...]:
     diagnostic = argv_of(f.evidence.get("diagnostic"))
     if diagnostic is None and argv is not None and is_write(argv):
         diagnostic = diagnostic_for(argv)
-    out = []
+    out: list[CopyCommand] = []
     for words in (diagnostic, argv):
         text = copyable(words)
         if words is not None and text is not None and text not in (c.text for c in out):
