@@ -364,6 +364,7 @@ class RecorderConfig:
 
 
 CLOUDS_EXAMPLE = """\
+#
 # [[clouds]]
 # name = "prod-east"
 # [clouds.openstack]
