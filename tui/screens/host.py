@@ -45,6 +45,7 @@ from tui.safetext import text as safe_text
 from tui.screens.context import context
 from tui.screens.live import OWN_READ_EVERY_S, LiveScreen, own_block_read, own_read, own_read_due
 from tui.widgets.breadcrumb import Breadcrumb
+from tui.widgets.drilldown import DrillDown
 from tui.widgets.keyed_table import KeyedTable
 from tui.widgets.read_at import ReadAtLine, block_stamp
 from tui.widgets.services_pane import COLUMNS, build_rows, host_sections, judged_sections, utc_datetime
@@ -537,9 +538,7 @@ class HostScreen(LiveScreen):
         if event.data_table is not self.servers or event.row_key.value is None:
             return
         event.stop()
-        from tui.screens.instance import InstanceScreen
-
-        self.app.push_screen(InstanceScreen(str(event.row_key.value)))
+        self.post_message(DrillDown("server", str(event.row_key.value)))  # the app opens the instance screen
 
     @property
     def shown_detail(self) -> str:
