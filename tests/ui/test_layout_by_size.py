@@ -123,3 +123,17 @@ async def test_z_zooms_the_pane_and_fits_its_columns_again(demo: Demo) -> None:
         await pilot.pause(0.2)
         assert app.screen.maximized is None
         assert pane.table.fitted == before
+
+
+async def test_tab_while_zoomed_zooms_the_next_pane() -> None:
+    app = StacktopApp(Config(), collectors=[])
+    async with app.run_test(size=(160, 48)) as pilot:
+        await pilot.pause()
+        first = app.active_pane()
+        await pilot.press("z")
+        await pilot.pause()
+        assert app.screen.maximized is first
+        await pilot.press("tab")
+        await pilot.pause()
+        assert app.active_pane() is not first and app.screen.maximized is app.active_pane()
+        assert app.focused is app.active_pane().table

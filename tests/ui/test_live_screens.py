@@ -180,14 +180,19 @@ async def test_finding_screen_shows_the_whole_finding_copies_its_command_and_say
         assert f"summary {finding.summary}" in body, "the whole summary"
         assert f"owner nova-compute on {host}" in body and f"log to open nova-compute on {host}" in body
         assert f"next step {' '.join(finding.next_step.split())}" in body
-        assert f"command {command} (y copies it)" in body
+        diagnostic = f"openstack compute service list --host {host} --service nova-compute"
+        assert f"command {diagnostic} (read-only; y copies it) {command} (WRITE: changes the cloud; y again copies " \
+               "it)" in body
         assert "Evidence" in body and "heartbeat_age_s" in body and "binary nova-compute" in body
         obs = app.observations["services"]
         assert obs.ok_at is not None and screen.read_at_text.startswith(f"read {utc_clock_time(obs.ok_at)}")
 
         await pilot.press("y")
+        assert app.clipboard == diagnostic, "the read-only command first"
+        await pilot.press("y")
         assert app.clipboard == command
-        assert any(n.message == f"copied the command to the clipboard: {command}" for n in app._notifications)
+        assert any(n.message == f"copied a WRITE command (it changes the cloud): {command}"
+                   for n in app._notifications)
 
         # nova-compute comes back: the next poll no longer reports it, the screen says when it cleared
         demo.inject("start_compute", host=host)
@@ -198,4 +203,5 @@ async def test_finding_screen_shows_the_whole_finding_copies_its_command_and_say
         assert not cleared.has_class("-hidden")
         assert plain(cleared).startswith(f"CLEARED at {utc_clock_time(screen.cleared_at)}")
         assert screen.cleared_at == app.observations["services"].ok_at
-        assert f"command {command}" in " ".join(plain(screen.query_one("#finding-body")).split()), "kept as last seen"
+        assert f"command {diagnostic} (read-only; y copies it) {command}" in \
+            " ".join(plain(screen.query_one("#finding-body")).split()), "kept as last seen"

@@ -55,6 +55,11 @@ class PanesPart:
             # restyle, now gone). No rule under a pane depends on -active (app.tcss: border, narrow display)
             self.stylesheet.update_nodes(changed, animate=True)
         active = panes[self.active_index]
+        screen = self.screen_stack[0]
+        if isinstance(screen.maximized, SourcePane) and screen.maximized is not active:
+            screen.maximized = active  # zoomed: tab zooms the next pane
+            if active.table is not None:
+                self.call_after_refresh(active.table.refit)
         if active.table is not None:
             # now, not after the keys already queued (Widget.focus waits for them): one of them may open a line
             self.screen_stack[0].set_focus(active.table)
