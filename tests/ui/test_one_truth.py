@@ -73,6 +73,7 @@ class Frame:
     services: dict[str, JudgedRow]
     instances: dict[str, JudgedRow]
     shown: dict[tuple[str, str], Finding]  # (kind, subject) -> the finding the findings pane lists
+    failed: dict[str, bool]  # source -> its poll failed (a read that timed out: shown as failed, replayed so)
 
 
 def judgement(f: Finding) -> tuple[str, str, str | None]:
@@ -209,7 +210,8 @@ def live_frame(app: GalleryApp, services: ServicesPane, instances: InstancesPane
     listed = {f.key: (f.severity, f.summary) for f in view.shown}
     assert reported == listed, (at, set(reported) ^ set(listed))  # the snapshot lists the findings pane's findings
     return Frame(app.clock(), dict(app.observations["services"].view.rows),
-                 dict(app.observations["instances"].view.rows), {f.key: f for f in view.shown})
+                 dict(app.observations["instances"].view.rows), {f.key: f for f in view.shown},
+                 {name: obs.error is not None for name, obs in app.observations.items()})
 
 
 # ---- the journal of the session: its export and its replay, frame by frame --------------------------------
@@ -239,7 +241,8 @@ async def check_replay(journal: Path, config: Config, frames: list[Frame]) -> No
     for frame in frames:
         player.clock.jump(frame.at)
         observations = {r.name: await r.run_once() for r in runners}
-        assert all(o.error is None for o in observations.values()), (frame.at - START, observations)
+        failed = {name: o.error is not None for name, o in observations.items()}
+        assert failed == frame.failed, (frame.at - START, failed, frame.failed)
         for source, live in (("services", frame.services), ("instances", frame.instances)):
             replayed = observations[source].view
             assert replayed is not None
