@@ -5,7 +5,8 @@ the pane's row, the instance screen's five questions and the host screen (each b
 builder over the observation the screen reads), the findings (the source's and the findings pane's), the
 snapshot's JSON report of the same observations, the export of the session's journal (the findings open at
 that time), and the replay of that journal at the same frame (the recorded observations judged by the runner
-and the cloud's judge, as `stacktop replay` does).
+and the cloud's judge, as `stacktop replay` does). Between two polls, as the clock ticks on, the panes still show
+the last poll's judgement.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from tui.widgets.services_pane import ServicesPane, build_rows, host_sections, j
 WALK_S = 300.0
 STEP = 10.0
 MARK = {"!! ": "critical", "! ": "warning"}
+DOWN_KINDS = ("nova.service_enabled_but_down", "nova.service_down", "neutron.agent_down", "cinder.service_down")
 
 
 def worst(findings: list[Finding]) -> str | None:
@@ -71,6 +73,7 @@ class Frame:
     services: dict[str, JudgedRow]
     instances: dict[str, JudgedRow]
     shown: dict[tuple[str, str], Finding]  # (kind, subject) -> the finding the findings pane lists
+    failed: dict[str, bool]  # source -> its poll failed (a read that timed out: shown as failed, replayed so)
 
 
 def judgement(f: Finding) -> tuple[str, str, str | None]:
@@ -103,6 +106,11 @@ def check_services(app: GalleryApp, pane: ServicesPane, report: dict[str, Any], 
             # the finding: its owner and severity are the row's
             assert j.severity == worst(told), (at, row.key, j, [(f.kind, f.severity) for f in told])
             assert j.owner == row.binary, (at, row.key)
+            # a down finding only about a row judged down; a row late at the poll has none
+            if any(f.kind in DOWN_KINDS for f in told):
+                assert j.state == "down", (at, row.key, j.state, [f.kind for f in told])
+            if j.state == "late" and row.enabled and not row.forced_down:
+                assert not any(f.kind in DOWN_KINDS for f in told), (at, row.key)
             # the snapshot's JSON report
             r = reported[row.key]
             assert (r["state"], r["owner"], r["severity"]) == (j.state, j.owner, j.severity), (at, row.key)
@@ -177,6 +185,21 @@ def check_instances(app: GalleryApp, pane: InstancesPane, report: dict[str, Any]
             assert mark == worst(stuck), (at, sid, name, j.severity)
 
 
+def check_panes_between_polls(app: GalleryApp, services: ServicesPane, instances: InstancesPane, at: float) -> None:
+    """The clock ticked on since the poll (countdowns move): the panes still show the poll's judgement (a row
+    late at the poll does not turn DOWN in the pane while its finding says late)."""
+    rows = app.observations["services"].view.rows
+    assert services.table is not None and instances.table is not None
+    for key in services.table.shown_keys:
+        if key in rows:
+            cell = str(services.table.get_row(key)[SERVICE_COLUMNS.index("state")])
+            assert cell.lower() == rows[key].state or cell == "UNKNOWN", (at, key, cell, rows[key].state)
+    servers = app.observations["instances"].view.rows
+    for sid in instances.table.shown_keys:
+        if sid in servers:
+            assert str(instances.table.get_row(sid)[INSTANCE_COLUMNS.index("owner")]) == servers[sid].owner, (at, sid)
+
+
 def live_frame(app: GalleryApp, services: ServicesPane, instances: InstancesPane, at: float) -> Frame:
     report = json.loads(json.dumps(to_report(list(app.observations.values()), app.clock()), default=str))
     check_services(app, services, report, at)
@@ -187,7 +210,8 @@ def live_frame(app: GalleryApp, services: ServicesPane, instances: InstancesPane
     listed = {f.key: (f.severity, f.summary) for f in view.shown}
     assert reported == listed, (at, set(reported) ^ set(listed))  # the snapshot lists the findings pane's findings
     return Frame(app.clock(), dict(app.observations["services"].view.rows),
-                 dict(app.observations["instances"].view.rows), {f.key: f for f in view.shown})
+                 dict(app.observations["instances"].view.rows), {f.key: f for f in view.shown},
+                 {name: obs.error is not None for name, obs in app.observations.items()})
 
 
 # ---- the journal of the session: its export and its replay, frame by frame --------------------------------
@@ -217,7 +241,8 @@ async def check_replay(journal: Path, config: Config, frames: list[Frame]) -> No
     for frame in frames:
         player.clock.jump(frame.at)
         observations = {r.name: await r.run_once() for r in runners}
-        assert all(o.error is None for o in observations.values()), (frame.at - START, observations)
+        failed = {name: o.error is not None for name, o in observations.items()}
+        assert failed == frame.failed, (frame.at - START, failed, frame.failed)
         for source, live in (("services", frame.services), ("instances", frame.instances)):
             replayed = observations[source].view
             assert replayed is not None
@@ -252,6 +277,10 @@ async def test_every_view_export_and_replay_tell_one_truth(utc: None, tmp_path: 
                 if tour.elapsed >= WALK_S:
                     break
                 demo.advance(STEP)
+                for pane in (services, instances):  # what the app's 1 s tick does between polls
+                    pane.refresh_freshness(app.clock())
+                await pilot.pause()
+                check_panes_between_polls(app, services, instances, tour.elapsed)
                 await tour.poll()
             config = app.config
         journal.close()

@@ -7,6 +7,7 @@ import json
 from datetime import UTC, datetime, timedelta
 
 from tui.models.rabbitmq import QueueInfo, RabbitSnapshot
+from tui.rules.judge import judge_queues
 from tui.rules.queue_groups import GROUP_KIND, GROUP_OVER, group_queue_findings
 from tui.rules.queues import queue_findings, rabbitmq_findings
 from tui.widgets.rabbitmq_pane import queue_rows
@@ -66,7 +67,7 @@ def test_groups_are_per_vhost() -> None:
 def test_the_pane_colours_the_queues_of_a_group() -> None:
     queues = (*replies(20), q("reply_ffffffffffffffffffffffffffffffff", messages=0, consumers=1))
     snap = RabbitSnapshot(endpoint="http://mq:15672", taken_at=NOW, queues=queues)
-    rows = dict(queue_rows(snap, rabbitmq_findings(snap, NOW)))
+    rows = dict(queue_rows(snap, judge_queues(snap, rabbitmq_findings(snap, NOW))))
     held = rows["/\x1freply_00000000000000000000000000000000"][0]
     served = rows["/\x1freply_ffffffffffffffffffffffffffffffff"][0]
     assert str(held.style) and not str(served.style), (held.style, served.style)
