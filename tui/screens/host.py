@@ -8,7 +8,7 @@ The servers on the host come first, in a table of their own (enter opens the ins
   states, the migrations in progress from or to it, and its placement provider tree: inventories (total,
   reserved, allocation ratio, capacity), usages, and every consumer's allocation labelled *instance* (name,
   state, host), *migration* (status, source, destination) or *unknown*, judged by the stale-allocation audit
-  (tui.rules.allocations).
+  (tui.rules.allocations, when the screen's read is made: tui.openstack.placement_reads).
 
 Every block says beside its title when its data was read, and STALE once that is older than its source allows.
 The nova services and network agents blocks, and the hypervisor's state and status (nova's hypervisor state is
@@ -37,9 +37,8 @@ from textual.widgets import Footer, Static
 from tui.freshness import human_age, utc_clock_time
 from tui.models.finding import Finding, sort_findings
 from tui.models.observation import Observation
-from tui.models.placement import ConsumerVerdict, HostDetail, ProviderAudit, rc_sort_key
+from tui.models.placement import ConsumerVerdict, HostDetail, ProviderAudit, fmt_resources, rc_sort_key
 from tui.models.services import SectionRead, ServiceRow, ServicesSnapshot
-from tui.rules.allocations import audit_findings, fmt_resources, phantom_lines
 from tui.safetext import escape
 from tui.safetext import text as safe_text
 from tui.screens.context import context
@@ -298,7 +297,7 @@ def provider_text(audit: ProviderAudit, detail: HostDetail, stamp: str = "") -> 
                  + (f", [bold red]{stale} stale or suspected[/]" if stale else ""))
     ordered = sorted(consumers, key=lambda v: (v.verdict == "ok", v.kind, v.label))
     lines += [consumer_line(v) for v in ordered[:MAX_ROWS]] + _more(len(ordered) - MAX_ROWS)
-    for line in phantom_lines(audit):
+    for line in audit.phantom_lines():
         lines.append(f"  [yellow]phantom capacity: {escape(line)}[/]")
     return lines
 
@@ -308,7 +307,7 @@ def provider_text(audit: ProviderAudit, detail: HostDetail, stamp: str = "") -> 
 PART_FIELDS: dict[str, tuple[str, ...]] = {
     "services": ("services", "compute_states"), "hypervisors": ("hypervisors",), "agents": ("agents",),
     "ports": ("ports",), "servers": ("servers",), "migrations": ("migrations",),
-    "placement": ("providers", "audits")}
+    "placement": ("providers", "audits", "findings")}
 
 
 def part_error(d: HostDetail, part: str) -> str | None:
@@ -364,7 +363,7 @@ def detail_text(d: HostDetail, live: LiveHost | None = None, stamps: Mapping[str
         parts.append(provider_text(audit, d, placement))
     if not d.audits:
         parts.append([f"[b]Placement[/b]{placement}", " no provider read for this host"])
-    findings = audit_findings(d.audits)
+    findings = list(d.findings)
     parts.append([f"[b]Placement audit[/b]{placement}", findings_text(findings) if findings else
                   " every allocation here belongs to an instance on this host or an in-progress migration"])
     if d.errors:
@@ -538,7 +537,7 @@ class HostScreen(LiveScreen):
         if event.data_table is not self.servers or event.row_key.value is None:
             return
         event.stop()
-        self.post_message(DrillDown("server", str(event.row_key.value)))  # the app opens the instance screen
+        self.post_message(DrillDown("server", str(event.row_key.value)))  # the app opens it (no screen cycle)
 
     @property
     def shown_detail(self) -> str:
@@ -594,7 +593,7 @@ class HostScreen(LiveScreen):
 
     @property
     def placement_findings(self) -> list[Finding]:
-        return audit_findings(self.detail.audits) if self.detail is not None else []
+        return list(self.detail.findings) if self.detail is not None else []
 
     def action_close(self) -> None:
         self.app.pop_screen()
