@@ -201,8 +201,8 @@ async def test_notices_go_to_the_status_line_not_over_the_panes() -> None:
 
     app = StacktopApp(Config(), collectors=[])
     async with app.run_test(size=(160, 48), notifications=True) as pilot:
-        app.notify("cloud west turned critical: nova.service_down compute-07", severity="error", timeout=10)
-        app.notify("refresh paused: p resumes", timeout=0.5)
+        app.notify("cloud west turned critical: nova.service_down compute-07", severity="error", timeout=15)
+        app.notify("refresh paused: p resumes", timeout=4)
         line = app.query_one("#breadcrumb", Breadcrumb)
         await until(pilot, lambda: "refresh paused: p resumes" in line.shown_text, "the newest on the line")
         assert not list(app.screen.query(Toast)), "no toast over the panes"

@@ -209,7 +209,7 @@ async def test_a_clock_and_t_toggles_times_and_ages() -> None:
         await pilot.press("t")
         await pilot.pause()
         assert since() == "5m ago", since()
-        assert "ages (t: times)" in str(app.query_one("#topbar").render())
+        assert "14:07 UTC · ages (t)" in str(app.query_one("#topbar").render())
         await pilot.press("t")
         await pilot.pause()
         assert since() == "14:02:10"

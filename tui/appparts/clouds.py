@@ -55,8 +55,8 @@ class CloudsPart:
         insecure = f"  [b reverse red] INSECURE: TLS verification off ({', '.join(off)}) [/]" if off else ""
         # the clock: minutes only, so that a still cloud repaints the bar once a minute, not every second
         clock = time.strftime("%H:%M", time.gmtime(self.clock()))
-        times = "ages (t: times)" if self.show_ages else "times"
-        return f"[b]stacktop[/b]  {cloud}  {state}  read-only  {clock} {TIME_ZONE} · {times}{insecure}"
+        ages = " · ages (t)" if self.show_ages else ""
+        return f"[b]stacktop[/b]  {cloud}  {state}  read-only  {clock} {TIME_ZONE}{ages}{insecure}"
 
     def action_toggle_times(self) -> None:
         """`t`: the tables' moments as times or as ages."""
