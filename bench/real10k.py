@@ -160,7 +160,7 @@ class StacktopPoller:
 
     def requests(self) -> int:
         """GETs stacktop's client issued so far (its own count: every request of both collectors)."""
-        client = self.session.current()
+        client = self.session.current
         return int(getattr(client, "requests", 0)) if client is not None else 0
 
     def close(self) -> None:
