@@ -58,11 +58,15 @@ def cloudctl_delete_servers(cloud: OpenStackCloud, name_regex: str) -> str:
 def delete_leftovers(conn: Any, name_regex: str) -> None:
     """Whatever the test left (it failed before the reset): deleted from the plain listing, which asks
     neutron nothing, so this works whatever the API servers accept."""
+    asked: set[str] = set()
+
     def gone() -> bool:
         left = list(conn.compute.servers(details=False, all_projects=True, name=name_regex))
         for srv in left:
-            with contextlib.suppress(Exception):
-                conn.compute.delete_server(srv.id)
+            if srv.id not in asked:  # one DELETE each: every DELETE casts one more terminate to the compute
+                with contextlib.suppress(Exception):
+                    conn.compute.delete_server(srv.id)
+                    asked.add(srv.id)
         return not left
 
     wait_for(gone, timeout=1800, what=f"the servers named like {name_regex} to be deleted", interval=10)
