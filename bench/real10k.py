@@ -160,7 +160,7 @@ class StacktopPoller:
 
     def requests(self) -> int:
         """GETs stacktop's client issued so far (its own count: every request of both collectors)."""
-        client = self.session.current()
+        client = self.session.current
         return int(getattr(client, "requests", 0)) if client is not None else 0
 
     def close(self) -> None:
@@ -206,10 +206,13 @@ def steady_figures(measure: Measure, cfg: Any, conn: Any,
     ours = StacktopPoller(cfg.openstack, cfg.thresholds)
     many = [StacktopPoller(cfg.openstack, cfg.thresholds) for _ in range(copies)]
     try:
-        ours.poll()  # first poll: token, discovery, the full list (the triage's cost, not the steady one)
-        for p in many:
-            p.poll()
-        naive_poll(conn)
+        # first polls (token, discovery, the full list: the triage's cost, not the steady one), all at once
+        warm = [threading.Thread(target=p.poll) for p in (ours, *many)]
+        warm.append(threading.Thread(target=naive_poll, args=(conn,)))
+        for t in warm:
+            t.start()
+        for t in warm:
+            t.join()
         rows: dict[str, list[dict[str, float]]] = {"stacktop": [], "naive": [], "cli": [], "five": []}
         def counted(pollers: list[StacktopPoller], fn: Callable[[], Any]) -> dict[str, float]:
             before = sum(p.requests() for p in pollers)

@@ -215,17 +215,23 @@ def delete_servers(conn: openstack.connection.Connection, timeout: float, name: 
         except Exception as exc:
             log(f"reset: {srv.id} ({srv.status}/{srv.task_state}): {exc}")
     last_delete = 0.0
+    sent: dict[str, float] = {}  # server id -> when its DELETE was last sent
 
     def servers_gone() -> bool:
         nonlocal last_delete
         left = list(conn.compute.servers(**filters))
         if left and time.monotonic() - last_delete > 5:
-            last_delete = time.monotonic()
+            last_delete = now = time.monotonic()
             for srv in left:
+                # each DELETE casts one more terminate to the compute: a server already `deleting` is asked
+                # again only after a minute (a delete lost with a restarted compute), not every 5 s
+                if srv.task_state == "deleting" and now - sent.get(srv.id, 0.0) < 60:
+                    continue
                 try:
                     if srv.task_state and srv.task_state != "deleting":
                         conn.compute.reset_server_state(srv, "error")
                     conn.compute.delete_server(srv)
+                    sent[srv.id] = now
                 except Exception as exc:
                     log(f"reset: delete {srv.id} ({srv.status}/{srv.task_state}): {exc}")
         return not left

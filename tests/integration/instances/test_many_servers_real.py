@@ -47,8 +47,8 @@ def cloudctl_delete_servers(cloud: OpenStackCloud, name_regex: str) -> str:
     """The test bed's reset, for the servers named like `name_regex` only (other sessions' servers stay)."""
     env = {**os.environ, "OS_CLIENT_CONFIG_FILE": str(cloud.clouds_yaml), "TESTCLOUD_ROOT": str(cloud.root)}
     cmd = [str(cloud.root / "venv" / "bin" / "python"), str(paths.OPENSTACK_SCRIPTS / "py" / "cloudctl.py"),
-           "delete-servers", name_regex, "--timeout", "600"]
-    proc = subprocess.run(cmd, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=660,
+           "delete-servers", name_regex, "--timeout", "1800"]
+    proc = subprocess.run(cmd, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=1860,
                           check=False)
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, f"cloudctl delete-servers {name_regex} failed ({proc.returncode}):\n{out[-3000:]}"
@@ -58,14 +58,18 @@ def cloudctl_delete_servers(cloud: OpenStackCloud, name_regex: str) -> str:
 def delete_leftovers(conn: Any, name_regex: str) -> None:
     """Whatever the test left (it failed before the reset): deleted from the plain listing, which asks
     neutron nothing, so this works whatever the API servers accept."""
+    asked: set[str] = set()
+
     def gone() -> bool:
         left = list(conn.compute.servers(details=False, all_projects=True, name=name_regex))
         for srv in left:
-            with contextlib.suppress(Exception):
-                conn.compute.delete_server(srv.id)
+            if srv.id not in asked:  # one DELETE each: every DELETE casts one more terminate to the compute
+                with contextlib.suppress(Exception):
+                    conn.compute.delete_server(srv.id)
+                    asked.add(srv.id)
         return not left
 
-    wait_for(gone, timeout=600, what=f"the servers named like {name_regex} to be deleted", interval=10)
+    wait_for(gone, timeout=1800, what=f"the servers named like {name_regex} to be deleted", interval=10)
 
 
 def building(conn: Any, name_regex: str) -> int:
