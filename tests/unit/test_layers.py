@@ -34,7 +34,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("collectors", ("tui.collectors",)),
     ("sources", ("tui.exercises", "tui.sim")),
     ("runner", ("tui.runner", "tui.journal_codec", "tui.recorder", "tui.replay", "tui.snapshot", "tui.snapshot_plain",
-                "tui.snapshot_nagios", "tui.snapshot_prometheus", "tui.clouds",
+                "tui.snapshot_nagios", "tui.snapshot_prometheus", "tui.snapshot_terminal", "tui.clouds",
                 "tui.export", "tui.dashboard", "tui.core")),
     ("widgets", ("tui.widgets",)),
     ("screens", ("tui.screens",)),
