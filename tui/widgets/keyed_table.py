@@ -23,7 +23,7 @@ from textual.widgets._data_table import RowKey
 
 from tui.dashboard import key_pending
 from tui.safetext import cell, clean
-from tui.tablediff import Row, RowFilter, diff_rows, sort_rows, sort_value
+from tui.tablediff import Row, RowFilter, TableDiff, diff_rows, sort_rows, sort_value
 from tui.widgets.cell_render import one_line
 from tui.widgets.column_fit import ColumnRule, fit_widths, rules_for
 from tui.widgets.lazy_rows import LazyRows, cell_width
@@ -103,7 +103,7 @@ class KeyedTable(DataTable):
     WARM_STEP_S = 0.003  # one step holds the event loop about this long
     WARM_PAUSE_S = 0.01  # between two steps
     WARM_CHUNK = 256  # rows worked on between two looks at the clock
-    KEEP_VIEWS = 3  # unfiltered views kept written (Written): ~2 MB each at 10,000 rows
+    KEEP_VIEWS = 4  # unfiltered views kept written (Written): ~2 MB each at 10,000 rows
     # (the row locations written by _write_rows, their rows in order); read from DataTable's __init__ on
     _ordered: tuple[Any, list[TableRow]] = (None, ())  # type: ignore[assignment]
     _sizing = False  # in _update_dimensions (refresh)
@@ -161,8 +161,10 @@ class KeyedTable(DataTable):
         self._current: Written | None = None  # the kept view on screen (its widths are kept with it)
         self._cell_styles: dict[tuple[Any, ...], Style] = {}  # _cell_style
         self._warm_timer: Any = None  # the next _warm_step, when one is due
-        self._warm_job: tuple[tuple[list[Row], ...], Iterator[None]] | None = None  # (its rows, the work left)
+        # (its rows, the sort it prepares the next sorts of, the work left)
+        self._warm_job: tuple[tuple[list[Row], ...], tuple[Any, ...], Iterator[None]] | None = None
         self.warmed_for: tuple[list[Row], ...] | None = None  # (given rows, *expected) whose work is done
+        self.warmed_sort: tuple[Any, ...] = ()  # the sort whose next sorts (`s`, `S`) are written, with warmed_for
         self._expected: tuple[list[Row], ...] = ()  # rows the pane may give next (expect)
         self._widest_of: dict[int, tuple[list[Row], list[int]]] = {}  # id(expected) -> (it, its columns' widest)
         self.warm_steps = 0  # steps taken (tests, the curious)
@@ -523,7 +525,11 @@ class KeyedTable(DataTable):
         self._synced = (self._all_rows, *self._view_state())
         self._warm_later()
         self._count(len(wanted), len(self._all_rows))
-        diff = diff_rows(self._shown, self._order, wanted)
+        shown_view = self._current
+        reorder = (kept is not None and shown_view is not None and shown_view is not kept
+                   and shown_view.given is kept.given)
+        # both views every given row, unfiltered (their cells are those shown): only the order differs
+        diff = TableDiff(order=[key for key, _ in wanted]) if reorder else diff_rows(self._shown, self._order, wanted)
         self._current = kept  # the kept view shown, if any (_write_rows keeps a new one)
         if diff.empty:
             return False
@@ -542,9 +548,10 @@ class KeyedTable(DataTable):
                     data.forget(key)
                 self._write_rows(wanted, diff.add, kept)
             shown = self._shown
-            for key, cells in wanted:  # the new cells of every row, before the changed ones are redrawn
-                if shown.get(key) is not cells:
-                    shown[key] = cells
+            if not reorder:
+                for key, cells in wanted:  # the new cells of every row, before the changed ones are redrawn
+                    if shown.get(key) is not cells:
+                        shown[key] = cells
             for key, index, value in diff.update:
                 if index in self._highlight:
                     self._flash(key, column_keys[index], value)
@@ -562,11 +569,12 @@ class KeyedTable(DataTable):
     def _view_state(self) -> tuple[Any, ...]:
         return self.row_filter, self.sort_column, self.sort_reverse
 
-    def _sorted(self, rows: list[Row]) -> list[Row]:
-        """sort_rows with each row's sort value kept (made again when its cells change)."""
-        column = self.sort_column
+    def _sorted(self, rows: list[Row], state: tuple[int | None, bool] | None = None) -> list[Row]:
+        """sort_rows with each row's sort value kept (made again when its cells change). state: (column, reverse)
+        to sort by (default: the table's own)."""
+        column, reverse = state if state is not None else (self.sort_column, self.sort_reverse)
         if column is None:
-            return sort_rows(rows, None, reverse=self.sort_reverse)
+            return sort_rows(rows, None, reverse=reverse)
         cache = self._sort_values.setdefault(column, {})
         get = cache.get
         values = []
@@ -576,7 +584,7 @@ class KeyedTable(DataTable):
                 kept = cache[key] = (cells, sort_value(cells[column] if column < len(cells) else ""))
             values.append(kept[1])
         self._prune(cache)
-        return sort_rows(rows, column, reverse=self.sort_reverse, values=values)
+        return sort_rows(rows, column, reverse=reverse, values=values)
 
     def expect(self, *views: list[Row]) -> None:
         """Rows the pane may give next (the instances pane's other view, which `a` shows): between keys their
@@ -598,7 +606,8 @@ class KeyedTable(DataTable):
         rows, expected = self._warm_target()
         if len(rows) < self.WARM_FROM and all(len(view) < self.WARM_FROM for view in expected):
             return
-        if not same_views(self.warmed_for, (rows, *expected)):
+        view = (self.sort_column, self.sort_reverse)
+        if not same_views(self.warmed_for, (rows, *expected)) or self.warmed_sort != view:
             self._warm_timer = self.set_timer(self.WARM_PAUSE_S, self._warm_step)
 
     def _warm_step(self) -> None:
@@ -614,18 +623,18 @@ class KeyedTable(DataTable):
         if key_pending(self.app):
             self._warm_later()
             return
-        target = (rows, *expected)
-        if self._warm_job is None or not same_views(self._warm_job[0], target):
-            self._warm_job = (target, self._warm_work(rows, expected))
+        target, view = (rows, *expected), (self.sort_column, self.sort_reverse)
+        if self._warm_job is None or not same_views(self._warm_job[0], target) or self._warm_job[1] != view:
+            self._warm_job = (target, view, self._warm_work(rows, expected))
         self.warm_steps += 1
-        job = self._warm_job[1]
+        job = self._warm_job[2]
         deadline = time.perf_counter() + self.WARM_STEP_S
         for _ in job:
             if time.perf_counter() > deadline:
                 self._warm_later()
                 return
         self._warm_job = None
-        self.warmed_for = target
+        self.warmed_for, self.warmed_sort = target, view
 
     def _warm_work(self, rows: list[Row], expected: tuple[list[Row], ...]) -> Iterator[None]:
         """_warm_step's work, yielding every WARM_CHUNK rows."""
@@ -665,6 +674,37 @@ class KeyedTable(DataTable):
                         meta[key] = TableRow(RowKey(key), 1)
                 yield
             self._widest_of[id(view)] = (view, [max(column) for column in zip(*widths, strict=False)])
+        for state in self._next_sorts():
+            self._prepare_view(state)
+            yield
+
+    def _next_sorts(self) -> list[tuple[int | None, bool]]:
+        """The sort orders the next `s` and `S` give."""
+        column = 0 if self.sort_column is None else self.sort_column + 1
+        return [(None if column >= len(self._column_labels) else column, False),
+                (self.sort_column, not self.sort_reverse)]
+
+    def _prepare_view(self, state: tuple[int | None, bool]) -> None:
+        """Between keys, while the table shows every given row unfiltered: those rows in the order `state` gives,
+        written as DataTable's row order and locations and kept (Written), so that the key that asks for it
+        (`s`, `S`) sorts and writes nothing."""
+        current, rows = self._current, self._all_rows
+        if self.row_filter.active or current is None or current.given is not rows or self.rows is not current.rows:
+            return
+        kept = self._written.get(state)
+        if kept is not None and kept.given is rows:
+            return
+        wanted = self._sorted(rows, state)
+        meta = self._row_meta
+        try:
+            ordered = [meta[key] for key, _ in wanted]
+        except KeyError:
+            return
+        written = self._written
+        while len(written) >= self.KEEP_VIEWS:  # the oldest other than the one shown
+            del written[next(s for s, w in written.items() if w is not current)]
+        written[state] = Written(rows, wanted, self.rows, row_locations([key for key, _ in wanted], ordered),
+                                 ordered, current.widest)
 
     def _filtered(self, rows: list[Row]) -> list[Row]:
         """The rows the filter lets through, searched in text kept per row (made again when its cells change)."""
