@@ -128,3 +128,25 @@ async def test_s_and_shift_s_find_their_order_written_between_keys(monkeypatch: 
             assert work == [], f"`{key}` ({column}, {reverse}) did {work[:3]} while the engineer waited"
             shown = [str(table.get_row(k)[column]) for k in table.shown_keys]
             assert shown == sorted((cells[column] for _, cells in rows), key=str.casefold, reverse=reverse)
+
+
+async def test_views_written_between_keys_keep_the_views_shown() -> None:
+    """The orders prepared for the next keys do not push out the views shown before: `s` and, once the table
+    has prepared what follows, `s` back to the pane's own order finds that order as it was written."""
+    app = TableApp()
+    async with app.run_test(size=(160, 30)) as pilot:
+        table = app.query_one(KeyedTable)
+        rows = table_rows()
+        table.sync(rows)
+
+        async def prepared() -> None:
+            await until_pilot(pilot, lambda: table.warmed_for is not None and table.warmed_for[0] is rows
+                              and table.warmed_sort == (table.sort_column, table.sort_reverse),
+                              "the next sorts written between keys")
+
+        await prepared()
+        default = table._row_locations
+        table.set_sort("name")
+        await prepared()
+        table.set_sort(None)
+        assert table._row_locations is default and table.shown_keys == [k for k, _ in rows]

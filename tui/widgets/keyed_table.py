@@ -103,7 +103,7 @@ class KeyedTable(DataTable):
     WARM_STEP_S = 0.003  # one step holds the event loop about this long
     WARM_PAUSE_S = 0.01  # between two steps
     WARM_CHUNK = 256  # rows worked on between two looks at the clock
-    KEEP_VIEWS = 4  # unfiltered views kept written (Written): ~2 MB each at 10,000 rows
+    KEEP_VIEWS = 3  # unfiltered views kept written (Written): ~2 MB each at 10,000 rows
     # (the row locations written by _write_rows, their rows in order); read from DataTable's __init__ on
     _ordered: tuple[Any, list[TableRow]] = (None, ())  # type: ignore[assignment]
     _sizing = False  # in _update_dimensions (refresh)
@@ -159,6 +159,7 @@ class KeyedTable(DataTable):
         self._restyled = False
         self._written: dict[tuple[Any, ...], Written] = {}  # (sort column, reverse) -> the unfiltered view
         self._current: Written | None = None  # the kept view on screen (its widths are kept with it)
+        self._prepared: dict[tuple[Any, ...], Written] = {}  # the next sorts' views, written between keys
         self._cell_styles: dict[tuple[Any, ...], Style] = {}  # _cell_style
         self._warm_timer: Any = None  # the next _warm_step, when one is due
         # (its rows, the sort it prepares the next sorts of, the work left)
@@ -419,6 +420,7 @@ class KeyedTable(DataTable):
     def reset(self) -> None:
         """Forget every row (another cloud's rows follow: nothing flashes, the cursor starts at the top)."""
         self._written.clear()
+        self._prepared.clear()
         self._current = None
         self.clear()  # DataTable's: clears _data (the shown rows) too
         self._order = []
@@ -513,8 +515,8 @@ class KeyedTable(DataTable):
         if rows is not self._all_rows:
             self._previous_rows = self._all_rows
         self._all_rows = rows if isinstance(rows, list) else list(rows)
-        kept = None if self.row_filter.active else self._written.get((self.sort_column, self.sort_reverse))
-        if kept is not None and kept.given is self._all_rows:
+        kept = None if self.row_filter.active else self._kept_view((self.sort_column, self.sort_reverse))
+        if kept is not None:
             wanted = kept.wanted  # the same rows in the same order: neither filtered nor sorted again
         else:
             kept = None
@@ -678,6 +680,18 @@ class KeyedTable(DataTable):
             self._prepare_view(state)
             yield
 
+    def _kept_view(self, state: tuple[int | None, bool]) -> Written | None:
+        """The view of the given rows in this sort order, kept or prepared between keys (then kept from now)."""
+        rows = self._all_rows
+        kept = self._written.get(state)
+        if kept is not None and kept.given is rows:
+            return kept
+        prepared = self._prepared.pop(state, None)
+        if prepared is None or prepared.given is not rows:
+            return None
+        self._remember(state, prepared)
+        return prepared
+
     def _next_sorts(self) -> list[tuple[int | None, bool]]:
         """The sort orders the next `s` and `S` give."""
         column = 0 if self.sort_column is None else self.sort_column + 1
@@ -691,8 +705,9 @@ class KeyedTable(DataTable):
         current, rows = self._current, self._all_rows
         if self.row_filter.active or current is None or current.given is not rows or self.rows is not current.rows:
             return
-        kept = self._written.get(state)
-        if kept is not None and kept.given is rows:
+        nexts = self._next_sorts()
+        self._prepared = {s: w for s, w in self._prepared.items() if s in nexts and w.given is rows}
+        if state in self._prepared or ((kept := self._written.get(state)) is not None and kept.given is rows):
             return
         wanted = self._sorted(rows, state)
         meta = self._row_meta
@@ -700,11 +715,8 @@ class KeyedTable(DataTable):
             ordered = [meta[key] for key, _ in wanted]
         except KeyError:
             return
-        written = self._written
-        while len(written) >= self.KEEP_VIEWS:  # the oldest other than the one shown
-            del written[next(s for s, w in written.items() if w is not current)]
-        written[state] = Written(rows, wanted, self.rows, row_locations([key for key, _ in wanted], ordered),
-                                 ordered, current.widest)
+        self._prepared[state] = Written(rows, wanted, self.rows, row_locations([key for key, _ in wanted], ordered),
+                                        ordered, current.widest)
 
     def _filtered(self, rows: list[Row]) -> list[Row]:
         """The rows the filter lets through, searched in text kept per row (made again when its cells change)."""
@@ -773,12 +785,17 @@ class KeyedTable(DataTable):
         for state in [s for s, w in written.items() if w.given is not self._all_rows
                       and w.given is not self._previous_rows]:
             del written[state]
-        state = (self.sort_column, self.sort_reverse)
+        kept = Written(self._all_rows, wanted, self.rows, self._row_locations, ordered)
+        self._remember((self.sort_column, self.sort_reverse), kept)
+        return kept
+
+    def _remember(self, state: tuple[Any, ...], view: Written) -> None:
+        """Keep a view shown, the oldest kept one going when KEEP_VIEWS are."""
+        written = self._written
         written.pop(state, None)
         while len(written) >= self.KEEP_VIEWS:
             del written[next(iter(written))]
-        kept = written[state] = Written(self._all_rows, wanted, self.rows, self._row_locations, ordered)
-        return kept
+        written[state] = view
 
     def _count(self, shown: int, total: int) -> None:
         """Tell the pane how many rows the filter lets through (it says `12 of 203` in its title)."""
