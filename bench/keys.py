@@ -239,8 +239,8 @@ def bench_keys(scale: object, rounds: int, other: Path | None = None) -> list[Re
             note=f"{len(values)} timed, p50 {ms(values, 50)} ms" + (f", {len(lost)} not timed" if lost else "")
             + (f"; {other}: {len(theirs)} timed, p50 {ms(theirs, 50)} ms, p99 {ms(theirs, 99)} ms"
                + (f", not timed: {len([k for k in ab.lost if k.split(' (')[0] in keys])}" if ab.lost else "")
-               + f"; {load_note(ab)}" if ab is not None else "")
-            + f"; {load_note(big)}",
+               + f", {load_note(ab)}" if ab is not None else "")
+            + f"; this checkout: {load_note(big)}",
             samples=values,
         )
         result.met = result.value is not None and result.value < 0.1 and not lost

@@ -32,7 +32,9 @@ class _Parser(argparse.ArgumentParser):
     nagios = False
 
     def error(self, message: str) -> None:  # type: ignore[override]
-        fail(f"stacktop: {message} - see stacktop --help", nagios=self.nagios)
+        """A usage error names the command it is about and that command's own help (`stacktop snapshot: ...
+        - see stacktop snapshot --help`)."""
+        fail(f"{self.prog}: {message} - see {self.prog} --help", nagios=self.nagios)
 
 
 def fail(line: str, *, nagios: bool = False, code: int = EXIT_UNKNOWN) -> NoReturn:
@@ -82,7 +84,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="use the built-in simulated cloud")
     common.add_argument("--cloud", metavar="NAME", default=argparse.SUPPRESS,
                         help="clouds.yaml entry (overrides [openstack] cloud); with [[clouds]]: which of them")
-    parser.add_argument("--config", metavar="PATH", help=argparse.SUPPRESS)
+    parser.add_argument("--config", metavar="PATH", help="config file (default: $STACKTOP_CONFIG, then "
+                        "$XDG_CONFIG_HOME/stacktop/config.toml, ~/.config/stacktop/config.toml, "
+                        "/etc/stacktop/config.toml; `stacktop config path` says which one is read)")
     parser.add_argument("--demo", action="store_true", help="open on the built-in simulated cloud")
     parser.add_argument("--cloud", metavar="NAME", help="clouds.yaml entry (overrides [openstack] cloud); "
                         "with [[clouds]] entries: the one shown first")
@@ -93,8 +97,9 @@ def build_parser() -> argparse.ArgumentParser:
                           description="Collect every configured source once. Exit: 0 OK, 1 WARNING, "
                           "2 CRITICAL, 3 UNKNOWN (a source could not be read, or a config error).")
     snap.add_argument("--format", choices=SNAPSHOT_FORMATS, default=None,
-                      help="text (a table on a terminal, one line per finding otherwise; the default), json, "
-                      "nagios (plugin output with performance data) or prometheus (node_exporter textfile)")
+                      help="text (the default: on a terminal, wrapped between words at its width; else one line "
+                      "per finding), json, nagios (plugin output with performance data) or prometheus "
+                      "(node_exporter textfile)")
     snap.add_argument("--json", action="store_true", help="the same as --format json")
     snap.add_argument("--deadline", metavar="SECONDS", type=_deadline, default=None,
                       help="answer within this, naming the sources still late (exit 3); default [snapshot] "
@@ -102,8 +107,12 @@ def build_parser() -> argparse.ArgumentParser:
     snap.add_argument("-o", "--output", metavar="FILE", default=None,
                       help="write the report to FILE (a temporary file beside it, renamed over it: never half "
                       "a file), whatever the exit code; for node_exporter's textfile collector")
-    exp = sub.add_parser("export", help="turn a recorded journal into a review-ready report")
-    exp.add_argument("journal", help="a journal file (JSON lines) from [recorder] dir")
+    exp = sub.add_parser("export", help="turn a recorded journal into a review-ready report",
+                         description="Turn a journal the dashboard recorded into a report for an incident review: "
+                         "the findings as they came and went, the notes, the exercises and screenshots, in time "
+                         "order. Nothing is read from the cloud.")
+    exp.add_argument("journal", help="a journal file (JSON lines, or a rotated .gz) from [recorder] dir "
+                     "(default ~/.local/share/stacktop/recordings)")
     exp.add_argument("--markdown", action="store_true", help="Markdown (the default and only format for now)")
     exp.add_argument("-o", "--output", metavar="FILE", help="write there instead of stdout")
     _init_parser(sub)
@@ -111,11 +120,13 @@ def build_parser() -> argparse.ArgumentParser:
                           description="stacktop config example: the example config, every key commented (start "
                           "yours from it: stacktop config example > ~/.config/stacktop/config.toml). stacktop "
                           "config path: the file stacktop would read, and where it looks.")
-    conf.add_argument("config_action", choices=("example", "path"), metavar="example|path")
+    conf.add_argument("config_action", choices=("example", "path"), metavar="example|path",
+                      help="example: print the example config; path: the config file read, and where stacktop looks")
     rep = sub.add_parser("replay", help="play a recorded journal back through the panes (pause, speed)",
                          description="Play a journal back through the same panes: p pauses, + and - change "
                          "the speed, ] skips a minute. Nothing is read from the cloud.")
-    rep.add_argument("journal", help="a journal file (JSON lines) from [recorder] dir")
+    rep.add_argument("journal", help="a journal file (JSON lines, or a rotated .gz) from [recorder] dir "
+                     "(default ~/.local/share/stacktop/recordings)")
     rep.add_argument("--speed", dest="replay_speed", metavar="X", type=_positive_float, default=1.0,
                      help="recorded seconds per second (default 1)")
     rep.add_argument("--config", metavar="PATH", default=argparse.SUPPRESS,
@@ -435,9 +446,10 @@ def _snapshot_report(fmt: str, observations: list, config: Config, now: float, *
     if fmt == "text" and to_terminal and sys.stdout.isatty():
         from rich.console import Console
 
-        from tui.snapshot import render_text
+        from tui.snapshot_terminal import TerminalReport
 
-        Console().print(render_text(observations, thresholds=thresholds, now=now))
+        # not cropped: a token wider than the terminal is printed whole (the terminal folds it)
+        Console().print(TerminalReport(observations, thresholds=thresholds, now=now), crop=False)
         return None
     if fmt == "json":
         from tui.snapshot import to_report
@@ -523,7 +535,8 @@ def _export(args: argparse.Namespace) -> int:
 
     path = Path(args.journal).expanduser()
     if not path.is_file():
-        sys.stderr.write(f"{path}: no such journal - give a file from [recorder] dir\n")
+        sys.stderr.write(f"{path}: no such journal - give a file from [recorder] dir\n".replace(
+            JOURNAL_HINT, journal_hint(getattr(args, "config", None))))
         return EXIT_UNKNOWN
     contents = _read_journal(path)
     report = to_markdown(path, contents.events, output=args.output or None)
@@ -594,7 +607,8 @@ def _replay(args: argparse.Namespace) -> int:
 
     path = Path(args.journal).expanduser()
     if not path.is_file():
-        sys.stderr.write(f"{path}: no such journal - give a file from [recorder] dir\n")
+        sys.stderr.write(f"{path}: no such journal - give a file from [recorder] dir\n".replace(
+            JOURNAL_HINT, journal_hint(getattr(args, "config", None))))
         return EXIT_UNKNOWN
     from tui.replay import Timeline
 
@@ -612,6 +626,29 @@ def _replay(args: argparse.Namespace) -> int:
     app.ui_state = _ui_state()
     app.run()
     return _exit_code(app, log)
+
+
+JOURNAL_HINT = "from [recorder] dir"  # how a journal error (tui.recorder, here) says where journals are
+
+
+def journal_hint(config_path: str | None) -> str:
+    """JOURNAL_HINT with the folder named: the [recorder] dir of the config stacktop reads (the default one when
+    there is none, or it does not load), and the newest journal in it, if any."""
+    from tui.config import RecorderConfig
+    from tui.recorder import JOURNAL_GLOB
+    from tui.safetext import clean
+
+    try:
+        directory = load_config(config_path).recorder.dir
+    except (ConfigError, OSError):
+        directory = RecorderConfig().dir
+    folder = Path(directory).expanduser().absolute()
+    try:
+        journals = sorted(folder.glob(JOURNAL_GLOB), key=lambda f: f.stat().st_mtime)
+    except OSError:
+        journals = []
+    newest = f"; the newest there: {journals[-1].name}" if journals else "; it holds no journal yet"
+    return clean(f"{JOURNAL_HINT} ({folder}{newest})")
 
 
 def _read_journal(path: Path):  # type: ignore[no-untyped-def]
@@ -677,7 +714,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write(f"{exc}\n")
         return EXIT_UNKNOWN
     except JournalError as exc:
-        sys.stderr.write(f"{exc}\n")
+        sys.stderr.write(f"{exc}\n".replace(JOURNAL_HINT, journal_hint(getattr(args, "config", None))))
         return EXIT_UNKNOWN
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED

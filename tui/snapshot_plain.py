@@ -5,7 +5,7 @@ never wrapped, so `grep` and `cut` see whole findings.
     source services: ok in 0.41s
     CRITICAL nova.service_down compute-01: <summary> - next: <next step>
 
-On a terminal the same report is a table (tui.snapshot.render_text).
+On a terminal the same report is wrapped between tokens at its width (tui.snapshot_terminal).
 """
 
 from __future__ import annotations

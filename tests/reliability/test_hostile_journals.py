@@ -63,6 +63,11 @@ def _measured(tmp_path: Path, *args: str, code: str = _MEASURED) -> tuple[subpro
     return proc, int(peak.read_text()) / 1024 if peak.exists() else float("inf")
 
 
+def no_journals(home: Path) -> str:
+    """How an error names the default [recorder] dir under this HOME, which holds no journal."""
+    return f"{home}/.local/share/stacktop/recordings; it holds no journal yet"
+
+
 def _one_line(proc: subprocess.CompletedProcess[str]) -> str:
     assert "Traceback" not in proc.stderr, proc.stderr[-3000:]
     lines = proc.stderr.strip().splitlines()
@@ -312,7 +317,7 @@ def test_a_crafted_journal_is_one_line_naming_the_problem(tmp_path: Path, comman
                           env={**os.environ, "PYTHONPATH": str(ROOT), "HOME": str(tmp_path)})
     assert proc.returncode == 3 and proc.stdout == ""
     assert _one_line(proc) == (f"{path}: not a stacktop journal (its line is not journal entries; {why}) - give a "
-                               "file from [recorder] dir")
+                               f"file from [recorder] dir ({no_journals(tmp_path)})")
 
 
 def test_crafted_lines_beside_good_ones_are_skipped_and_the_export_reads(tmp_path: Path) -> None:
@@ -350,7 +355,7 @@ def test_a_journal_file_over_the_read_limit_is_refused_unread(tmp_path: Path) ->
     proc, peak_mb = _measured(tmp_path, "export", str(path))
     assert proc.returncode == 3 and _one_line(proc) == (
         f"{path}: 700 MB, over the 640 MB a journal file is read to - not a journal stacktop wrote (its files "
-        "rotate at [recorder] max_file_mb, at most 512 MB); give a file from [recorder] dir")
+        f"rotate at [recorder] max_file_mb, at most 512 MB); give a file from [recorder] dir ({no_journals(tmp_path)})")
     assert peak_mb < PEAK_MB, f"{peak_mb:.0f} MB"
 
 

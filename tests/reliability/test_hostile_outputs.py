@@ -44,14 +44,15 @@ def test_snapshot_text_on_a_terminal_keeps_only_its_own_styles() -> None:
 
     from tui.collectors.registry import build_collectors
     from tui.sim import start_demo
-    from tui.snapshot import collect_once, render_text
+    from tui.snapshot import collect_once
+    from tui.snapshot_terminal import TerminalReport
 
     demo = start_demo(instances=30, hosts=8, queues=10, churn=0, storyline=False, manual=True, hostile=True)
     try:
         collectors = build_collectors(demo.config(), galera_connector=demo.galera_connector)
         observations = asyncio.run(collect_once(collectors))
         buffer = io.StringIO()
-        Console(file=buffer, force_terminal=True, color_system="256", width=200).print(render_text(observations))
+        Console(file=buffer, force_terminal=True, color_system="256", width=200).print(TerminalReport(observations))
     finally:
         demo.stop()
     out = buffer.getvalue()

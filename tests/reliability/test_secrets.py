@@ -27,10 +27,11 @@ from tui.openstack.client import connect
 from tui.recorder import Journal, Recorder
 from tui.sim import api_rabbit, start_demo
 from tui.sim.faults import Faults, FaultyGaleraConnector
-from tui.snapshot import render_text, to_report
+from tui.snapshot import to_report
 from tui.snapshot_nagios import render_nagios
 from tui.snapshot_plain import render_plain
 from tui.snapshot_prometheus import render_prometheus
+from tui.snapshot_terminal import TerminalReport
 
 OS_PASSWORD = "Os-S3cret-7f3a9c"
 RMQ_PASSWORD = "Rmq-S3cret-b81e44"
@@ -128,7 +129,7 @@ async def test_no_secret_in_any_output(tmp_path: Path, capfd: Any) -> None:
                 from rich.console import Console
 
                 console = Console(record=True, width=160)
-                console.print(render_text(list(app.observations.values())))
+                console.print(TerminalReport(list(app.observations.values())))
                 text_report = console.export_text()
                 observations = list(app.observations.values())
                 formats = render_plain(observations) + render_nagios(observations) + \

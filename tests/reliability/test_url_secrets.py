@@ -18,7 +18,8 @@ from tui.export import to_markdown
 from tui.recorder import Journal, Recorder, RedactingFormatter, Redactor
 from tui.redact import redact_userinfo
 from tui.sim import start_demo
-from tui.snapshot import collect_once, render_text, to_report
+from tui.snapshot import collect_once, to_report
+from tui.snapshot_terminal import TerminalReport
 
 CANARY = "Url-Canary-4d2e9b"
 
@@ -61,7 +62,7 @@ def test_a_password_in_a_catalog_url_is_in_no_output(tmp_path: Path, capfd: Any)
         image = [c for c in services.snapshot.catalog if c.service_type == "image"]
         assert image and image[0].url.startswith("http://glance:***@"), image
         console = Console(record=True, width=160)
-        console.print(render_text(observations))
+        console.print(TerminalReport(observations))
         journal_text = journal.path.read_text()
         assert "glance:***@" in journal_text, "the catalog URL did reach the journal, redacted"
         outputs = {

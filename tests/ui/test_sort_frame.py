@@ -1,6 +1,7 @@
 """`s` and `S` over 10,000 instances: the frame the terminal receives with the footer's new sort shows the
 header's mark on the same column and the rows in that order. The frames are read as a terminal shows them (every
-update Textual would write, fed into a pyte screen), not re-rendered from the widgets."""
+update Textual would write, fed into a pyte screen), not re-rendered from the widgets. And the order those keys
+ask for is written between keys, not while the engineer waits (how fast: `python -m bench --only keys`)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from textual._compositor import CompositorUpdate
 from textual.geometry import Region
 
 from tests.testbed.wait import until_pilot
-from tests.ui.test_many_rows import FixedInstances, N, attention_view
+from tests.ui.test_many_rows import FixedInstances, N, TableApp, attention_view, table_rows
 from tui.app import StacktopApp
 from tui.config import Config
 from tui.widgets.keyed_table import KeyedTable
@@ -91,3 +92,61 @@ async def test_sort_keys_paint_header_rows_and_footer_in_one_frame() -> None:
                 assert marked[-1:] == label[-1] and same_name(marked[:-2], label[:-2]), (
                     f"`{key}` ({label}): the header's mark is {marked!r}: {shown[0]!r}")
             assert shown == drawn_now(table, 6), f"`{key}` ({label}): the header and rows the table has now"
+
+
+def counted(real: Any, name: str, calls: list[str]) -> Any:
+    def call(*args: Any, **kwargs: Any) -> Any:
+        calls.append(name)
+        return real(*args, **kwargs)
+
+    return call
+
+
+async def test_s_and_shift_s_find_their_order_written_between_keys(monkeypatch: Any) -> None:
+    """10,000 rows: between keys the table sorts and writes the orders the next `s` and `S` give, so those keys
+    sort nothing, compare no rows and write no row order while the engineer waits; the rows are in the order
+    asked for."""
+    import tui.widgets.keyed_table as keyed
+
+    app = TableApp()
+    async with app.run_test(size=(160, 30)) as pilot:
+        table = app.query_one(KeyedTable)
+        rows = table_rows()
+        table.sync(rows)
+        table.focus()
+        keys = {"s": table.action_cycle_sort, "S": table.action_reverse_sort}  # what the keys run
+        for key, column, reverse in (("s", 0, False), ("S", 0, True), ("s", 1, False), ("S", 1, True)):
+            await until_pilot(pilot, lambda: table.warmed_for is not None and table.warmed_for[0] is rows
+                              and table.warmed_sort == (table.sort_column, table.sort_reverse),
+                              "the next sorts written between keys")
+            work: list[str] = []
+            for name in ("sort_rows", "diff_rows", "row_locations", "sort_value"):
+                monkeypatch.setattr(keyed, name, counted(getattr(keyed, name), name, work))
+            keys[key]()
+            monkeypatch.undo()
+            assert (table.sort_column, table.sort_reverse) == (column, reverse)
+            assert work == [], f"`{key}` ({column}, {reverse}) did {work[:3]} while the engineer waited"
+            shown = [str(table.get_row(k)[column]) for k in table.shown_keys]
+            assert shown == sorted((cells[column] for _, cells in rows), key=str.casefold, reverse=reverse)
+
+
+async def test_views_written_between_keys_keep_the_views_shown() -> None:
+    """The orders prepared for the next keys do not push out the views shown before: `s` and, once the table
+    has prepared what follows, `s` back to the pane's own order finds that order as it was written."""
+    app = TableApp()
+    async with app.run_test(size=(160, 30)) as pilot:
+        table = app.query_one(KeyedTable)
+        rows = table_rows()
+        table.sync(rows)
+
+        async def prepared() -> None:
+            await until_pilot(pilot, lambda: table.warmed_for is not None and table.warmed_for[0] is rows
+                              and table.warmed_sort == (table.sort_column, table.sort_reverse),
+                              "the next sorts written between keys")
+
+        await prepared()
+        default = table._row_locations
+        table.set_sort("name")
+        await prepared()
+        table.set_sort(None)
+        assert table._row_locations is default and table.shown_keys == [k for k, _ in rows]

@@ -36,7 +36,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("collectors", ("tui.collectors",)),
     ("sources", ("tui.exercises", "tui.sim")),
     ("runner", ("tui.runner", "tui.journal_codec", "tui.recorder", "tui.replay", "tui.snapshot", "tui.snapshot_plain",
-                "tui.snapshot_nagios", "tui.snapshot_prometheus", "tui.clouds",
+                "tui.snapshot_nagios", "tui.snapshot_prometheus", "tui.snapshot_terminal", "tui.clouds",
                 "tui.export", "tui.dashboard", "tui.core", "tui.drilldowns")),
     # the source registry holds each source's collector builder and pane class (tui.sources): it sits with the
     # panes, and what reads it (the `:` commands, the collector registry) with it

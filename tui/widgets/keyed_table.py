@@ -23,7 +23,7 @@ from textual.widgets._data_table import RowKey
 
 from tui.dashboard import key_pending
 from tui.safetext import cell, clean
-from tui.tablediff import Row, RowFilter, diff_rows, sort_rows, sort_value
+from tui.tablediff import Row, RowFilter, TableDiff, diff_rows, sort_rows, sort_value
 from tui.widgets.cell_render import one_line
 from tui.widgets.column_fit import ColumnRule, fit_widths, rules_for
 from tui.widgets.lazy_rows import LazyRows, cell_width
@@ -161,10 +161,13 @@ class KeyedTable(DataTable):
         self._restyled = False
         self._written: dict[tuple[Any, ...], Written] = {}  # (sort column, reverse) -> the unfiltered view
         self._current: Written | None = None  # the kept view on screen (its widths are kept with it)
+        self._prepared: dict[tuple[Any, ...], Written] = {}  # the next sorts' views, written between keys
         self._cell_styles: dict[tuple[Any, ...], Style] = {}  # _cell_style
         self._warm_timer: Any = None  # the next _warm_step, when one is due
-        self._warm_job: tuple[tuple[list[Row], ...], Iterator[None]] | None = None  # (its rows, the work left)
+        # (its rows, the sort it prepares the next sorts of, the work left)
+        self._warm_job: tuple[tuple[list[Row], ...], tuple[Any, ...], Iterator[None]] | None = None
         self.warmed_for: tuple[list[Row], ...] | None = None  # (given rows, *expected) whose work is done
+        self.warmed_sort: tuple[Any, ...] = ()  # the sort whose next sorts (`s`, `S`) are written, with warmed_for
         self._expected: tuple[list[Row], ...] = ()  # rows the pane may give next (expect)
         self._widest_of: dict[int, tuple[list[Row], list[int]]] = {}  # id(expected) -> (it, its columns' widest)
         self.warm_steps = 0  # steps taken (tests, the curious)
@@ -436,6 +439,7 @@ class KeyedTable(DataTable):
     def reset(self) -> None:
         """Forget every row (another cloud's rows follow: nothing flashes, the cursor starts at the top)."""
         self._written.clear()
+        self._prepared.clear()
         self._current = None
         self.clear()  # DataTable's: clears _data (the shown rows) too
         self._order = []
@@ -530,8 +534,8 @@ class KeyedTable(DataTable):
         if rows is not self._all_rows:
             self._previous_rows = self._all_rows
         self._all_rows = rows if isinstance(rows, list) else list(rows)
-        kept = None if self.row_filter.active else self._written.get((self.sort_column, self.sort_reverse))
-        if kept is not None and kept.given is self._all_rows:
+        kept = None if self.row_filter.active else self._kept_view((self.sort_column, self.sort_reverse))
+        if kept is not None:
             wanted = kept.wanted  # the same rows in the same order: neither filtered nor sorted again
         else:
             kept = None
@@ -542,7 +546,11 @@ class KeyedTable(DataTable):
         self._synced = (self._all_rows, *self._view_state())
         self._warm_later()
         self._count(len(wanted), len(self._all_rows))
-        diff = diff_rows(self._shown, self._order, wanted)
+        shown_view = self._current
+        reorder = (kept is not None and shown_view is not None and shown_view is not kept
+                   and shown_view.given is kept.given)
+        # both views every given row, unfiltered (their cells are those shown): only the order differs
+        diff = TableDiff(order=[key for key, _ in wanted]) if reorder else diff_rows(self._shown, self._order, wanted)
         self._current = kept  # the kept view shown, if any (_write_rows keeps a new one)
         if diff.empty:
             return False
@@ -561,9 +569,10 @@ class KeyedTable(DataTable):
                     data.forget(key)
                 self._write_rows(wanted, diff.add, kept)
             shown = self._shown
-            for key, cells in wanted:  # the new cells of every row, before the changed ones are redrawn
-                if shown.get(key) is not cells:
-                    shown[key] = cells
+            if not reorder:
+                for key, cells in wanted:  # the new cells of every row, before the changed ones are redrawn
+                    if shown.get(key) is not cells:
+                        shown[key] = cells
             for key, index, value in diff.update:
                 if index in self._highlight:
                     self._flash(key, column_keys[index], value)
@@ -581,11 +590,12 @@ class KeyedTable(DataTable):
     def _view_state(self) -> tuple[Any, ...]:
         return self.row_filter, self.sort_column, self.sort_reverse
 
-    def _sorted(self, rows: list[Row]) -> list[Row]:
-        """sort_rows with each row's sort value kept (made again when its cells change)."""
-        column = self.sort_column
+    def _sorted(self, rows: list[Row], state: tuple[int | None, bool] | None = None) -> list[Row]:
+        """sort_rows with each row's sort value kept (made again when its cells change). state: (column, reverse)
+        to sort by (default: the table's own)."""
+        column, reverse = state if state is not None else (self.sort_column, self.sort_reverse)
         if column is None:
-            return sort_rows(rows, None, reverse=self.sort_reverse)
+            return sort_rows(rows, None, reverse=reverse)
         cache = self._sort_values.setdefault(column, {})
         get = cache.get
         values = []
@@ -595,7 +605,7 @@ class KeyedTable(DataTable):
                 kept = cache[key] = (cells, sort_value(cells[column] if column < len(cells) else ""))
             values.append(kept[1])
         self._prune(cache)
-        return sort_rows(rows, column, reverse=self.sort_reverse, values=values)
+        return sort_rows(rows, column, reverse=reverse, values=values)
 
     def expect(self, *views: list[Row]) -> None:
         """Rows the pane may give next (the instances pane's other view, which `a` shows): between keys their
@@ -617,7 +627,8 @@ class KeyedTable(DataTable):
         rows, expected = self._warm_target()
         if len(rows) < self.WARM_FROM and all(len(view) < self.WARM_FROM for view in expected):
             return
-        if not same_views(self.warmed_for, (rows, *expected)):
+        view = (self.sort_column, self.sort_reverse)
+        if not same_views(self.warmed_for, (rows, *expected)) or self.warmed_sort != view:
             self._warm_timer = self.set_timer(self.WARM_PAUSE_S, self._warm_step)
 
     def _warm_step(self) -> None:
@@ -633,18 +644,18 @@ class KeyedTable(DataTable):
         if key_pending(self.app):
             self._warm_later()
             return
-        target = (rows, *expected)
-        if self._warm_job is None or not same_views(self._warm_job[0], target):
-            self._warm_job = (target, self._warm_work(rows, expected))
+        target, view = (rows, *expected), (self.sort_column, self.sort_reverse)
+        if self._warm_job is None or not same_views(self._warm_job[0], target) or self._warm_job[1] != view:
+            self._warm_job = (target, view, self._warm_work(rows, expected))
         self.warm_steps += 1
-        job = self._warm_job[1]
+        job = self._warm_job[2]
         deadline = time.perf_counter() + self.WARM_STEP_S
         for _ in job:
             if time.perf_counter() > deadline:
                 self._warm_later()
                 return
         self._warm_job = None
-        self.warmed_for = target
+        self.warmed_for, self.warmed_sort = target, view
 
     def _warm_work(self, rows: list[Row], expected: tuple[list[Row], ...]) -> Iterator[None]:
         """_warm_step's work, yielding every WARM_CHUNK rows."""
@@ -684,6 +695,47 @@ class KeyedTable(DataTable):
                         meta[key] = TableRow(RowKey(key), 1)
                 yield
             self._widest_of[id(view)] = (view, [max(column) for column in zip(*widths, strict=False)])
+        for state in self._next_sorts():
+            self._prepare_view(state)
+            yield
+
+    def _kept_view(self, state: tuple[int | None, bool]) -> Written | None:
+        """The view of the given rows in this sort order, kept or prepared between keys (then kept from now)."""
+        rows = self._all_rows
+        kept = self._written.get(state)
+        if kept is not None and kept.given is rows:
+            return kept
+        prepared = self._prepared.pop(state, None)
+        if prepared is None or prepared.given is not rows:
+            return None
+        self._remember(state, prepared)
+        return prepared
+
+    def _next_sorts(self) -> list[tuple[int | None, bool]]:
+        """The sort orders the next `s` and `S` give."""
+        column = 0 if self.sort_column is None else self.sort_column + 1
+        return [(None if column >= len(self._column_labels) else column, False),
+                (self.sort_column, not self.sort_reverse)]
+
+    def _prepare_view(self, state: tuple[int | None, bool]) -> None:
+        """Between keys, while the table shows every given row unfiltered: those rows in the order `state` gives,
+        written as DataTable's row order and locations and kept (Written), so that the key that asks for it
+        (`s`, `S`) sorts and writes nothing."""
+        current, rows = self._current, self._all_rows
+        if self.row_filter.active or current is None or current.given is not rows or self.rows is not current.rows:
+            return
+        nexts = self._next_sorts()
+        self._prepared = {s: w for s, w in self._prepared.items() if s in nexts and w.given is rows}
+        if state in self._prepared or ((kept := self._written.get(state)) is not None and kept.given is rows):
+            return
+        wanted = self._sorted(rows, state)
+        meta = self._row_meta
+        try:
+            ordered = [meta[key] for key, _ in wanted]
+        except KeyError:
+            return
+        self._prepared[state] = Written(rows, wanted, self.rows, row_locations([key for key, _ in wanted], ordered),
+                                        ordered, current.widest)
 
     def _filtered(self, rows: list[Row]) -> list[Row]:
         """The rows the filter lets through, searched in text kept per row (made again when its cells change)."""
@@ -752,12 +804,17 @@ class KeyedTable(DataTable):
         for state in [s for s, w in written.items() if w.given is not self._all_rows
                       and w.given is not self._previous_rows]:
             del written[state]
-        state = (self.sort_column, self.sort_reverse)
+        kept = Written(self._all_rows, wanted, self.rows, self._row_locations, ordered)
+        self._remember((self.sort_column, self.sort_reverse), kept)
+        return kept
+
+    def _remember(self, state: tuple[Any, ...], view: Written) -> None:
+        """Keep a view shown, the oldest kept one going when KEEP_VIEWS are."""
+        written = self._written
         written.pop(state, None)
         while len(written) >= self.KEEP_VIEWS:
             del written[next(iter(written))]
-        kept = written[state] = Written(self._all_rows, wanted, self.rows, self._row_locations, ordered)
-        return kept
+        written[state] = view
 
     def _count(self, shown: int, total: int) -> None:
         """Tell the pane how many rows the filter lets through (it says `12 of 203` in its title)."""

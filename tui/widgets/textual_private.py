@@ -158,7 +158,13 @@ PRIVATE: tuple[Private, ...] = (
             _instance(_table, "_pruning", bool)),
     Private(_FOOTER, "_bindings_ready", "StableFooter.bindings_changed", "Footer composes no keys until it is set",
             _attribute(_FOOTER, "_bindings_ready", Reactive)),
+    Private("textual.messages", "Update", "StableFooter._update_in_place", "a key rewritten in place is posted to "
+            "the screen as dirty, as its own idle would post it (a region refresh of the screen instead drops the "
+            "other widgets waiting for their repaint: a sorted table stayed off the terminal)",
+            _attribute("textual.messages", "Update", type)),
     # KeyedTable (tui/widgets/keyed_table.py)
+    Private(_TABLE, "_get_column_region", "KeyedTable._show_sort_column", "where the sort column lies, to scroll "
+            "it into view", _method(_TABLE, "_get_column_region", ("self", "column_index"))),
     Private("textual._two_way_dict", "TwoWayDict", "KeyedTable.sync", "the row order is written as DataTable.sort "
             "writes it", _attribute("textual._two_way_dict", "TwoWayDict", type)),
     *(Private("textual._two_way_dict:TwoWayDict", name, "keyed_table.row_locations", "the two maps of DataTable's "
