@@ -82,3 +82,24 @@ def test_the_journal_raises_a_flood_once_and_export_lists_it_once() -> None:
     assert [e["type"] for e in last if e["type"] == "finding_cleared"] == ["finding_cleared"]
     assert len([e for e in last if e["type"] == "finding_raised"]) == 3
     assert len(findings_table(first + last)) == 4
+
+
+def test_a_simulated_audit_flood_is_one_shown_finding() -> None:
+    import asyncio
+
+    from tui.models.placement import AuditDigest
+    from tui.openstack import connect
+    from tui.openstack.placement_reads import audit_cloud
+    from tui.rules.allocations import audit_findings
+    from tui.sim import start_demo
+
+    demo = start_demo(instances=300, hosts=20, queues=20, churn=0, storyline=False, manual=True, start=NOW)
+    try:
+        demo.inject("stale_allocations", count=500)
+        digest = AuditDigest.of(asyncio.run(audit_cloud(connect(demo.config().openstack), every_capacity=False)))
+        found = tuple(audit_findings(digest.judged))
+    finally:
+        demo.stop()
+    assert sum(f.kind == "placement.stale_allocation" for f in found) == 500
+    shown = _observations(found)[0].cloud_view.shown
+    assert [f.evidence["count"] for f in shown if f.kind == "placement.stale_allocation"] == [500]
