@@ -103,3 +103,26 @@ def test_a_simulated_audit_flood_is_one_shown_finding() -> None:
     assert sum(f.kind == "placement.stale_allocation" for f in found) == 500
     shown = _observations(found)[0].cloud_view.shown
     assert [f.evidence["count"] for f in shown if f.kind == "placement.stale_allocation"] == [500]
+
+
+def test_a_flood_is_grouped_once_per_observation_not_at_every_judgement(monkeypatch) -> None:
+    """Every poll of any source judges the cloud again: the flood of an unchanged observation is not walked
+    again (a 10,000-finding audit would cost every poll of every source a pass over it)."""
+    from tui.config import Thresholds
+    from tui.rules import judge
+
+    walked: list[int] = []
+    real = judge.group_floods
+
+    def counting(findings, *a, **kw):  # type: ignore[no-untyped-def]
+        listed = list(findings)
+        walked.append(len(listed))
+        return real(listed, *a, **kw)
+
+    monkeypatch.setattr(judge, "group_floods", counting)
+    flood = Observation("placement", ok_at=NOW, tried_at=NOW, findings=_stale(10_000))
+    for poll in range(5):  # another source polls five times; the audit's observation stays the same
+        other = Observation("rabbitmq", ok_at=NOW + poll, tried_at=NOW + poll, findings=_few())
+        view = judge.judge_cloud({"placement": flood, "rabbitmq": other}, NOW + poll, Thresholds())
+        assert [f.evidence["count"] for f in view.shown if f.kind == "placement.stale_allocation"] == [10_000]
+    assert sum(n >= 10_000 for n in walked) == 1, walked

@@ -22,7 +22,7 @@ from tui.models.judged import DEFAULT_INTERVAL, CloudView, GaleraVerdict, Judged
 from tui.models.observation import Observation
 from tui.models.services import SectionRead, ServiceRow, ServicesSnapshot
 from tui.models.triage import TRIAGE_SOURCES
-from tui.rules.grouping import group_floods, group_jump, is_group
+from tui.rules.grouping import GROUP_AT, group_floods, group_jump, is_group
 from tui.rules.liveness import Liveness, assess_section, down_time_for, row_rank
 from tui.rules.quorum import NO_QUORUM_VERDICT, arbitrator_view, verdict
 from tui.rules.stuck import instance_owner, owner_cell
@@ -154,6 +154,32 @@ def sort_shown(findings: Iterable[Finding]) -> list[Finding]:
                                                 f.kind, f.subject))
 
 
+_GROUPED: dict[int, tuple[tuple[Finding, ...], list[Finding]]] = {}  # id(findings) -> (them, grouped)
+_GROUPED_KEPT = 64
+
+
+def _findings_grouped(observations: Mapping[str, Observation], hints: Iterable[Finding]) -> list[Finding]:
+    """Every source's findings, a source's flood already grouped (tui.rules.grouping), each source's grouped
+    once per observation: a flood of one source costs each later judgement (a poll of any source) what its
+    group is, not a pass over its thousands of findings. When a hint absorbs findings, they are taken one by
+    one (a hint stands in for findings by their subjects)."""
+    if any(h.evidence.get("absorbs") for h in hints):
+        return [f for obs in observations.values() for f in obs.findings]
+    out: list[Finding] = []
+    for obs in observations.values():
+        found = obs.findings
+        if len(found) < GROUP_AT:
+            out.extend(found)
+            continue
+        kept = _GROUPED.get(id(found))
+        if kept is None or kept[0] is not found:
+            if len(_GROUPED) >= _GROUPED_KEPT:
+                _GROUPED.clear()
+            kept = _GROUPED[id(found)] = (found, group_floods(found))
+        out.extend(kept[1])
+    return out
+
+
 def _judged_services(obs: Observation | None) -> dict[str, Any] | None:
     """The services rows the services poll judged (its view), by section name."""
     view = None if obs is None else obs.view
@@ -175,8 +201,7 @@ def judge_cloud(observations: Mapping[str, Observation], now: float, thresholds:
                 seq: int = 0) -> CloudView:
     """The cloud's view at `now` over its sources' latest observations."""
     hints = triage_hints(observations)
-    shown = group_floods(sort_shown(without_absorbed([f for obs in observations.values() for f in obs.findings],
-                                                     hints) + hints))
+    shown = group_floods(sort_shown(without_absorbed(_findings_grouped(observations, hints), hints) + hints))
     summary = None
     if configured is None or any(s in configured for s in TRIAGE_SOURCES) or \
             any(s in observations for s in TRIAGE_SOURCES):
