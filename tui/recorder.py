@@ -52,7 +52,6 @@ from tui.models.finding import SEVERITY_ORDER
 from tui.models.observation import Observation
 from tui.records import record
 from tui.redact import redact_userinfo
-from tui.rules.grouping import group_floods
 from tui.safetext import clean
 
 SCHEMA_VERSION = 2  # 2: snapshot events
@@ -116,6 +115,8 @@ class ChangeTracker:
                            else round(obs.ok_at - (prev.ok_at or prev.tried_at), 3)})
         if obs.error is None:
             before = self._findings.get(obs.source, {})
+            from tui.rules.grouping import group_floods  # with the first poll, after the first paint
+
             after = {f.key: f for f in group_floods(obs.findings)}  # a flood: one line (tui.rules.grouping)
             self._findings[obs.source] = after
             for key, finding in after.items():

@@ -14,9 +14,8 @@ output: every finding (most severe first), then every source with its error. Tex
 
 from __future__ import annotations
 
-from tui.models.finding import Finding
+from tui.models.finding import Finding, members
 from tui.models.observation import Observation
-from tui.rules.grouping import members
 from tui.safetext import clean
 from tui.snapshot import EXIT_CRITICAL, EXIT_OK, EXIT_UNKNOWN, EXIT_WARNING, all_findings, exit_code
 from tui.snapshot_plain import finding_line, source_line

@@ -24,8 +24,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
+from tui.models.finding import members
 from tui.models.observation import Observation
-from tui.rules.grouping import members
 from tui.safetext import clean, has_unsafe
 from tui.snapshot import all_findings, exit_code
 

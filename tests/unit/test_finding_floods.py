@@ -120,9 +120,10 @@ def test_a_flood_is_grouped_once_per_observation_not_at_every_judgement(monkeypa
         return real(listed, *a, **kw)
 
     monkeypatch.setattr(judge, "group_floods", counting)
-    flood = Observation("placement", ok_at=NOW, tried_at=NOW, findings=_stale(10_000))
+    cloud = judge.CloudJudge(Thresholds())  # the runners' judge of one cloud
+    cloud.judge(Observation("placement", ok_at=NOW, tried_at=NOW, findings=_stale(10_000)), NOW)
     for poll in range(5):  # another source polls five times; the audit's observation stays the same
         other = Observation("rabbitmq", ok_at=NOW + poll, tried_at=NOW + poll, findings=_few())
-        view = judge.judge_cloud({"placement": flood, "rabbitmq": other}, NOW + poll, Thresholds())
+        view = cloud.judge(other, NOW + poll)
         assert [f.evidence["count"] for f in view.shown if f.kind == "placement.stale_allocation"] == [10_000]
     assert sum(n >= 10_000 for n in walked) == 1, walked

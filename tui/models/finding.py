@@ -76,3 +76,17 @@ def worst_severity(findings: list[Finding]) -> Severity | None:
     if not findings:
         return None
     return min((f.severity for f in findings), key=lambda s: SEVERITY_ORDER[s])
+
+
+GROUP_SUBJECT = "*"  # the subject of many findings of one kind shown as one (tui.rules.grouping)
+
+
+def is_group(f: Finding) -> bool:
+    """Whether `f` stands for many findings of its kind (tui.rules.grouping): evidence `count` and `subjects`."""
+    return f.subject.startswith(GROUP_SUBJECT) and isinstance(f.evidence.get("count"), int) \
+        and "subjects" in f.evidence
+
+
+def members(f: Finding) -> int:
+    """How many findings `f` stands for: a group's count, else 1 (counts and metrics count findings, not rows)."""
+    return int(f.evidence["count"]) if is_group(f) else 1

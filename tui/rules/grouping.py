@@ -15,17 +15,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from tui.models.finding import Finding
+from tui.models.finding import GROUP_SUBJECT, Finding
 
 GROUP_AT = 100  # this many findings of one kind and severity are shown as one
 FIRST_SUBJECTS = 20  # subjects a group's evidence names
 SUBJECTS_IN_SUMMARY = 3
-GROUP_SUBJECT = "*"
-
-
-def is_group(f: Finding) -> bool:
-    return f.subject.startswith(GROUP_SUBJECT) and isinstance(f.evidence.get("count"), int) \
-        and "subjects" in f.evidence
 
 
 def grouped(kind_findings: list[Finding], subject: str = GROUP_SUBJECT) -> Finding:
@@ -71,8 +65,3 @@ def group_jump(f: Finding) -> tuple[str, str]:
 
     pane = next((pane for prefix, pane in PANE_BY_PREFIX if f.kind.startswith(prefix)), None)
     return ("pane", pane or f.source or "findings")
-
-
-def members(f: Finding) -> int:
-    """How many findings `f` stands for: a group's count, else 1 (counts and metrics count findings, not rows)."""
-    return int(f.evidence["count"]) if is_group(f) else 1

@@ -15,14 +15,14 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
-from tui.models.finding import SEVERITY_ORDER, Finding, Severity
+from tui.models.finding import SEVERITY_ORDER, Finding, Severity, is_group
 from tui.models.galera import GaleraSnapshot
 from tui.models.instances import InstancesSnapshot
 from tui.models.judged import DEFAULT_INTERVAL, CloudView, GaleraVerdict, JudgedRow, SourceView
 from tui.models.observation import Observation
 from tui.models.services import SectionRead, ServiceRow, ServicesSnapshot
 from tui.models.triage import TRIAGE_SOURCES
-from tui.rules.grouping import GROUP_AT, group_floods, group_jump, is_group
+from tui.rules.grouping import GROUP_AT, group_floods, group_jump
 from tui.rules.liveness import Liveness, assess_section, down_time_for, row_rank
 from tui.rules.quorum import NO_QUORUM_VERDICT, arbitrator_view, verdict
 from tui.rules.stuck import instance_owner, owner_cell
@@ -154,15 +154,15 @@ def sort_shown(findings: Iterable[Finding]) -> list[Finding]:
                                                 f.kind, f.subject))
 
 
-_GROUPED: dict[int, tuple[tuple[Finding, ...], list[Finding]]] = {}  # id(findings) -> (them, grouped)
-_GROUPED_KEPT = 64
+Grouped = dict[int, tuple[tuple[Finding, ...], list[Finding]]]  # id(a source's findings) -> (them, grouped)
 
 
-def _findings_grouped(observations: Mapping[str, Observation], hints: Iterable[Finding]) -> list[Finding]:
+def _findings_grouped(observations: Mapping[str, Observation], hints: Iterable[Finding],
+                      kept_groups: Grouped | None) -> list[Finding]:
     """Every source's findings, a source's flood already grouped (tui.rules.grouping), each source's grouped
     once per observation: a flood of one source costs each later judgement (a poll of any source) what its
     group is, not a pass over its thousands of findings. When a hint absorbs findings, they are taken one by
-    one (a hint stands in for findings by their subjects)."""
+    one (a hint stands in for findings by their subjects). kept_groups: the judge's memo (None: none)."""
     if any(h.evidence.get("absorbs") for h in hints):
         return [f for obs in observations.values() for f in obs.findings]
     out: list[Finding] = []
@@ -171,11 +171,13 @@ def _findings_grouped(observations: Mapping[str, Observation], hints: Iterable[F
         if len(found) < GROUP_AT:
             out.extend(found)
             continue
-        kept = _GROUPED.get(id(found))
+        kept = kept_groups.get(id(found)) if kept_groups is not None else None
         if kept is None or kept[0] is not found:
-            if len(_GROUPED) >= _GROUPED_KEPT:
-                _GROUPED.clear()
-            kept = _GROUPED[id(found)] = (found, group_floods(found))
+            kept = (found, group_floods(found))
+            if kept_groups is not None:
+                if len(kept_groups) >= 4 * len(observations):  # the groups of observations no longer latest
+                    kept_groups.clear()
+                kept_groups[id(found)] = kept
         out.extend(kept[1])
     return out
 
@@ -198,10 +200,12 @@ def badge_level(shown: Iterable[Finding], observations: Mapping[str, Observation
 
 def judge_cloud(observations: Mapping[str, Observation], now: float, thresholds: Any, *,
                 configured: Collection[str] | None = None, intervals: Mapping[str, float] | None = None,
-                seq: int = 0) -> CloudView:
-    """The cloud's view at `now` over its sources' latest observations."""
+                seq: int = 0, kept_groups: Grouped | None = None) -> CloudView:
+    """The cloud's view at `now` over its sources' latest observations. kept_groups: the cloud judge's memo
+    of each source's grouped findings (a flood is grouped once per observation, not at every judgement)."""
     hints = triage_hints(observations)
-    shown = group_floods(sort_shown(without_absorbed(_findings_grouped(observations, hints), hints) + hints))
+    shown = group_floods(sort_shown(without_absorbed(_findings_grouped(observations, hints, kept_groups), hints)
+                                    + hints))
     summary = None
     if configured is None or any(s in configured for s in TRIAGE_SOURCES) or \
             any(s in observations for s in TRIAGE_SOURCES):
@@ -225,6 +229,7 @@ class CloudJudge:
         self._lock = threading.Lock()
         self._latest: dict[str, Observation] = {}
         self._seq = 0
+        self._groups: Grouped = {}
 
     def judge(self, obs: Observation, now: float) -> CloudView:
         with self._lock:
@@ -232,7 +237,7 @@ class CloudJudge:
             self._seq += 1
             return judge_cloud(dict(self._latest), now, self.thresholds, configured=self.configured,
                                intervals=self.intervals or {s: DEFAULT_INTERVAL for s in self._latest},
-                               seq=self._seq)
+                               seq=self._seq, kept_groups=self._groups)
 
 
 def judged(obs: Observation, thresholds: Any, judge: CloudJudge | None, now: float,

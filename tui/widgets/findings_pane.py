@@ -25,9 +25,8 @@ from rich.text import Text
 
 from tui.dashboard import dashboard
 from tui.freshness import clock_time
-from tui.models.finding import SEVERITY_ORDER, Finding
+from tui.models.finding import SEVERITY_ORDER, Finding, members
 from tui.models.observation import Observation
-from tui.rules.grouping import members
 from tui.safetext import text as safe_text
 from tui.widgets import column_fit as fit
 from tui.widgets.column_fit import ColumnRule
