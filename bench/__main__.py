@@ -7,7 +7,10 @@ bench/results/bench.json (quick: bench/results/bench-quick.json) and, for full r
 
 Sections (--only takes a comma list): triage, snapshot (`stacktop snapshot` against the same five commands),
 steady, firstpaint, keypress, keys, idle, rss, broker, journal, audit (keys: `stacktop --demo` itself at the
-scale, key to paint over every server shown); and, only when named,
+scale, key to paint over every server shown); and, only when named, wholeapp (the running app's CPU per 10 s
+cycle on a changing, a quiet and a findings-flooded cloud, RSS after the first placement audit, journal bytes
+including the session start: bench/wholeapp.py; STACKTOP_BENCH_BASE_TREE=<checkout> adds the same runs of
+another revision's app, before/after in one run),
 scaling (1k / 10k / 30k / 100k instances: first triage, RSS, steady poll, journal per hour; --quick: 300 and
 1,000), which writes bench/results/scaling.md, and rabbitmq_scale (one RabbitMQ poll at 20,000 queues on a real
 broker against a plain `/api/queues` GET: bench/bench_rabbitmq_scale.py; --quick: 300 queues), and real10k
@@ -30,8 +33,9 @@ from bench.common import FULL, QUICK, RESULTS, Result, log, machine, median, spa
 
 SECTIONS = ("triage", "snapshot", "firstpaint", "keypress", "keys", "rss", "steady", "idle", "broker", "journal",
             "audit")
-# long (the 100k-instance simulator, 20k queues) or on a built test-bed profile: only with --only
-ON_REQUEST = ("scaling", "rabbitmq_scale", "real10k")
+# long (the 100k-instance simulator, 20k queues, app runs of minutes each) or on a built test-bed profile: only
+# with --only
+ON_REQUEST = ("scaling", "rabbitmq_scale", "wholeapp", "real10k")
 
 
 def fmt(value: float | None, unit: str) -> str:
@@ -153,6 +157,11 @@ def main(argv: list[str] | None = None) -> int:
             section("audit", audit.bench_audit, demo, 1 if quick else 3)
         finally:
             demo.stop()
+    if "wholeapp" in only:
+        from bench import wholeapp
+
+        # ~1 % of the servers change per 10 s cycle (the steady section's churn)
+        section("wholeapp", wholeapp.bench_wholeapp, scale, 20.0 if quick else 120.0, scale.instances * 0.02)
     if "scaling" in only:
         from bench import scaling
 

@@ -18,7 +18,8 @@ class AppRun:
     """One app_child process in a pty, with its marks file."""
 
     def __init__(self, demo: Any, *, interval: float | None = None, fast: str = "", cols: int = 160, rows: int = 50,
-                 extra: Sequence[str] = ()) -> None:
+                 extra: Sequence[str] = (), root: Path = ROOT) -> None:
+        """root: the checkout whose app runs (another one: an A/B against an earlier revision)."""
         self.dir = Path(tempfile.mkdtemp(prefix="stacktop-bench-"))
         self.info = self.dir / "info.json"
         self.info.write_text(json.dumps(demo.info))
@@ -29,7 +30,7 @@ class AppRun:
         if fast:
             argv += ["--fast", fast]
         self.spawned_at = time.time()
-        self.pty = PtyApp(argv, cols=cols, rows=rows, cwd=ROOT, env={"PYTHONPATH": str(ROOT)}).start()
+        self.pty = PtyApp(argv, cols=cols, rows=rows, cwd=root, env={"PYTHONPATH": str(root)}).start()
 
     def marks(self) -> list[dict[str, Any]]:
         try:

@@ -82,3 +82,48 @@ def test_the_journal_raises_a_flood_once_and_export_lists_it_once() -> None:
     assert [e["type"] for e in last if e["type"] == "finding_cleared"] == ["finding_cleared"]
     assert len([e for e in last if e["type"] == "finding_raised"]) == 3
     assert len(findings_table(first + last)) == 4
+
+
+def test_a_simulated_audit_flood_is_one_shown_finding() -> None:
+    import asyncio
+
+    from tui.models.placement import AuditDigest
+    from tui.openstack import connect
+    from tui.openstack.placement_reads import audit_cloud
+    from tui.rules.allocations import audit_findings
+    from tui.sim import start_demo
+
+    demo = start_demo(instances=300, hosts=20, queues=20, churn=0, storyline=False, manual=True, start=NOW)
+    try:
+        demo.inject("stale_allocations", count=500)
+        digest = AuditDigest.of(asyncio.run(audit_cloud(connect(demo.config().openstack), every_capacity=False)))
+        found = tuple(audit_findings(digest.judged))
+    finally:
+        demo.stop()
+    assert sum(f.kind == "placement.stale_allocation" for f in found) == 500
+    shown = _observations(found)[0].cloud_view.shown
+    assert [f.evidence["count"] for f in shown if f.kind == "placement.stale_allocation"] == [500]
+
+
+def test_a_flood_is_grouped_once_per_observation_not_at_every_judgement(monkeypatch) -> None:
+    """Every poll of any source judges the cloud again: the flood of an unchanged observation is not walked
+    again (a 10,000-finding audit would cost every poll of every source a pass over it)."""
+    from tui.config import Thresholds
+    from tui.rules import judge
+
+    walked: list[int] = []
+    real = judge.group_floods
+
+    def counting(findings, *a, **kw):  # type: ignore[no-untyped-def]
+        listed = list(findings)
+        walked.append(len(listed))
+        return real(listed, *a, **kw)
+
+    monkeypatch.setattr(judge, "group_floods", counting)
+    cloud = judge.CloudJudge(Thresholds())  # the runners' judge of one cloud
+    cloud.judge(Observation("placement", ok_at=NOW, tried_at=NOW, findings=_stale(10_000)), NOW)
+    for poll in range(5):  # another source polls five times; the audit's observation stays the same
+        other = Observation("rabbitmq", ok_at=NOW + poll, tried_at=NOW + poll, findings=_few())
+        view = cloud.judge(other, NOW + poll)
+        assert [f.evidence["count"] for f in view.shown if f.kind == "placement.stale_allocation"] == [10_000]
+    assert sum(n >= 10_000 for n in walked) == 1, walked

@@ -23,7 +23,8 @@ SUBJECTS_IN_SUMMARY = 3
 
 
 def grouped(kind_findings: list[Finding], subject: str = GROUP_SUBJECT) -> Finding:
-    """One finding standing for `kind_findings` (one kind and severity, in their shown order)."""
+    """One finding standing for `kind_findings` (one kind and severity): the first subjects in their order."""
+    kind_findings = sorted(kind_findings, key=lambda f: f.subject)
     first = kind_findings[0]
     count = len(kind_findings)
     subjects = [f.subject for f in kind_findings[:FIRST_SUBJECTS]]

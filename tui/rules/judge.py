@@ -24,7 +24,7 @@ from tui.models.rabbitmq import RabbitSnapshot
 from tui.models.services import SectionRead, ServiceRow, ServicesSnapshot
 from tui.models.triage import TRIAGE_SOURCES
 from tui.rules.finding_detail import finding_detail
-from tui.rules.grouping import group_floods, group_jump
+from tui.rules.grouping import GROUP_AT, group_floods, group_jump
 from tui.rules.liveness import Liveness, assess_section, down_time_for, row_rank
 from tui.rules.queue_groups import GROUP_KIND, group_key
 from tui.rules.queue_names import classify_queue, queue_subject
@@ -186,6 +186,34 @@ def sort_shown(findings: Iterable[Finding]) -> list[Finding]:
                                                 f.kind, f.subject))
 
 
+Grouped = dict[int, tuple[tuple[Finding, ...], list[Finding]]]  # id(a source's findings) -> (them, grouped)
+
+
+def _findings_grouped(observations: Mapping[str, Observation], hints: Iterable[Finding],
+                      kept_groups: Grouped | None) -> list[Finding]:
+    """Every source's findings, a source's flood already grouped (tui.rules.grouping), each source's grouped
+    once per observation: a flood of one source costs each later judgement (a poll of any source) what its
+    group is, not a pass over its thousands of findings. When a hint absorbs findings, they are taken one by
+    one (a hint stands in for findings by their subjects). kept_groups: the judge's memo (None: none)."""
+    if any(h.evidence.get("absorbs") for h in hints):
+        return [f for obs in observations.values() for f in obs.findings]
+    out: list[Finding] = []
+    for obs in observations.values():
+        found = obs.findings
+        if len(found) < GROUP_AT:
+            out.extend(found)
+            continue
+        kept = kept_groups.get(id(found)) if kept_groups is not None else None
+        if kept is None or kept[0] is not found:
+            kept = (found, group_floods(found))
+            if kept_groups is not None:
+                if len(kept_groups) >= 4 * len(observations):  # the groups of observations no longer latest
+                    kept_groups.clear()
+                kept_groups[id(found)] = kept
+        out.extend(kept[1])
+    return out
+
+
 def _judged_services(obs: Observation | None) -> dict[str, Any] | None:
     """The services rows the services poll judged (its view), by section name."""
     if obs is None:
@@ -205,21 +233,22 @@ def badge_level(shown: Iterable[Finding], observations: Mapping[str, Observation
 
 def judge_cloud(observations: Mapping[str, Observation], now: float, thresholds: Any, *,
                 configured: Collection[str] | None = None, intervals: Mapping[str, float] | None = None,
-                seq: int = 0) -> CloudView:
-    """The cloud's view at `now` over its sources' latest observations."""
+                seq: int = 0, kept_groups: Grouped | None = None) -> CloudView:
+    """The cloud's view at `now` over its sources' latest observations. kept_groups: the cloud judge's memo
+    of each source's grouped findings (a flood is grouped once per observation, not at every judgement)."""
     hints = triage_hints(observations)
-    shown = group_floods(sort_shown(without_absorbed([f for obs in observations.values() for f in obs.findings],
-                                                     hints) + hints))
+    shown = group_floods(sort_shown(without_absorbed(_findings_grouped(observations, hints, kept_groups), hints)
+                                    + hints))
     summary = None
     if configured is None or any(s in configured for s in TRIAGE_SOURCES) or \
             any(s in observations for s in TRIAGE_SOURCES):
         summary = triage_summary(observations, datetime.fromtimestamp(now, UTC), thresholds,
                                  configured=configured, intervals=intervals,
                                  judged_rows=_judged_services(observations.get("services")))
-    # the finding screen's reading of each finding: those shown first (the most severe of a key), then the rest
-    every = [*shown, *(f for obs in observations.values() for f in obs.findings)]
-    details = {}
-    for f in every:
+    # the finding screen's reading of each finding shown (the most severe of a key); one inside a group is read
+    # when its screen opens (tui.drilldowns.finding_reading), so a flood costs what is shown, not what exists
+    details: dict[tuple[str, str], Any] = {}
+    for f in shown:
         if f.key not in details:
             details[f.key] = finding_detail(f)
     return CloudView(seq, now, tuple(hints), tuple(shown), summary, badge_level(shown, observations),
@@ -239,6 +268,7 @@ class CloudJudge:
         self._lock = threading.Lock()
         self._latest: dict[str, Observation] = {}
         self._seq = 0
+        self._groups: Grouped = {}
 
     def judge(self, obs: Observation, now: float) -> CloudView:
         with self._lock:
@@ -246,7 +276,7 @@ class CloudJudge:
             self._seq += 1
             return judge_cloud(dict(self._latest), now, self.thresholds, configured=self.configured,
                                intervals=self.intervals or {s: DEFAULT_INTERVAL for s in self._latest},
-                               seq=self._seq)
+                               seq=self._seq, kept_groups=self._groups)
 
 
 def judged(obs: Observation, thresholds: Any, judge: CloudJudge | None, now: float,

@@ -701,6 +701,8 @@ class Engine:
     def inject(self, what: str, **kw: Any) -> None:
         """Apply a named fault now: kill_compute/start_compute(host=), kill_agent/start_agent(host=),
         conductor_down/conductor_up (every compute's heartbeat stops: the fleet flip),
+        stale_allocations(count=) (that many small allocations of consumers that are no server, spread over
+        the hosts: a placement audit's flood of stale-allocation findings),
         rabbit_node_down/rabbit_node_up(node=rabbit@ctl-N) (a broker node's app stopped / started)."""
         with self.lock:
             self.advance_to(self.clock.time())
@@ -720,6 +722,15 @@ class Engine:
                     if h.service.dead_since is None:
                         h.service.dead_since = self.t  # processes live on; heartbeats stop arriving
                 self.story_state["conductor_down"] = True
+            elif what == "stale_allocations":  # a placement audit's flood: allocations whose consumer is gone
+                count = int(kw.get("count", 1000))
+                hosts = [h for h in self.hosts if h.hypervisor_id in self.providers]
+                project = self.projects[-1]
+                for i in range(count):
+                    consumer = self.new_uuid()
+                    self.consumers[consumer] = Consumer(consumer, project, self.users[project])
+                    self.providers[hosts[i % len(hosts)].hypervisor_id].allocate(
+                        consumer, {"VCPU": 1, "MEMORY_MB": 64, "DISK_GB": 1})
             elif what == "conductor_up":
                 for h in self.hosts:
                     h.service.dead_since = None

@@ -14,7 +14,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable, Mapping
 from datetime import datetime
-from operator import is_, itemgetter
+from itertools import compress
+from operator import attrgetter, is_, itemgetter
 from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
@@ -75,27 +76,30 @@ def _sort_key(server: Server, severity: dict[str, str], now: datetime) -> tuple[
     return (rank, -age, server.name, server.id)
 
 
-Rows = list[tuple[str, tuple[Any, ...]]]
+Row = tuple[str, tuple[Any, ...]]
+Rows = list[Row]
+Entry = tuple[tuple[Any, ...], str, Row]  # (sort key, server id, row)
 
 
 class RowMemo(dict[str, tuple[Any, ...]]):
     """What instance_rows keeps from one snapshot to the next, by server id: (server, cells, what the cells
-    were made for, sort key), made again when the server (the collector keeps an unchanged one as the same
-    object), its finding or its age label changed; and `place`, each server's place in the last rows made per
-    view: the next snapshot's servers put in that order first, the sort by key finds them nearly sorted (about
-    one comparison a server, not 14 at 10,000); `last`, what the last rows of each view were made of: the
-    very same servers, findings and age labels give those rows again, the same list (a poll where nothing
-    changed costs a pass over the servers, and nothing downstream)."""
+    were made for, its Entry of a quiet server, None otherwise), made again when the server
+    (the collector keeps an unchanged one as the same object), its finding or its age label changed; `quiet`,
+    per view, the quiet servers' entries in their order (most of a big cloud: nothing to colour, nothing in
+    progress, a sort key that never moves) and their ids: the next snapshot keeps the unchanged ones in that
+    order (in C) and sorts in only the ones that changed; `last`, what the last rows of each view were made
+    of: the very same servers, findings and age labels give those rows again, the same list (a poll where
+    nothing changed costs a pass over the servers, and nothing downstream)."""
 
     def __init__(self, *args: Any) -> None:
         super().__init__(*args)
-        self.place: dict[bool, dict[str, int]] = {}
+        self.quiet: dict[bool, tuple[list[Entry], set[str]]] = {}
         # per view: the servers, findings and age labels the last rows were made of, and those rows
         self.last: dict[bool, tuple[list[Server], dict[str, str], list[tuple[Server, str]], Rows]] = {}
 
     def copy(self) -> RowMemo:
         kept = RowMemo(self)
-        kept.place, kept.last = dict(self.place), dict(self.last)
+        kept.quiet, kept.last = dict(self.quiet), dict(self.last)
         return kept
 
 
@@ -106,7 +110,8 @@ def instance_rows(snapshot: InstancesSnapshot, findings: Iterable[Finding] = (),
 
     Cells without a style are plain (safe) strings: the table makes Rich cells only for the rows it draws,
     and `a` lists every server (10,000 and more). memo (RowMemo), kept by the caller from one snapshot to the
-    next: the table then sees the same cells and skips them, and both views of a server share its cells.
+    next: the table then sees the same cells and skips them, and both views of a server share its cells; a
+    poll costs a pass over the servers and a sort of what changed into the rest.
     judged: the poll's judged rows by server id (the owner column)."""
     severity: dict[str, str] = {}
     for f in findings:
@@ -125,7 +130,10 @@ def instance_rows(snapshot: InstancesSnapshot, findings: Iterable[Finding] = (),
     if (last is not None and len(last[0]) == len(servers) and all(map(is_, servers, last[0]))
             and last[1] == severity and all(in_state_label(s, now) == label for s, label in last[2])):
         return last[3]
-    made: list[tuple[tuple[Any, ...], str, tuple[Any, ...]]] = []  # (sort key, server id, cells)
+    before, before_ids = memo.quiet.get(show_all, ([], set())) if memo is not None else ([], set())
+    made: list[Entry] = []  # the servers that are not quiet
+    fresh: list[Entry] = []  # quiet servers not in `before` as they are now
+    moved: set[str] = set()  # servers of `before` that changed (or are no longer quiet)
     labelled: list[tuple[Server, str]] = []  # the servers whose cells show an age, with it
     for s in servers:
         sev = severity.get(s.id)
@@ -144,28 +152,35 @@ def instance_rows(snapshot: InstancesSnapshot, findings: Iterable[Finding] = (),
                             s.project_id[:8]), ticks, None)
                 if memo is not None:
                     memo[s.id] = kept
-            made.append((_sort_key(s, severity, now), s.id, kept[1]))
+            made.append((_sort_key(s, severity, now), s.id, (s.id, kept[1])))
             labelled.append((s, ticks[1]))
+            moved.add(s.id)
         else:  # nothing to colour and nothing in progress: most of a big cloud
             if kept is None or kept[0] is not s or kept[2] is not None:
-                kept = (s, (clean(s.name or "(no name)"), clean(s.status), "", "", s.host or "", "", s.id[:8],
-                            s.project_id[:8]), None, _sort_key(s, severity, now))
+                cells = (clean(s.name or "(no name)"), clean(s.status), "", "", s.host or "", "", s.id[:8],
+                         s.project_id[:8])
+                kept = (s, cells, None, (_sort_key(s, severity, now), s.id, (s.id, cells)))
                 if memo is not None:
                     memo[s.id] = kept
-            made.append((kept[3], s.id, kept[1]))
-    place = memo.place.get(show_all) if memo is not None else None
-    if place:
-        last = len(place)
-        made.sort(key=lambda m: place.get(m[1], last))
-    made.sort(key=itemgetter(0))
-    rows = [(sid, cells) for _, sid, cells in made]
+                fresh.append(kept[3])
+                moved.add(s.id)
+            elif s.id not in before_ids:
+                fresh.append(kept[3])
+    present = set(map(attrgetter("id"), servers)) - moved
+    quiet = list(compress(before, map(present.__contains__, map(itemgetter(1), before)))) if before else []
+    quiet += fresh
+    quiet.sort(key=itemgetter(0))  # in order but for what changed: one comparison a server, in C
+    ordered = quiet + made
+    ordered.sort(key=itemgetter(0))
+    rows = list(map(itemgetter(2), ordered))
     if memo is not None:
-        memo.place[show_all] = {sid: i for i, (sid, _) in enumerate(rows)}
+        memo.quiet[show_all] = (quiet, set(map(itemgetter(1), quiet)) if fresh or len(quiet) != len(before)
+                                else before_ids)
         memo.last[show_all] = (servers, severity, labelled, rows)
         if len(memo) > 2 * len(snapshot.servers) + 64:  # servers gone
             live = {s.id for s in snapshot.servers}
-            for sid in [k for k in memo if k not in live]:
-                del memo[sid]
+            for sid in [k for k in list(memo) if k not in live]:
+                memo.pop(sid, None)
     return rows
 
 
