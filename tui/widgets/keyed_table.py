@@ -318,11 +318,10 @@ class KeyedTable(DataTable):
     # ----- column widths (tui.widgets.column_fit) -----------------------------------------------------
     def _header_label(self, index: int, width: int | None = None) -> str:
         """The column's header: its label, and the sort mark on the sort column; where the column is narrower
-        than that (a narrow table cuts its columns), the label is cut with "…" and the mark stays."""
+        than that (a narrow table squeezes its columns), the label is cut with "…" (a squeezed column says it
+        is cut) and the mark stays."""
         label = self._column_labels[index]
-        if index != self.sort_column:
-            return label
-        mark = SORT_MARK[self.sort_reverse]
+        mark = SORT_MARK[self.sort_reverse] if index == self.sort_column else ""
         if width is not None and len(label) + len(mark) > width:
             label = label[: max(0, width - len(mark) - 1)] + "…"
         return label + mark
@@ -408,9 +407,7 @@ class KeyedTable(DataTable):
         changed."""
         changed = False
         for index, (column, width) in enumerate(zip(self.ordered_columns, widths, strict=False)):
-            label = self._header_label(index)
-            if len(label) > width:
-                label = label[:max(0, width - 1)] + "…"
+            label = self._header_label(index, width)
             if column.label.plain != label:
                 column.label = Text(label)
                 changed = True
