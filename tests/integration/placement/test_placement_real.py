@@ -183,8 +183,9 @@ async def test_host_screen_of_compute02_lists_servers_agent_and_inventories(
                 await pilot.press("r")
                 await until(pilot, lambda: host.reads > reads, "the detail read again")  # noqa: B023
             body = text_of(host, "#host-detail")
-            line = next(ln for ln in body.splitlines() if srv.id in ln and ln.startswith(f" {srv.name}"))
-            assert "ACTIVE" in line and "m1.tiny" in line
+            assert host.servers is not None and srv.id in host.servers.shown_keys, "the server in the servers table"
+            cells = [str(c) for c in host.servers.get_row(srv.id)]
+            assert cells[0] == srv.name and "ACTIVE" in cells and "m1.tiny" in cells, cells
             assert any(a.agent_type == "Open vSwitch agent" for a in d.agents)
             assert "Open vSwitch agent  neutron-openvswitch-agent  alive" in body
             [provider] = [p for p in d.providers if p.is_root]
