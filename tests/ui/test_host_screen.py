@@ -214,8 +214,15 @@ async def test_host_screen_lists_its_servers_first_and_enter_opens_one(demo: Dem
     app = app_for(demo)
     async with app.run_test(size=(120, 34)) as pilot:
         app.run_command(f"host {host}")
-        screen = await until(pilot, lambda: isinstance(app.screen, HostScreen) and app.screen.detail is not None
-                             and app.screen, "the host screen's read")
+        screen = await until(pilot, lambda: isinstance(app.screen, HostScreen) and app.screen, "the host screen")
+        for _ in range(3):  # a loaded machine: a read that timed out is read again (r), as an engineer would
+            await until(pilot, lambda: screen.detail is not None or screen.error, "the host screen's read")
+            if screen.detail is not None:
+                break
+            reads = screen.reads
+            await pilot.press("r")
+            await until(pilot, lambda: screen.reads > reads, "the host read again")  # noqa: B023
+        assert screen.detail is not None, f"the host screen's read failed: {screen.error}"
         scroll = screen.query_one("#host-scroll")
         assert [child.id for child in scroll.children][:2] == ["host-servers-title", "host-servers"], \
             "the servers before the services, ports and placement"
