@@ -213,6 +213,7 @@ async def test_host_screen_lists_its_servers_first_and_enter_opens_one(demo: Dem
     demo.advance(5)
     app = app_for(demo)
     async with app.run_test(size=(120, 34)) as pilot:
+        await until(pilot, lambda: "instances" in app.runners, "the sources to start")  # the dashboard is up
         app.run_command(f"host {host}")
         screen = await until(pilot, lambda: isinstance(app.screen, HostScreen) and app.screen, "the host screen")
         for _ in range(3):  # a loaded machine: a read that timed out is read again (r), as an engineer would
