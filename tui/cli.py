@@ -138,7 +138,8 @@ def _init_parser(sub: Any) -> None:
     init = sub.add_parser("init", help="write a config from a kolla-ansible or OpenStack-Ansible deployment's files",
                           description="Write a stacktop config from a deployment's own files. No secret goes into "
                           "the TOML: passwords go to files (mode 600) beside it, or --password-env. The release's "
-                          "defaults apply (docs/deployment-facts.md). A missing or ambiguous value: one line naming "
+                          "defaults apply (the release is read from the deployment's files). A missing or ambiguous "
+                          "value: one line naming "
                           "the file and key, exit 3, nothing written. Something the deployment lacks (e.g. no "
                           "RabbitMQ monitoring user): one line per gap with the exact fix, the rest written, exit 4.")
     where = init.add_mutually_exclusive_group(required=True)
